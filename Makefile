@@ -1,0 +1,30 @@
+# bench: the set-up, test and maintenance commands. `make setup` then `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+
+.PHONY: setup test test-fast perf synthetic db-up db-down
+
+setup:                                  ## create .venv and install bench with its test tools
+	$(PYTHON) -m venv $(VENV)
+	# the CPU build of torch first: left to the resolver, sentence-transformers pulls the CUDA build (GBs)
+	$(BIN)/pip install "torch==2.13.0"
+	$(BIN)/pip install -e ".[test]"
+
+test:                                   ## every test, including the embedded PostgreSQL ones
+	$(BIN)/python -m pytest -q
+
+test-fast:                              ## pure tests only (no database, no model)
+	$(BIN)/python -m pytest -q -m "not integration"
+
+perf:                                   ## performance benchmarks; writes BENCHMARKS.md
+	$(BIN)/python -m perf.run
+
+synthetic:                              ## regenerate the shipped synthetic datasets (deterministic)
+	$(BIN)/python -m benchmarks.synthetic --out datasets
+
+db-up:                                  ## a pgvector PostgreSQL in Docker, for DATABASE_URL users
+	docker compose up -d --wait
+
+db-down:
+	docker compose down

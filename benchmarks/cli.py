@@ -1,0 +1,219 @@
+"""The `bench` command line: parses options and calls the runner, nothing else."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, Optional, TypeVar
+
+import typer
+from rich.console import Console
+
+from benchmarks import __version__
+from benchmarks.config import help_for, load_settings
+from benchmarks.errors import BenchError
+
+app = typer.Typer(
+    help="Benchmark a retrieval-augmented generation system tier by tier, on real services.",
+    no_args_is_help=True,
+    add_completion=False,
+    rich_markup_mode=None,
+)
+db_app = typer.Typer(help="Manage bench's PostgreSQL schema and stored collections.", no_args_is_help=True)
+app.add_typer(db_app, name="db")
+
+stdout = Console()
+stderr = Console(stderr=True)
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _opt(name: str, flag: str | None = None, **extra: Any) -> Any:
+    return typer.Option(f"--{flag or name.replace('_', '-')}", help=help_for(name), show_default=False, **extra)
+
+
+DatasetOpt = Annotated[
+    str,
+    typer.Option("--dataset", "-d", help="A shipped dataset (synthetic, synthetic-ru) or a directory in bench's "
+                 "JSONL format or in BEIR format (corpus.jsonl, queries.jsonl, qrels/test.tsv)."),
+]
+OutputOpt = Annotated[
+    Optional[Path],
+    typer.Option("--output-dir", "-o", help="Write report.json, report.md, items.jsonl (and run.trec) into this "
+                 "folder directly, instead of <reports-dir>/<dataset>/<tier>/<run-id>."),
+]
+ConfigOpt = Annotated[
+    Optional[Path], typer.Option("--config", help="Settings file (default: ./bench.toml when it exists).")
+]
+DataDirOpt = Annotated[Optional[Path], _opt("data_dir")]
+ReportsDirOpt = Annotated[Optional[Path], _opt("reports_dir")]
+ModelOpt = Annotated[Optional[str], _opt("embedding_model")]
+BackendOpt = Annotated[Optional[str], _opt("embedding_backend")]
+BaseUrlOpt = Annotated[Optional[str], _opt("embedding_base_url")]
+DimensionsOpt = Annotated[Optional[int], _opt("embedding_dimensions")]
+BatchOpt = Annotated[Optional[int], _opt("embedding_batch_size")]
+IndexOpt = Annotated[Optional[str], _opt("index")]
+EfSearchOpt = Annotated[Optional[int], _opt("ef_search")]
+HnswMOpt = Annotated[Optional[int], _opt("hnsw_m")]
+HnswEfcOpt = Annotated[Optional[int], _opt("hnsw_ef_construction")]
+SeedOpt = Annotated[Optional[int], _opt("seed")]
+BootstrapOpt = Annotated[Optional[int], _opt("bootstrap_resamples")]
+
+
+def guarded(command: F) -> F:
+    """Turn user errors into one line on stderr and exit code 2; bugs keep their traceback."""
+
+    @functools.wraps(command)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return command(*args, **kwargs)
+        except BenchError as exc:
+            stderr.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            stderr.print("interrupted")
+            raise typer.Exit(130) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _version(value: bool) -> None:
+    if value:
+        stdout.print(f"bench {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version, is_eager=True, help="Print bench's version and exit.")
+    ] = False,
+) -> None:
+    """Benchmark a retrieval-augmented generation system tier by tier, on real services."""
+
+
+def _run(tier: str, dataset: str, output_dir: Path | None, config: Path | None, flags: dict[str, Any]) -> None:
+    from benchmarks.console import print_summary
+    from benchmarks.runner import run_tier
+
+    settings, sources = load_settings(flags, config_file=config)
+    outcome = run_tier(tier, dataset, settings, sources, output_dir=output_dir, stderr=stderr)
+    print_summary(outcome.report, outcome.directory, stdout)
+
+
+@app.command()
+@guarded
+def tier0(
+    dataset: DatasetOpt,
+    k: Annotated[Optional[int], _opt("neighbours", "k")] = None,
+    distance: Annotated[Optional[str], _opt("distance")] = None,
+    limit: Annotated[Optional[int], _opt("pairwise_limit", "limit")] = None,
+    on: Annotated[Optional[str], _opt("embeddings_of", "on")] = None,
+    output_dir: OutputOpt = None,
+    config: ConfigOpt = None,
+    data_dir: DataDirOpt = None,
+    reports_dir: ReportsDirOpt = None,
+    embedding_model: ModelOpt = None,
+    embedding_backend: BackendOpt = None,
+    embedding_base_url: BaseUrlOpt = None,
+    embedding_dimensions: DimensionsOpt = None,
+    embedding_batch_size: BatchOpt = None,
+    seed: SeedOpt = None,
+) -> None:
+    """Tier 0: geometry of the embedding space (no labels needed)."""
+    flags = dict(locals())
+    for name in ("dataset", "output_dir", "config"):
+        flags.pop(name)
+    flags.update(neighbours=flags.pop("k"), pairwise_limit=flags.pop("limit"), embeddings_of=flags.pop("on"))
+    _run("tier0", dataset, output_dir, config, flags)
+
+
+@app.command()
+@guarded
+def tier1(
+    dataset: DatasetOpt,
+    top_k: Annotated[Optional[int], _opt("top_k")] = None,
+    relevance: Annotated[Optional[str], _opt("relevance")] = None,
+    consistency_runs: Annotated[Optional[int], _opt("consistency_runs")] = None,
+    latency_queries: Annotated[Optional[int], _opt("latency_queries")] = None,
+    index: IndexOpt = None,
+    ef_search: EfSearchOpt = None,
+    hnsw_m: HnswMOpt = None,
+    hnsw_ef_construction: HnswEfcOpt = None,
+    retrieval_batch_size: Annotated[Optional[int], _opt("retrieval_batch_size")] = None,
+    output_dir: OutputOpt = None,
+    config: ConfigOpt = None,
+    data_dir: DataDirOpt = None,
+    reports_dir: ReportsDirOpt = None,
+    embedding_model: ModelOpt = None,
+    embedding_backend: BackendOpt = None,
+    embedding_base_url: BaseUrlOpt = None,
+    embedding_dimensions: DimensionsOpt = None,
+    embedding_batch_size: BatchOpt = None,
+    seed: SeedOpt = None,
+    bootstrap_resamples: BootstrapOpt = None,
+) -> None:
+    """Tier 1: retrieval from pgvector against ground truth (hit rate, MRR, recall, precision, nDCG)."""
+    flags = dict(locals())
+    for name in ("dataset", "output_dir", "config"):
+        flags.pop(name)
+    _run("tier1", dataset, output_dir, config, flags)
+
+
+def _not_implemented(name: str, summary: str) -> None:
+    @app.command(name=name, help=f"{summary} (not implemented yet).",
+                 context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+    def command() -> None:
+        stderr.print(f"bench {name}: not implemented yet; no results were produced.")
+        raise typer.Exit(2)
+
+
+for _name, _summary in (
+    ("tier2", "Tier 2: generation on a fixed context, judged by an LLM, with ROUGE and BLEU"),
+    ("tier3", "Tier 3: end to end: retrieve, generate, judge"),
+    ("judge", "The LLM judge itself: repeatability, errors, latency"),
+    ("judge-pipeline", "The production show/no-show judge as a classifier"),
+    ("ux", "User experience: semantic cache hit rate, multi-turn context preservation"),
+    ("real-users", "Retrieval on logged real questions, chunk utilisation, topic coverage"),
+    ("evaluate", "RAGAS-style single-turn metrics on samples"),
+    ("compare", "Two reports side by side, for pull requests and nightly regressions"),
+):
+    _not_implemented(_name, _summary)
+
+
+@db_app.command("upgrade")
+@guarded
+def db_upgrade(config: ConfigOpt = None, data_dir: DataDirOpt = None) -> None:
+    """Apply pending Alembic migrations (bench also does this by itself before every run)."""
+    from benchmarks.services.database import connect
+
+    settings, _ = load_settings({"data_dir": data_dir}, config_file=config)
+    database = connect(settings)
+    database.engine.dispose()
+    applied = ", ".join(database.migrations_applied) or "none (already current)"
+    stdout.print(f"{database.url_shown}: migrations applied: {applied}")
+
+
+@db_app.command("drop-collection")
+@guarded
+def db_drop_collection(
+    name: Annotated[str, typer.Argument(help="Collection (dataset name) whose stored chunks are deleted.")],
+    config: ConfigOpt = None,
+    data_dir: DataDirOpt = None,
+) -> None:
+    """Delete a collection's stored chunks and indexes (every embedding model); the next run re-indexes."""
+    from benchmarks.services.database import connect
+    from benchmarks.services.store import drop_collection
+
+    settings, _ = load_settings({"data_dir": data_dir}, config_file=config)
+    database = connect(settings)
+    try:
+        removed = drop_collection(database.engine, name)
+    finally:
+        database.engine.dispose()
+    stdout.print(f"{name}: {removed} embedding space(s) removed")
+
+
+if __name__ == "__main__":
+    sys.exit(app())

@@ -1,0 +1,47 @@
+"""What a person sees at the end of a run: the metrics table and where the files went."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from benchmarks.report_markdown import format_ci, format_value
+
+
+def print_summary(report: dict[str, Any], directory: Path, console: Console) -> None:
+    ds = report["dataset"]
+    table = Table(title=f"{report['title']} · {ds['name']} ({ds['questions']} questions, {ds['documents']} documents)")
+    table.add_column("metric")
+    table.add_column("value", justify="right")
+    table.add_column("95% CI")
+    table.add_column("n", justify="right")
+    table.add_column("errors", justify="right")
+    for name, m in report["metrics"].items():
+        label = f"[bold]{name}[/bold] ★" if name == report.get("main_metric") else name
+        table.add_row(label, format_value(m["value"]), format_ci(m["ci95"]), str(m["n"]), str(m["errors"]))
+    console.print(table)
+    latency = report["volatile"].get("retrieval", {}).get("latency_ms")
+    if latency and latency["n"]:
+        console.print(f"retrieval latency: p50 {latency['p50']:.2f} ms, p95 {latency['p95']:.2f} ms "
+                      f"({latency['n']} single queries)")
+    embedder = report["provenance"].get("embedder")
+    if embedder:
+        console.print(f"embedder: {embedder['id']} ({embedder['dimension']} d) · index: "
+                      f"{report['provenance']['index']['type']}")
+    indexing = report["volatile"].get("indexing")
+    if indexing:
+        reuse = "reused the stored index" if indexing["reused"] else (
+            f"indexed {indexing['chunks_added']} new, {indexing['chunks_updated']} changed, "
+            f"{indexing['chunks_removed']} removed chunks")
+        cache = report["volatile"]["embedding_cache"]
+        console.print(f"{reuse}; embeddings: {cache['embedded']} computed, {cache['cache_hits']} from cache")
+    queries = report["notes"].get("queries")
+    if queries and queries["without_relevant"]:
+        console.print(f"{queries['without_relevant']} questions without a relevant document are excluded from "
+                      "the means (see report notes)")
+    for warning in report["warnings"]:
+        console.print(f"[yellow]warning[/yellow] {warning['code']} ×{warning['count']}: {warning['message']}")
+    console.print(f"report: {directory / 'report.json'}", soft_wrap=True)

@@ -1,0 +1,141 @@
+"""Retrieval metrics with trec_eval semantics, so numbers match every IR paper to 1e-9.
+
+Conventions (those of trec_eval 9.x, which pytrec-eval-terrier wraps):
+- a ranking is re-ordered by score descending, ties broken by document id descending;
+- a document is relevant when its grade is >= 1; grades are the gains of nDCG (linear gain,
+  log2(rank + 1) discount, ideal DCG from every judged-relevant document, cut at k);
+- P@k divides by k even when fewer than k documents were retrieved; recall@k divides by the
+  number of relevant documents; MRR is the reciprocal rank of the first relevant document within
+  the retrieved list (its cutoff is the retrieval depth);
+- a query that has relevance judgments but retrieved nothing scores 0 everywhere (trec_eval -c);
+- a query without any relevant document has no defined recall or nDCG: it is excluded from every
+  mean and reported separately, never silently averaged in as a zero.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+Ranking = Sequence[tuple[str, float]]
+
+HIT_CUTOFFS = (1, 5, 10)
+RECALL_CUTOFFS = (1, 3, 5, 10)
+PRECISION_CUTOFFS = (1, 3, 5, 10)
+NDCG_CUTOFFS = (5, 10)
+
+
+def metric_names(
+    hit: Sequence[int] = HIT_CUTOFFS,
+    recall: Sequence[int] = RECALL_CUTOFFS,
+    precision: Sequence[int] = PRECISION_CUTOFFS,
+    ndcg: Sequence[int] = NDCG_CUTOFFS,
+) -> list[str]:
+    """The report keys, in the order a reader expects them."""
+    return (
+        [f"hit_rate@{k}" for k in hit]
+        + ["mrr"]
+        + [f"recall@{k}" for k in recall]
+        + [f"precision@{k}" for k in precision]
+        + [f"ndcg@{k}" for k in ndcg]
+    )
+
+
+def trec_order(ranking: Ranking) -> list[tuple[str, float]]:
+    """Order a ranking as trec_eval does: score descending, then document id descending."""
+    return sorted(ranking, key=lambda pair: (pair[1], pair[0]), reverse=True)
+
+
+@dataclass(frozen=True)
+class PerQuery:
+    """Per-query metric values for the evaluated queries, plus the queries left out."""
+
+    qids: list[str]
+    values: dict[str, np.ndarray]
+    without_relevant: list[str]
+
+    def means(self) -> dict[str, float]:
+        return {name: float(v.mean()) if v.size else float("nan") for name, v in self.values.items()}
+
+
+def evaluate(
+    run: Mapping[str, Ranking],
+    qrels: Mapping[str, Mapping[str, int]],
+    *,
+    hit: Sequence[int] = HIT_CUTOFFS,
+    recall: Sequence[int] = RECALL_CUTOFFS,
+    precision: Sequence[int] = PRECISION_CUTOFFS,
+    ndcg: Sequence[int] = NDCG_CUTOFFS,
+) -> PerQuery:
+    """Score every query of `qrels` against `run`; queries only in `run` are ignored (as trec_eval)."""
+    qids = sorted(q for q, judged in qrels.items() if any(g >= 1 for g in judged.values()))
+    evaluated = set(qids)
+    without = sorted(q for q in qrels if q not in evaluated)
+    max_k = max([*hit, *recall, *precision, *ndcg], default=1)
+    depth = max([max_k, *(len(run.get(q, ())) for q in qids)])
+    gains = np.zeros((len(qids), depth))
+    for row, qid in enumerate(qids):
+        judged = qrels[qid]
+        ordered = trec_order(run.get(qid, ()))
+        gains[row, : len(ordered)] = [max(judged.get(doc, 0), 0) for doc, _ in ordered]
+    num_rel = np.array([sum(1 for g in qrels[q].values() if g >= 1) for q in qids], dtype=float)
+    ideal = _ideal_gains(qids, qrels, max_k)
+    return PerQuery(
+        qids=qids,
+        values=_score_matrix(gains, num_rel, ideal, hit, recall, precision, ndcg),
+        without_relevant=without,
+    )
+
+
+def _ideal_gains(qids: Sequence[str], qrels: Mapping[str, Mapping[str, int]], k: int) -> np.ndarray:
+    ideal = np.zeros((len(qids), k))
+    for row, qid in enumerate(qids):
+        best = sorted((g for g in qrels[qid].values() if g >= 1), reverse=True)[:k]
+        ideal[row, : len(best)] = best
+    return ideal
+
+
+def _score_matrix(
+    gains: np.ndarray,
+    num_rel: np.ndarray,
+    ideal: np.ndarray,
+    hit: Sequence[int],
+    recall: Sequence[int],
+    precision: Sequence[int],
+    ndcg: Sequence[int],
+) -> dict[str, np.ndarray]:
+    """All metrics from the gain matrix at once: one cumulative sum serves every cutoff."""
+    relevant = gains >= 1
+    found = np.cumsum(relevant, axis=1)
+    discount = 1.0 / np.log2(np.arange(2, gains.shape[1] + 2))
+    dcg = np.cumsum(gains * discount, axis=1)
+    idcg = np.cumsum(ideal * discount[: ideal.shape[1]], axis=1)
+    first = np.where(relevant.any(axis=1), relevant.argmax(axis=1) + 1, 0)
+    out: dict[str, np.ndarray] = {}
+    for k in hit:
+        out[f"hit_rate@{k}"] = (found[:, k - 1] > 0).astype(float)
+    out["mrr"] = np.divide(1.0, first, out=np.zeros(len(first)), where=first > 0)
+    for k in recall:
+        out[f"recall@{k}"] = found[:, k - 1] / num_rel
+    for k in precision:
+        out[f"precision@{k}"] = found[:, k - 1] / k
+    for k in ndcg:
+        out[f"ndcg@{k}"] = dcg[:, k - 1] / idcg[:, k - 1]
+    return {name: out[name] for name in metric_names(hit, recall, precision, ndcg)}
+
+
+def ranking_consistency(repeats: Sequence[Sequence[Sequence[str]]]) -> np.ndarray:
+    """Per query, the share of repeated retrievals whose ordered top-k equals the first one.
+
+    `repeats[r][q]` is the ranked id list of query q in repeat r. Exact search on an unchanged
+    index gives 1.0; an approximate index (HNSW) or a non-deterministic service can give less.
+    """
+    if len(repeats) < 2:
+        raise ValueError("retrieval consistency needs at least 2 repeats")
+    first, rest = repeats[0], repeats[1:]
+    return np.array(
+        [sum(list(r[q]) == list(first[q]) for r in rest) / len(rest) for q in range(len(first))],
+        dtype=float,
+    )

@@ -1,0 +1,108 @@
+"""Bring a dataset's corpus into pgvector: connect, embed what changed, build HNSW if asked.
+
+Tier 0 and Tier 1 (and later tiers that retrieve) share this step, so "the second run re-embeds
+nothing" holds for all of them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from rich.progress import Progress
+
+from benchmarks.config import Settings
+from benchmarks.dataset import Dataset
+from benchmarks.services.database import Database, connect
+from benchmarks.services.embedder import CachedEmbedder, build_embedder
+from benchmarks.services.store import SyncStats, VectorStore
+
+
+@dataclass
+class IndexedCorpus:
+    database: Database
+    store: VectorStore
+    embedder: CachedEmbedder
+    space_id: int
+    sync: SyncStats
+    hnsw_built: bool
+    seconds: float
+    settings: Settings
+
+    @property
+    def dimension(self) -> int:
+        return self.embedder.dimension
+
+    def embed(self, texts: list[str], *, purpose: str, progress: Progress) -> Any:
+        task = progress.add_task(f"embedding {purpose}", total=len(texts))
+        vectors = self.embedder.encode(texts, purpose=purpose, progress=lambda n: progress.advance(task, n))
+        progress.remove_task(task)
+        return vectors
+
+    def provenance(self) -> dict[str, Any]:
+        s = self.settings
+        index: dict[str, Any] = {"type": s.index}
+        if s.index == "hnsw":
+            index.update(m=s.hnsw_m, ef_construction=s.hnsw_ef_construction, ef_search=s.ef_search,
+                         distance="cosine")
+        return {
+            "embedder": {"id": self.embedder.model_id, "dimension": self.dimension,
+                         "backend": self.embedder.inner.backend},
+            "store": {"backend": self.database.backend, **self.store.versions()},
+            "index": index,
+        }
+
+    def volatile(self) -> dict[str, Any]:
+        return {
+            "indexing": {
+                "seconds": round(self.seconds, 3),
+                "reused": self.sync.reused,
+                "chunks_added": self.sync.added,
+                "chunks_updated": self.sync.updated,
+                "chunks_removed": self.sync.removed,
+                "chunks_unchanged": self.sync.unchanged,
+                "hnsw_built": self.hnsw_built,
+                "migrations_applied": self.database.migrations_applied,
+            },
+            "embedding_cache": {
+                "cache_hits": self.embedder.stats.hits,
+                "embedded": self.embedder.stats.embedded,
+                "seconds_embedding": round(self.embedder.stats.seconds_embedding, 3),
+                "by_purpose": self.embedder.stats.by_purpose,
+            },
+        }
+
+
+@contextmanager
+def open_index(settings: Settings, dataset: Dataset, progress: Progress) -> Iterator[IndexedCorpus]:
+    started = time.perf_counter()
+    status = progress.add_task("starting PostgreSQL with pgvector", total=None)
+    database = connect(settings)
+    progress.remove_task(status)
+    try:
+        store = VectorStore(database.engine)
+        embedder = build_embedder(settings, store)
+        found = store.find_space(dataset.name, embedder.model_id)
+        if found:
+            space_id, embedder.known_dimension = found
+        else:
+            space_id = store.create_space(dataset.name, embedder.model_id, embedder.dimension)
+        corpus = IndexedCorpus(database, store, embedder, space_id, SyncStats(0, 0, 0, 0), False, 0.0, settings)
+        corpus.sync = store.sync(
+            space_id,
+            embedder.model_id,
+            dataset.chunks,
+            lambda texts: corpus.embed(texts, purpose="corpus", progress=progress),
+        )
+        if settings.index == "hnsw":
+            status = progress.add_task("building HNSW index", total=None)
+            corpus.hnsw_built = store.ensure_hnsw(space_id, embedder.dimension, settings.hnsw_m,
+                                                  settings.hnsw_ef_construction)
+            progress.remove_task(status)
+        corpus.seconds = time.perf_counter() - started
+        yield corpus
+    finally:
+        database.engine.dispose()

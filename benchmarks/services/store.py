@@ -1,0 +1,238 @@
+"""pgvector storage: chunks per embedding space, exact or HNSW search, the embedding cache.
+
+Search is batched: one SQL statement answers a whole batch of questions through a LATERAL join,
+instead of one round trip per question. Exact search orders by the raw column, which no index
+covers, so it is a true scan; HNSW search orders by the same expression its partial index is
+built on, so the planner uses that index.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import sqlalchemy as sa
+
+from benchmarks.dataset import Chunk
+from benchmarks.errors import BenchError
+
+Embed = Callable[[list[str]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class Hit:
+    chunk_id: str
+    url: str
+    score: float  # cosine similarity, 1 - pgvector's cosine distance
+
+
+@dataclass(frozen=True)
+class SyncStats:
+    added: int
+    updated: int
+    removed: int
+    unchanged: int
+
+    @property
+    def reused(self) -> bool:
+        return self.added == self.updated == self.removed == 0
+
+
+def chunk_hash(chunk: Chunk) -> str:
+    """What decides whether a stored row is still current: text and the metadata shown to users."""
+    payload = json.dumps([chunk.text, chunk.title, chunk.url], ensure_ascii=False)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+
+class VectorStore:
+    def __init__(self, engine: sa.Engine):
+        self.engine = engine
+
+    def versions(self) -> dict[str, str]:
+        with self.engine.connect() as conn:
+            pg = conn.execute(sa.text("SHOW server_version")).scalar_one()
+            vector = conn.execute(sa.text("SELECT extversion FROM pg_extension WHERE extname = 'vector'")).scalar()
+        return {"postgres": str(pg), "pgvector": str(vector)}
+
+    def find_space(self, collection: str, model_id: str) -> tuple[int, int] | None:
+        """(id, dimension) of a stored (collection, model) space, or None before its first run."""
+        with self.engine.connect() as conn:
+            row = conn.execute(
+                sa.text("SELECT id, dimension FROM spaces WHERE collection = :c AND model_id = :m"),
+                {"c": collection, "m": model_id},
+            ).one_or_none()
+        return None if row is None else (int(row[0]), int(row[1]))
+
+    def create_space(self, collection: str, model_id: str, dimension: int) -> int:
+        with self.engine.begin() as conn:
+            conn.execute(
+                sa.text(
+                    "INSERT INTO spaces (collection, model_id, dimension) VALUES (:c, :m, :d) "
+                    "ON CONFLICT (collection, model_id) DO NOTHING"
+                ),
+                {"c": collection, "m": model_id, "d": dimension},
+            )
+        found = self.find_space(collection, model_id)
+        assert found is not None
+        return found[0]
+
+    def sync(self, space_id: int, model_id: str, chunks: Sequence[Chunk], embed: Embed) -> SyncStats:
+        """Make the stored rows equal the dataset, embedding only new or changed chunks."""
+        wanted = {c.id: (c, chunk_hash(c)) for c in chunks}
+        with self.engine.connect() as conn:
+            stored = dict(
+                conn.execute(
+                    sa.text("SELECT external_id, content_hash FROM chunks WHERE space_id = :s"), {"s": space_id}
+                ).all()
+            )
+        stale = [cid for cid, digest in stored.items() if cid not in wanted or wanted[cid][1] != digest]
+        fresh = [c for cid, (c, digest) in wanted.items() if stored.get(cid) != digest]
+        vectors = embed([c.text for c in fresh]) if fresh else np.zeros((0, 0), dtype=np.float32)
+        with self.engine.begin() as conn:
+            if stale:
+                conn.execute(
+                    sa.text("DELETE FROM chunks WHERE space_id = :s AND external_id = ANY(:ids)"),
+                    {"s": space_id, "ids": stale},
+                )
+            if fresh:
+                self._copy_chunks(conn, space_id, model_id, fresh, vectors)
+            if stale or fresh:
+                conn.execute(sa.text("ANALYZE chunks"))
+        updated = sum(1 for c in fresh if c.id in stored)
+        return SyncStats(
+            added=len(fresh) - updated,
+            updated=updated,
+            removed=len(stale) - updated,
+            unchanged=len(wanted) - len(fresh),
+        )
+
+    @staticmethod
+    def _copy_chunks(conn: sa.Connection, space_id: int, model_id: str, chunks: Sequence[Chunk],
+                     vectors: np.ndarray) -> None:
+        cursor = conn.connection.driver_connection.cursor()
+        columns = "space_id, external_id, url, title, text, content_hash, model_id, embedding"
+        with cursor.copy(f"COPY chunks ({columns}) FROM STDIN") as copy:
+            for chunk, vector in zip(chunks, vectors, strict=True):
+                copy.write_row(
+                    (space_id, chunk.id, chunk.url, chunk.title, chunk.text, chunk_hash(chunk), model_id, vector)
+                )
+
+    def ensure_hnsw(self, space_id: int, dimension: int, m: int, ef_construction: int) -> bool:
+        """Build the space's HNSW index unless one with these parameters exists; True if built now."""
+        name = f"chunks_hnsw_s{space_id}_m{m}_ef{ef_construction}"
+        with self.engine.begin() as conn:
+            existing = _hnsw_indexes(conn, space_id)
+            if name in existing:
+                return False
+            for other in existing:
+                conn.execute(sa.text(f'DROP INDEX "{other}"'))
+            conn.execute(
+                sa.text(
+                    f'CREATE INDEX "{name}" ON chunks USING hnsw ((embedding::vector({int(dimension)})) '
+                    f"vector_cosine_ops) WITH (m = {int(m)}, ef_construction = {int(ef_construction)}) "
+                    f"WHERE space_id = {int(space_id)}"
+                )
+            )
+        return True
+
+    def search(
+        self,
+        space_id: int,
+        dimension: int,
+        queries: np.ndarray,
+        k: int,
+        *,
+        hnsw_ef_search: int | None = None,
+    ) -> list[list[Hit]]:
+        """Top-k per query vector in one statement; HNSW when `hnsw_ef_search` is given, else exact."""
+        sql = _search_sql(space_id, dimension, k, hnsw=hnsw_ef_search is not None)
+        results: list[list[Hit]] = [[] for _ in range(len(queries))]
+        with self.engine.begin() as conn:
+            if hnsw_ef_search is not None:
+                conn.execute(sa.text(f"SET LOCAL hnsw.ef_search = {int(hnsw_ef_search)}"))
+            cursor = conn.connection.driver_connection.cursor(binary=True)
+            cursor.execute(sql, (list(range(len(queries))), [np.asarray(q, dtype=np.float32) for q in queries]))
+            for ordinal, chunk_id, url, score in cursor.fetchall():
+                results[ordinal].append(Hit(chunk_id, url, float(score)))
+        return results
+
+    def embeddings(self, space_id: int) -> tuple[list[str], np.ndarray]:
+        """Every stored vector of a space, ordered by chunk id, as production search sees them."""
+        with self.engine.connect() as conn:
+            cursor = conn.connection.driver_connection.cursor(binary=True)
+            cursor.execute(
+                "SELECT external_id, embedding FROM chunks WHERE space_id = %s ORDER BY external_id", (space_id,)
+            )
+            rows = cursor.fetchall()
+        if not rows:
+            return [], np.zeros((0, 0), dtype=np.float32)
+        return [r[0] for r in rows], np.stack([_array(r[1]) for r in rows])
+
+    def cached_embeddings(self, model_id: str, digests: Sequence[str]) -> dict[str, np.ndarray]:
+        if not digests:
+            return {}
+        with self.engine.connect() as conn:
+            cursor = conn.connection.driver_connection.cursor(binary=True)
+            cursor.execute(
+                "SELECT text_sha256, embedding FROM embedding_cache WHERE model_id = %s AND text_sha256 = ANY(%s)",
+                (model_id, list(digests)),
+            )
+            return {digest: _array(vector) for digest, vector in cursor.fetchall()}
+
+    def cache_embeddings(self, model_id: str, digests: Sequence[str], vectors: np.ndarray) -> None:
+        """Store new cache rows; a row another process wrote meanwhile is kept, not an error."""
+        if not len(digests):
+            return
+        with self.engine.begin() as conn:
+            cursor = conn.connection.driver_connection.cursor()
+            cursor.execute("CREATE TEMP TABLE incoming (text_sha256 text, embedding vector) ON COMMIT DROP")
+            with cursor.copy("COPY incoming (text_sha256, embedding) FROM STDIN") as copy:
+                for digest, vector in zip(digests, vectors, strict=True):
+                    copy.write_row((digest, vector))
+            cursor.execute(
+                "INSERT INTO embedding_cache (model_id, text_sha256, embedding) "
+                "SELECT %s, text_sha256, embedding FROM incoming ON CONFLICT DO NOTHING",
+                (model_id,),
+            )
+
+
+def _hnsw_indexes(conn: sa.Connection, space_id: int) -> list[str]:
+    return list(
+        conn.execute(
+            sa.text("SELECT indexname FROM pg_indexes WHERE tablename = 'chunks' AND indexname ~ :p"),
+            {"p": f"^chunks_hnsw_s{int(space_id)}_m"},
+        ).scalars()
+    )
+
+
+def _array(value: object) -> np.ndarray:
+    """pgvector's binary loader gives Vector objects, its text loader numpy arrays."""
+    to_numpy = getattr(value, "to_numpy", None)
+    return np.asarray(to_numpy() if to_numpy else value, dtype=np.float32)
+
+
+def _search_sql(space_id: int, dimension: int, k: int, *, hnsw: bool) -> str:
+    column = f"(c.embedding::vector({int(dimension)}))" if hnsw else "c.embedding"
+    query = f"q.vec::vector({int(dimension)})" if hnsw else "q.vec"
+    return (
+        "SELECT q.ord, hit.external_id, hit.url, 1 - hit.distance "
+        "FROM unnest(%s::int[], %s::vector[]) AS q(ord, vec) "
+        "CROSS JOIN LATERAL ("
+        f"  SELECT c.external_id, c.url, {column} <=> {query} AS distance FROM chunks c"
+        f"  WHERE c.space_id = {int(space_id)} ORDER BY {column} <=> {query} LIMIT {int(k)}"
+        ") AS hit ORDER BY q.ord, hit.distance"
+    )
+
+
+def drop_collection(engine: sa.Engine, collection: str) -> int:
+    """Delete every space of a collection (all models), its chunks and its HNSW indexes."""
+    with engine.begin() as conn:
+        ids = conn.execute(sa.text("SELECT id FROM spaces WHERE collection = :c"), {"c": collection}).scalars().all()
+        for space_id in ids:
+            for name in _hnsw_indexes(conn, space_id):
+                conn.execute(sa.text(f'DROP INDEX "{name}"'))
+        conn.execute(sa.text("DELETE FROM spaces WHERE collection = :c"), {"c": collection})
+    return len(ids)

@@ -1,0 +1,276 @@
+"""Render the skeleton through a language bank into bench's dataset files.
+
+Everything that could vary between runs is pinned: randomness comes from
+`random.Random` instances seeded with strings, iteration follows the tuples of the
+skeleton, and JSON is written with sorted keys, so the output is byte-for-byte
+reproducible and the shipped datasets can be checked against a fresh generation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import string
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from random import Random
+
+from benchmarks.synthetic.model import Bank, Family, Fields, Page, Section, SectionText
+from benchmarks.synthetic.skeleton import (
+    EXTRA_ENTITIES_PER_SCALE,
+    FAMILIES,
+    PAGES,
+    PARAPHRASE_SHARE,
+    SEED,
+    TOPICS,
+    UNANSWERABLE_TOPICS,
+    VOCABULARY_SIZES,
+)
+
+WIKI = "https://wiki.example.com"
+VERSION = "1.0.0"
+GENERATOR = "python -m benchmarks.synthetic --out datasets"
+
+Record = dict[str, object]
+
+
+class BankMismatch(ValueError):
+    """A bank does not word exactly the skeleton, which would break parallelism."""
+
+
+@dataclass(frozen=True)
+class RenderedSection:
+    chunk_id: str
+    context_id: str | None
+    texts: SectionText
+    values: Fields
+
+
+@dataclass(frozen=True)
+class RenderedPage:
+    topic: str
+    url: str
+    title: str
+    sections: tuple[RenderedSection, ...]
+
+
+class _Renderer(string.Formatter):
+    """str.format with the bank's vocabulary: `{n:day|days}` pluralises, `{x:person}` looks up."""
+
+    def __init__(self, bank: Bank) -> None:
+        super().__init__()
+        self._bank = bank
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        if "|" in format_spec:
+            count = int(str(value))
+            return f"{count} {self._bank.plural(count, tuple(format_spec.split('|')))}"
+        if format_spec:
+            return self._bank.formats[format_spec](value)
+        return str(value)
+
+    def render(self, template: str, values: Fields) -> str:
+        text = self.vformat(template, (), dict(values))
+        if "{" in text or "}" in text:
+            raise BankMismatch(f"unrendered placeholder in {text!r}")
+        return text
+
+
+def dataset_name(bank: Bank, scale: int) -> str:
+    """Larger sets get their own name so a scaled run can never overwrite the shipped one."""
+    return bank.name if scale == 1 else f"{bank.name}-x{scale}"
+
+
+def check_bank(bank: Bank) -> None:
+    """Fail early when a bank drifts from the skeleton instead of emitting a skewed dataset."""
+    for vocabulary, size in VOCABULARY_SIZES.items():
+        if len(bank.vocabularies.get(vocabulary, ())) != size:
+            raise BankMismatch(f"{bank.language}: vocabulary {vocabulary!r} must have {size} items")
+    if set(bank.families) != {f.key for f in FAMILIES} or set(bank.pages) != {p.key for p in PAGES}:
+        raise BankMismatch(f"{bank.language}: families or pages differ from the skeleton")
+    for family in FAMILIES:
+        wording = bank.families[family.key]
+        if len(wording.entities) != len(family.slugs):
+            raise BankMismatch(f"{bank.language}: {family.key} needs {len(family.slugs)} entities")
+        _check_sections(bank, family.key, family.sections, wording.sections)
+    for page in PAGES:
+        _check_sections(bank, page.key, page.sections, bank.pages[page.key].sections)
+    if len(bank.unanswerable) != len(UNANSWERABLE_TOPICS):
+        raise BankMismatch(f"{bank.language}: needs {len(UNANSWERABLE_TOPICS)} unanswerable questions")
+
+
+def _check_sections(bank: Bank, owner: str, sections: tuple[Section, ...], wording: object) -> None:
+    texts = dict(wording)  # type: ignore[call-overload]
+    if [s.key for s in sections] != list(texts):
+        raise BankMismatch(f"{bank.language}: sections of {owner} must be {[s.key for s in sections]}")
+    for key, text in texts.items():
+        if not text.questions or not text.paraphrases:
+            raise BankMismatch(f"{bank.language}: {owner}/{key} needs a question and a paraphrase")
+
+
+def _entities(family: Family, bank: Bank, scale: int) -> Iterator[tuple[int, str, Fields]]:
+    wording = bank.families[family.key]
+    yield from ((i, slug, wording.entities[i]) for i, slug in enumerate(family.slugs))
+    if family.scalable:
+        first = len(family.slugs) + 1
+        for n in range(first, first + EXTRA_ENTITIES_PER_SCALE * (scale - 1)):
+            yield n - 1, family.extra_slug.format(n=n), bank.extra_entity(family.key, n)
+
+
+def _render_page(
+    renderer: _Renderer,
+    topic: str,
+    page_slug: str,
+    title_template: str,
+    sections: tuple[Section, ...],
+    wording: dict[str, SectionText],
+    values: Fields,
+) -> RenderedPage:
+    prefix = f"{topic}-{page_slug}"
+    number = {s.key: n for n, s in enumerate(sections, start=1)}
+    title = renderer.render(title_template, values)
+    rendered = tuple(
+        RenderedSection(
+            chunk_id=f"{prefix}#{number[s.key]}",
+            context_id=f"{prefix}#{number[s.context]}" if s.context else None,
+            texts=wording[s.key],
+            values=values,
+        )
+        for s in sections
+    )
+    return RenderedPage(topic, f"{WIKI}/{topic}/{page_slug}", title, rendered)
+
+
+def pages(bank: Bank, scale: int) -> list[RenderedPage]:
+    """All pages in skeleton order: topic by topic, templated families before one-off pages."""
+    renderer = _Renderer(bank)
+    result: list[RenderedPage] = []
+    for topic in TOPICS:
+        for family in (f for f in FAMILIES if f.topic == topic):
+            wording = bank.families[family.key]
+            for index, slug, fields in _entities(family, bank, scale):
+                facts = family.facts(Random(f"{SEED}:{family.key}:{slug}"), index, slug)
+                values = {**{k: v for k, v in facts.items()}, **fields}
+                page_slug = family.page.format(slug=slug)
+                result.append(
+                    _render_page(
+                        renderer, topic, page_slug, wording.title, family.sections, dict(wording.sections), values
+                    )
+                )
+        for page in (p for p in PAGES if p.topic == topic):
+            wording_page = bank.pages[page.key]
+            result.append(
+                _render_page(
+                    renderer, topic, page.key, wording_page.title, page.sections, dict(wording_page.sections), {}
+                )
+            )
+    return result
+
+
+def corpus(bank: Bank, rendered: list[RenderedPage]) -> list[Record]:
+    renderer = _Renderer(bank)
+    records = [
+        {
+            "id": s.chunk_id,
+            "text": renderer.render(s.texts.text, s.values),
+            "title": f"{page.title} — {renderer.render(s.texts.heading, s.values)}",
+            "url": page.url,
+            "topic": page.topic,
+        }
+        for page in rendered
+        for s in page.sections
+    ]
+    return sorted(records, key=lambda r: str(r["id"]))
+
+
+def questions(bank: Bank, rendered: list[RenderedPage]) -> list[Record]:
+    """One question per chunk, a paraphrase for a seeded share of them, then the unanswerable ones.
+
+    The paraphrase decision is the first draw of a generator seeded by the chunk id alone,
+    so both languages paraphrase the same questions; template choices come after it and
+    may differ between languages without breaking parallelism.
+    """
+    renderer = _Renderer(bank)
+    drafts: list[Record] = []
+    for page in rendered:
+        for s in page.sections:
+            r = Random(f"{SEED}:question:{s.chunk_id}")
+            paraphrased = r.random() < PARAPHRASE_SHARE
+            relevant = {s.chunk_id: 2, s.context_id: 1} if s.context_id else {s.chunk_id: 1}
+            common = {
+                "relevant": relevant,
+                "reference_answer": renderer.render(s.texts.answer, s.values),
+                "topic": page.topic,
+            }
+            drafts.append({**common, "question": renderer.render(r.choice(s.texts.questions), s.values)})
+            if paraphrased:
+                text = renderer.render(r.choice(s.texts.paraphrases), s.values)
+                drafts.append({**common, "question": text, "variant": "paraphrase"})
+    for topic, text in zip(UNANSWERABLE_TOPICS, bank.unanswerable, strict=True):
+        drafts.append({"relevant": {}, "reference_answer": bank.no_answer, "topic": topic, "question": text})
+    return _number(drafts)
+
+
+def _number(drafts: list[Record]) -> list[Record]:
+    """Give ids in draft order and point each paraphrase at the original just before it."""
+    width = max(4, len(str(len(drafts))))
+    records: list[Record] = []
+    original = ""
+    for n, draft in enumerate(drafts, start=1):
+        qid = f"q{n:0{width}d}"
+        if draft.get("variant") == "paraphrase":
+            records.append({**draft, "id": qid, "paraphrase_of": original})
+        else:
+            original = qid
+            records.append({**draft, "id": qid, "variant": "original"})
+    return records
+
+
+def counts(chunks: list[Record], qs: list[Record], rendered: list[RenderedPage]) -> dict[str, int]:
+    def graded(q: Record) -> bool:
+        grades = dict(q["relevant"]).values()  # type: ignore[call-overload]
+        return len(grades) >= 2 and len(set(grades)) >= 2
+
+    return {
+        "chunks": len(chunks),
+        "questions": len(qs),
+        "pages": len({p.url for p in rendered}),
+        "topics": len({p.topic for p in rendered}),
+        "paraphrases": sum(q["variant"] == "paraphrase" for q in qs),
+        "graded_questions": sum(graded(q) for q in qs),
+        "unanswerable": sum(not q["relevant"] for q in qs),
+    }
+
+
+def _jsonl(records: list[Record]) -> bytes:
+    return "".join(json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in records).encode("utf-8")
+
+
+def write_dataset(bank: Bank, out: Path, scale: int = 1) -> Path:
+    """Write one language's dataset under `out` and return its directory."""
+    if scale < 1:
+        raise ValueError("scale must be at least 1")
+    check_bank(bank)
+    rendered = pages(bank, scale)
+    chunks = corpus(bank, rendered)
+    qs = questions(bank, rendered)
+    files = {"corpus.jsonl": _jsonl(chunks), "questions.jsonl": _jsonl(qs)}
+    manifest = {
+        "name": dataset_name(bank, scale),
+        "version": VERSION,
+        "language": bank.language,
+        "description": bank.description,
+        "generator": GENERATOR if scale == 1 else f"{GENERATOR} --scale {scale}",
+        "seed": SEED,
+        "counts": counts(chunks, qs, rendered),
+        "files": {name: hashlib.sha256(data).hexdigest() for name, data in files.items()},
+    }
+    files["manifest.json"] = (json.dumps(manifest, ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode(
+        "utf-8"
+    )
+    target = out / dataset_name(bank, scale)
+    target.mkdir(parents=True, exist_ok=True)
+    for name, data in files.items():
+        (target / name).write_bytes(data)
+    return target

@@ -1,0 +1,54 @@
+"""What a tier is: metadata plus a run function from a context to results."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from rich.progress import Progress
+
+from benchmarks.config import Settings
+from benchmarks.dataset import Dataset
+from benchmarks.metrics.stats import Summary
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One reported number. `higher_is_better` is None for descriptive numbers (geometry)."""
+
+    value: float | int | None
+    n: int
+    errors: int = 0
+    ci95: tuple[float, float] | None = None
+    higher_is_better: bool | None = True
+
+    @classmethod
+    def from_summary(cls, summary: Summary, *, higher_is_better: bool | None = True) -> Metric:
+        return cls(summary.value, summary.n, summary.errors, summary.ci95, higher_is_better)
+
+
+@dataclass
+class TierResult:
+    metrics: dict[str, Metric]
+    items: list[dict[str, Any]]
+    notes: dict[str, Any] = field(default_factory=dict)
+    provenance: dict[str, Any] = field(default_factory=dict)
+    volatile: dict[str, Any] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class RunContext:
+    settings: Settings
+    dataset: Dataset
+    progress: Progress
+
+
+@dataclass(frozen=True)
+class Tier:
+    name: str
+    version: str
+    title: str
+    main_metric: str
+    run: Callable[[RunContext], TierResult]

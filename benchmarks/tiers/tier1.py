@@ -1,0 +1,174 @@
+"""Tier 1: retrieval from pgvector against ground truth (seed 004 §4), with trec_eval semantics."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from benchmarks.errors import BenchError
+from benchmarks.metrics import retrieval
+from benchmarks.metrics.stats import percentile, summarize
+from benchmarks.services.corpus_index import IndexedCorpus, open_index
+from benchmarks.services.store import Hit
+from benchmarks.tiers.base import Metric, RunContext, Tier, TierResult
+
+URL_OVERSAMPLE = 4  # chunks fetched per wanted result when results are pages, so k distinct pages remain
+
+WITHOUT_RELEVANT = (
+    "excluded from every mean (trec_eval convention: recall and nDCG are undefined without a relevant "
+    "document); they are still retrieved, written to run.trec and items.jsonl, and counted here"
+)
+
+
+def run(ctx: RunContext) -> TierResult:
+    s, dataset = ctx.settings, ctx.dataset
+    if s.relevance == "url" and not any(c.url for c in dataset.chunks):
+        raise BenchError(f"dataset '{dataset.name}' has no urls in its corpus: --relevance url cannot be used")
+    qrels = dataset.url_qrels() if s.relevance == "url" else dataset.chunk_qrels()
+    with open_index(s, dataset, ctx.progress) as corpus:
+        vectors = corpus.embed([q.text for q in dataset.questions], purpose="questions", progress=ctx.progress)
+        started = time.perf_counter()
+        repeats = [_retrieve(corpus, vectors, ctx, repeat) for repeat in range(s.consistency_runs)]
+        retrieval_seconds = (time.perf_counter() - started) / s.consistency_runs
+        latencies = _latencies(corpus, vectors, ctx)
+        provenance = corpus.provenance()
+        volatile = corpus.volatile()
+    qids = [q.id for q in dataset.questions]
+    rankings = [_rank(hits, s.relevance, s.top_k) for hits in repeats[0]]
+    run_map = dict(zip(qids, rankings, strict=True))
+    per_query = retrieval.evaluate(run_map, qrels)
+    metrics = {
+        name: Metric.from_summary(summarize(values, resamples=s.bootstrap_resamples, seed=s.seed))
+        for name, values in per_query.values.items()
+    }
+    consistency = None
+    if s.consistency_runs > 1:
+        consistency = retrieval.ranking_consistency(
+            [[[doc for doc, _ in _rank(hits, s.relevance, s.top_k)] for hits in rep] for rep in repeats]
+        )
+        metrics["retrieval_consistency"] = Metric.from_summary(
+            summarize(consistency, resamples=s.bootstrap_resamples, seed=s.seed)
+        )
+    volatile["retrieval"] = {
+        "seconds_per_pass": round(retrieval_seconds, 4),
+        "queries_per_second": round(len(qids) / retrieval_seconds, 1) if retrieval_seconds else None,
+        "latency_ms": {
+            "p50": _ms(percentile(latencies, 50)),
+            "p95": _ms(percentile(latencies, 95)),
+            "n": int(latencies.size),
+            "what": "one question per SQL round trip, query embedding excluded",
+        },
+    }
+    return TierResult(
+        metrics=metrics,
+        items=_items(dataset, qrels, run_map, per_query, consistency),
+        notes={
+            "relevance": s.relevance,
+            "depth": s.top_k,
+            "mrr_cutoff": s.top_k,
+            "ties": "score descending, then document id descending (trec_eval)",
+            "queries": {
+                "total": len(qids),
+                "evaluated": len(per_query.qids),
+                "without_relevant": len(per_query.without_relevant),
+                "without_relevant_handling": WITHOUT_RELEVANT,
+            },
+            "retrieval_consistency": (
+                f"share of {s.consistency_runs - 1} repeated retrievals whose ordered top-{s.top_k} equals the "
+                "first, over all questions" if consistency is not None else "not measured (consistency_runs = 1)"
+            ),
+            "confidence_intervals": f"95% percentile bootstrap over questions, {s.bootstrap_resamples} resamples, "
+            f"seed {s.seed}",
+        },
+        provenance=provenance,
+        volatile=volatile,
+        files={"run.trec": _trec(run_map, tag=f"bench-{s.index}")},
+    )
+
+
+def _retrieve(corpus: IndexedCorpus, vectors: np.ndarray, ctx: RunContext, repeat: int) -> list[list[Hit]]:
+    s = ctx.settings
+    depth = s.top_k * URL_OVERSAMPLE if s.relevance == "url" else s.top_k
+    ef_search = s.ef_search if s.index == "hnsw" else None
+    label = "retrieving" if repeat == 0 else f"retrieving again ({repeat + 1}/{s.consistency_runs})"
+    task = ctx.progress.add_task(label, total=len(vectors))
+    hits: list[list[Hit]] = []
+    for start in range(0, len(vectors), s.retrieval_batch_size):
+        batch = vectors[start : start + s.retrieval_batch_size]
+        hits.extend(corpus.store.search(corpus.space_id, corpus.dimension, batch, depth, hnsw_ef_search=ef_search))
+        ctx.progress.advance(task, len(batch))
+    ctx.progress.remove_task(task)
+    return hits
+
+
+def _latencies(corpus: IndexedCorpus, vectors: np.ndarray, ctx: RunContext) -> np.ndarray:
+    """Time single-question round trips: what one user waits for, unlike the batched passes."""
+    s = ctx.settings
+    count = min(s.latency_queries, len(vectors))
+    rng = np.random.Generator(np.random.PCG64(s.seed))
+    sample = np.sort(rng.choice(len(vectors), size=count, replace=False)) if count else []
+    ef_search = s.ef_search if s.index == "hnsw" else None
+    task = ctx.progress.add_task("timing single queries", total=count)
+    timings = []
+    for row in sample:
+        started = time.perf_counter()
+        corpus.store.search(corpus.space_id, corpus.dimension, vectors[row : row + 1], s.top_k,
+                            hnsw_ef_search=ef_search)
+        timings.append(time.perf_counter() - started)
+        ctx.progress.advance(task)
+    ctx.progress.remove_task(task)
+    return np.asarray(timings)
+
+
+def _rank(hits: list[Hit], relevance: str, k: int) -> list[tuple[str, float]]:
+    """The ranking that is scored: chunk ids, or pages (each url once, at its best chunk's score)."""
+    if relevance == "chunk":
+        return retrieval.trec_order([(h.chunk_id, h.score) for h in hits])[:k]
+    best: dict[str, float] = {}
+    for h in hits:
+        if h.url and h.score > best.get(h.url, -np.inf):
+            best[h.url] = h.score
+    return retrieval.trec_order(list(best.items()))[:k]
+
+
+def _items(dataset, qrels, run_map, per_query, consistency) -> list[dict[str, Any]]:
+    row_of = {qid: i for i, qid in enumerate(per_query.qids)}
+    items = []
+    for index, question in enumerate(dataset.questions):
+        row = row_of.get(question.id)
+        item: dict[str, Any] = {
+            "id": question.id,
+            "question": question.text,
+            "relevant": qrels[question.id],
+            "retrieved": [[doc, score] for doc, score in run_map[question.id]],
+            "evaluated": row is not None,
+            "metrics": {name: float(v[row]) for name, v in per_query.values.items()} if row is not None else {},
+        }
+        if consistency is not None:
+            item["retrieval_consistency"] = float(consistency[index])
+        items.append(item)
+    return sorted(items, key=lambda item: item["id"])
+
+
+def _trec(run_map: dict[str, list[tuple[str, float]]], tag: str) -> str:
+    lines = [
+        f"{qid} Q0 {doc} {rank} {score!r} {tag}"
+        for qid in sorted(run_map)
+        for rank, (doc, score) in enumerate(run_map[qid], start=1)
+    ]
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _ms(seconds: float | None) -> float | None:
+    return None if seconds is None else round(seconds * 1000, 3)
+
+
+TIER = Tier(
+    name="tier1",
+    version="1.0",
+    title="Tier 1 — retrieval",
+    main_metric="ndcg@10",
+    run=run,
+)

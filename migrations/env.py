@@ -1,0 +1,17 @@
+"""Alembic environment: bench runs migrations itself, on the connection it already holds."""
+
+from alembic import context
+from sqlalchemy import create_engine
+
+config = context.config
+connection = config.attributes.get("connection")
+
+if connection is None:
+    with create_engine(config.get_main_option("sqlalchemy.url")).begin() as conn:
+        context.configure(connection=conn)
+        with context.begin_transaction():
+            context.run_migrations()
+else:
+    context.configure(connection=connection)
+    with context.begin_transaction():
+        context.run_migrations()
