@@ -25,6 +25,7 @@ from benchmarks.errors import BenchError
 Source = Literal["default", "bench.toml", "env", "cli"]
 REDACTED = "***"
 CONFIG_FILE = "bench.toml"
+URL_SETTINGS = ("database_url", "embedding_base_url")  # shown with any password masked
 
 
 def _setting(default: Any, help: str, *, env: tuple[str, ...] = (), secret: bool = False) -> Any:
@@ -98,20 +99,26 @@ class Settings:
         out: dict[str, Any] = {}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            if f.metadata["secret"] and value is not None:
-                value = redact_url(value) if f.name == "database_url" else REDACTED
+            if value is not None and f.name in URL_SETTINGS:
+                value = redact_url(value)
+            elif f.metadata["secret"] and value is not None:
+                value = REDACTED
             out[f.name] = str(value) if isinstance(value, Path) else value
         return out
 
 
 def redact_url(url: str) -> str:
-    """Hide the password of a connection URL; keep user, host and database so errors stay useful."""
+    """Hide a connection URL's password (userinfo or ?password=); keep user, host and database."""
     parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    netloc = parts.netloc.rsplit("@", 1)
-    user = parts.username or ""
-    return urlunsplit(parts._replace(netloc=f"{user}:{REDACTED}@{netloc[-1]}"))
+    netloc = parts.netloc
+    if parts.password is not None:
+        netloc = f"{parts.username or ''}:{REDACTED}@{netloc.rsplit('@', 1)[-1]}"
+    query = "&".join(
+        f"{key}={REDACTED}" if key.lower() == "password" else pair
+        for pair in parts.query.split("&") if pair
+        for key in [pair.split("=", 1)[0]]
+    )
+    return urlunsplit(parts._replace(netloc=netloc, query=query))
 
 
 def help_for(name: str) -> str:
@@ -133,25 +140,29 @@ def load_settings(
     environ = os.environ if environ is None else environ
     values: dict[str, Any] = {}
     sources: dict[str, Source] = {name: "default" for name in _fields()}
+    origins: dict[str, str] = {}
     path = config_file if config_file is not None else Path(CONFIG_FILE)
     if path.exists():
         for name, raw in _read_toml(path).items():
-            values[name] = _coerce(name, raw, f"{path}: key '{name}'")
+            origins[name] = f"{path}: key '{name}'"
+            values[name] = _coerce(name, raw, origins[name])
             sources[name] = "bench.toml"
     elif config_file is not None:
         raise BenchError(f"{config_file}: config file not found")
     for name, f in _fields().items():
         for env in _env_names(f):
             if env in environ and environ[env] != "":
-                values[name] = _coerce(name, environ[env], f"environment variable {env}")
+                origins[name] = f"environment variable {env}"
+                values[name] = _coerce(name, environ[env], origins[name])
                 sources[name] = "env"
                 break
     for name, raw in (cli or {}).items():
         if raw is not None:
-            values[name] = _coerce(name, raw, f"option --{name.replace('_', '-')}")
+            origins[name] = f"option --{name.replace('_', '-')}"
+            values[name] = _coerce(name, raw, origins[name])
             sources[name] = "cli"
     settings = Settings(**values)
-    _validate(settings)
+    _validate(settings, origins)
     return settings, sources
 
 
@@ -192,24 +203,32 @@ def _coerce(name: str, raw: Any, where: str) -> Any:
             if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
                 raise ValueError
             return int(raw)
+        if not isinstance(raw, (str, int)) or isinstance(raw, bool):
+            raise TypeError
         if target is Path:
             return Path(os.path.expanduser(str(raw)))
-        return str(raw)
+        if not isinstance(raw, str):
+            raise TypeError
+        return raw
     except (TypeError, ValueError):
         raise BenchError(f"{where}: expected {target.__name__}, got {raw!r}") from None
 
 
-def _validate(s: Settings) -> None:
+def _validate(s: Settings, origins: Mapping[str, str]) -> None:
+    def fail(name: str, problem: str) -> None:
+        where = origins.get(name, f"setting {name}")
+        raise BenchError(f"{where}: {problem}, got {getattr(s, name)}")
+
     positive = ("ef_search", "hnsw_m", "hnsw_ef_construction", "retrieval_batch_size", "top_k",
                 "consistency_runs", "neighbours", "pairwise_limit", "embedding_batch_size")
     for name in positive:
         if getattr(s, name) < 1:
-            raise BenchError(f"setting {name}: must be at least 1, got {getattr(s, name)}")
+            fail(name, "must be at least 1")
     for name in ("latency_queries", "bootstrap_resamples"):
         if getattr(s, name) < 0:
-            raise BenchError(f"setting {name}: must not be negative, got {getattr(s, name)}")
+            fail(name, "must not be negative")
     if s.top_k < 10:
-        raise BenchError(f"setting top_k: must be at least 10 (the largest metric cutoff), got {s.top_k}")
+        fail("top_k", "must be at least 10 (the largest metric cutoff)")
     if s.embedding_backend == "openai" and not s.embedding_base_url:
         raise BenchError(
             "embedding_backend 'openai' needs embedding_base_url (bench.toml, BENCH_EMBEDDING_BASE_URL "

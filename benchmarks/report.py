@@ -61,10 +61,10 @@ def build(
             **result.provenance,
         },
         "settings": shown,
-        "settings_sources": {k: v for k, v in sorted(sources.items()) if v != "default"},
+        "settings_sources": {k: v for k, v in sorted(sources.items()) if v != "default" and k not in local},
         "metrics": {name: asdict(metric) for name, metric in result.metrics.items()},
         "notes": result.notes,
-        "warnings": [asdict(w) for w in dataset.warnings],
+        "warnings": [asdict(w) for w in (*dataset.warnings, *result.warnings)],
         "volatile": {**volatile, **result.volatile, "local_settings": local},
     }
     metrics = normalise(report.pop("metrics"), sort=False)

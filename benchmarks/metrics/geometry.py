@@ -1,8 +1,9 @@
 """Label-free geometry of an embedding matrix (Tier 0 "intrinsic" metrics).
 
 Nothing is approximated: neighbours are found by brute force and pairwise statistics cover
-every pair (or every pair of a seeded row sample, which the result reports). The N x N distance matrix is never held: rows are processed in blocks, each block
-against all rows with one matrix product, so the large temporaries are O(block_size x N).
+every pair (or every pair of a seeded row sample, which the result reports). The N x N
+distance matrix is never held: rows are processed in blocks, each block against all rows
+with one matrix product, so the large temporaries are O(block_size x N).
 
 Conventions
 -----------
@@ -103,11 +104,15 @@ def embedding_geometry(
     every pair when N <= ``pairwise_limit`` (or the limit is None) and otherwise every pair
     of the rows given by :func:`pairwise_sample_indices`; neighbours and spread always use
     all rows. ``progress`` receives the cumulative number of rows whose neighbours are done,
-    after each block. Besides the input, memory holds one float64 copy of it and a few
-    ``block_size`` x N float64 arrays; lower ``block_size`` for very large N.
+    after each block (the remaining spread and spectrum work is small next to the scan).
 
-    Raises ValueError for fewer than 2 rows, non-finite values, a zero row under cosine
-    distance, and out-of-range parameters.
+    Cost: time O(N^2 D) for the distance tiles plus O(N k D) to recompute neighbour distances;
+    besides the input, memory holds one float64 copy of it, a D x D (or N x N if N < D)
+    scatter matrix and one ``block_size`` x N float64 tile plus temporaries about a third of
+    its size, so lower ``block_size`` for very large N.
+
+    Raises ValueError for fewer than 2 rows, non-finite or overflowing values, a zero row
+    under cosine distance, and out-of-range parameters.
     """
     matrix = _checked_matrix(embeddings)
     _check_parameters(k, distance, variance_share, pairwise_limit, block_size)
@@ -185,6 +190,12 @@ def _spreads(matrix: np.ndarray, centroid: np.ndarray, block_size: int) -> np.nd
     return np.concatenate([np.linalg.norm(block, axis=1) for block in blocks])
 
 
+def _require_rows(valid: np.ndarray, start: int, problem: str) -> None:
+    """Raise for the first invalid row of a block, numbered in the whole matrix."""
+    if not valid.all():
+        raise ValueError(f"embedding row {start + int(np.argmin(valid))} {problem}")
+
+
 class _Space:
     """Rows prepared for one distance, with a fast blocked form and a precise per-pair form.
 
@@ -198,21 +209,26 @@ class _Space:
         for start in range(0, matrix.shape[0], block_size):
             block = matrix[start : start + block_size]
             self.rows[start : start + block.shape[0]] = self._prepared(block, start, centroid)
+        # Only the Euclidean tile reads these (cosine rows are unit length); they cost one O(N D) pass.
         self.squared_norms = np.einsum("ij,ij->i", self.rows, self.rows)
 
     def _prepared(self, block: np.ndarray, start: int, centroid: np.ndarray) -> np.ndarray:
-        """Validate rows while converting them, so bad input is named by its row index."""
+        """Validate rows while converting them, so bad input is named by its row index.
+
+        Finite values can still overflow once squared (|x| above ~1e154); that would turn into
+        NaN distances later, so it is rejected here too.
+        """
         block = block.astype(np.float64)
-        finite = np.isfinite(block).all(axis=1)
-        if not finite.all():
-            raise ValueError(f"embedding row {start + int(np.argmin(finite))} contains NaN or infinity")
+        _require_rows(np.isfinite(block).all(axis=1), start, "contains NaN or infinity")
+        prepared = block - centroid if self.distance == "euclidean" else block
+        squared_norms = np.einsum("ij,ij->i", prepared, prepared)
         if self.distance == "euclidean":
-            return block - centroid
-        norms = np.linalg.norm(block, axis=1)
-        if not norms.all():
-            row = start + int(np.argmin(norms))
-            raise ValueError(f"embedding row {row} is a zero vector: cosine distance is undefined for it")
-        return block / norms[:, np.newaxis]
+            too_far = "is too far from the centroid to square in float64"
+            _require_rows(np.isfinite(squared_norms), start, too_far)
+            return prepared
+        _require_rows(np.isfinite(squared_norms), start, "is too large to square in float64")
+        _require_rows(squared_norms > 0.0, start, "is a zero vector: cosine distance is undefined for it")
+        return prepared / np.sqrt(squared_norms)[:, np.newaxis]
 
     def tile(self, start: int, stop: int) -> np.ndarray:
         """Distances from rows [start, stop) to every row, as one BLAS product plus in-place fix-ups."""
@@ -315,12 +331,19 @@ def _scan(
     n_rows = space.rows.shape[0]
     for start in range(0, n_rows, block_size):
         stop = min(start + block_size, n_rows)
-        tile = space.tile(start, stop)
-        _add_pairs(tile, start, sample, totals)
-        totals.neighbours.add(_neighbour_distances(space, tile, start, k))
+        _scan_block(space, start, stop, k, sample, totals)
         if progress is not None:
             progress(stop)
     return totals
+
+
+def _scan_block(
+    space: _Space, start: int, stop: int, k: int, sample: np.ndarray, totals: _ScanTotals
+) -> None:
+    """Process one tile; a function of its own so the tile is freed before the next is built."""
+    tile = space.tile(start, stop)
+    _add_pairs(tile, start, sample, totals)
+    totals.neighbours.add(_neighbour_distances(space, tile, start, k))
 
 
 def _add_pairs(tile: np.ndarray, start: int, sample: np.ndarray, totals: _ScanTotals) -> None:
@@ -362,9 +385,10 @@ def _neighbour_distances(space: _Space, tile: np.ndarray, start: int, k: int) ->
     """
     block_rows = np.arange(tile.shape[0])
     tile[block_rows, start + block_rows] = np.inf
+    # Copying the first k columns lets each chunk's full index array be freed at once.
     nearest = np.concatenate(
         [
-            np.argpartition(tile[chunk : chunk + _ROWS_PER_CHUNK], k - 1, axis=1)[:, :k]
+            np.argpartition(tile[chunk : chunk + _ROWS_PER_CHUNK], k - 1, axis=1)[:, :k].copy()
             for chunk in range(0, tile.shape[0], _ROWS_PER_CHUNK)
         ]
     )

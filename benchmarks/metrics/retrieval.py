@@ -1,7 +1,8 @@
 """Retrieval metrics with trec_eval semantics, so numbers match every IR paper to 1e-9.
 
 Conventions (those of trec_eval 9.x, which pytrec-eval-terrier wraps):
-- a ranking is re-ordered by score descending, ties broken by document id descending;
+- a ranking is re-ordered by score descending, ties broken by document id descending, with scores
+  compared in single precision (trec_eval stores them as floats);
 - a document is relevant when its grade is >= 1; grades are the gains of nDCG (linear gain,
   log2(rank + 1) discount, ideal DCG from every judged-relevant document, cut at k);
 - P@k divides by k even when fewer than k documents were retrieved; recall@k divides by the
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 
 import numpy as np
 
@@ -44,8 +46,14 @@ def metric_names(
 
 
 def trec_order(ranking: Ranking) -> list[tuple[str, float]]:
-    """Order a ranking as trec_eval does: score descending, then document id descending."""
-    return sorted(ranking, key=lambda pair: (pair[1], pair[0]), reverse=True)
+    """Order a ranking as trec_eval does: score descending, then document id descending.
+
+    trec_eval keeps scores as C floats, so two scores equal in single precision are a tie there;
+    they are compared the same way here. The original scores are kept in what is returned.
+    """
+    single = np.asarray([score for _, score in ranking], dtype=np.float32).tolist()
+    order = sorted(zip(single, [doc for doc, _ in ranking], range(len(ranking))), reverse=True)
+    return [tuple(ranking[i]) for _, _, i in order]
 
 
 @dataclass(frozen=True)
@@ -74,12 +82,10 @@ def evaluate(
     evaluated = set(qids)
     without = sorted(q for q in qrels if q not in evaluated)
     max_k = max([*hit, *recall, *precision, *ndcg], default=1)
-    depth = max([max_k, *(len(run.get(q, ())) for q in qids)])
-    gains = np.zeros((len(qids), depth))
-    for row, qid in enumerate(qids):
-        judged = qrels[qid]
-        ordered = trec_order(run.get(qid, ()))
-        gains[row, : len(ordered)] = [max(judged.get(doc, 0), 0) for doc, _ in ordered]
+    rankings = [run.get(q, ()) for q in qids]
+    depth = max([max_k, *(len(r) for r in rankings)])
+    gains = _ranked_gains(qids, rankings, qrels, depth)
+    np.maximum(gains, 0.0, out=gains)  # trec_eval gives negative judgments no gain
     num_rel = np.array([sum(1 for g in qrels[q].values() if g >= 1) for q in qids], dtype=float)
     ideal = _ideal_gains(qids, qrels, max_k)
     return PerQuery(
@@ -87,6 +93,42 @@ def evaluate(
         values=_score_matrix(gains, num_rel, ideal, hit, recall, precision, ndcg),
         without_relevant=without,
     )
+
+
+def _ranked_gains(
+    qids: Sequence[str], rankings: Sequence[Ranking], qrels: Mapping[str, Mapping[str, int]], depth: int
+) -> np.ndarray:
+    """Grades of the retrieved documents, one row per query, in trec_eval's rank order.
+
+    Scores go into one single-precision matrix sorted row-wise at once (padding sorts last); only
+    runs of tied scores, rare with real similarity scores, are re-ordered in Python by id.
+    """
+    scores = np.full((len(qids), depth), -np.inf, dtype=np.float32)
+    grades = np.zeros((len(qids), depth))
+    ids: list[tuple[str, ...]] = []
+    for row, (qid, ranking) in enumerate(zip(qids, rankings, strict=True)):
+        docs, raw = zip(*ranking) if ranking else ((), ())
+        scores[row, : len(docs)] = raw
+        grades[row, : len(docs)] = list(map(qrels[qid].get, docs, repeat(0)))
+        ids.append(docs)
+    order = np.argsort(-scores, axis=1, kind="stable")
+    ranked = np.take_along_axis(scores, order, axis=1)
+    tied = (ranked[:, 1:] == ranked[:, :-1]) & np.isfinite(ranked[:, 1:])
+    for row in np.flatnonzero(tied.any(axis=1)):
+        docs = ids[row]
+        for start, stop in _runs(np.flatnonzero(tied[row])):
+            order[row, start:stop] = sorted(order[row, start:stop], key=docs.__getitem__, reverse=True)
+    return np.take_along_axis(grades, order, axis=1)
+
+
+def _runs(tied: np.ndarray) -> list[tuple[int, int]]:
+    """Slices [start, stop) of consecutive tied positions; `tied[i]` means i and i + 1 tie."""
+    if tied.size == 0:
+        return []
+    breaks = np.flatnonzero(np.diff(tied) != 1)
+    starts = np.concatenate(([tied[0]], tied[breaks + 1]))
+    ends = np.concatenate((tied[breaks], [tied[-1]])) + 2
+    return list(zip(starts.tolist(), ends.tolist(), strict=True))
 
 
 def _ideal_gains(qids: Sequence[str], qrels: Mapping[str, Mapping[str, int]], k: int) -> np.ndarray:

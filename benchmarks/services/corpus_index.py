@@ -15,9 +15,9 @@ from typing import Any
 from rich.progress import Progress
 
 from benchmarks.config import Settings
-from benchmarks.dataset import Dataset
+from benchmarks.dataset import Dataset, Warning
 from benchmarks.services.database import Database, connect
-from benchmarks.services.embedder import CachedEmbedder, build_embedder
+from benchmarks.services.embedder import ENGLISH_ONLY_MODELS, CachedEmbedder, build_embedder
 from benchmarks.services.store import SyncStats, VectorStore
 
 
@@ -54,6 +54,14 @@ class IndexedCorpus:
             "store": {"backend": self.database.backend, **self.store.versions()},
             "index": index,
         }
+
+    def warnings(self, dataset: Dataset) -> list[Warning]:
+        """Say so when an English-only model embeds another language: low scores are then the model's."""
+        if self.embedder.model_id in ENGLISH_ONLY_MODELS and dataset.language not in ("", "en"):
+            return [Warning("embedder_language_mismatch",
+                            f"{self.embedder.model_id} is trained on English; on a '{dataset.language}' dataset "
+                            "its retrieval scores reflect the model, not your system (use --embedding-model)", 1)]
+        return []
 
     def volatile(self) -> dict[str, Any]:
         return {

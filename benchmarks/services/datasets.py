@@ -27,7 +27,7 @@ def load_dataset(spec: str) -> Dataset:
     if (path / "qrels").is_dir():
         return _load_beir(path)
     if (path / "questions.jsonl").is_file():
-        return _load_bench(path, name=spec if spec in SHIPPED else path.name)
+        return _load_bench(path, name=spec if spec in SHIPPED else path.resolve().name)
     raise BenchError(
         f"{path}: not a dataset: expected corpus.jsonl + questions.jsonl (bench format) "
         "or corpus.jsonl + queries.jsonl + qrels/test.tsv (BEIR)"
@@ -58,8 +58,9 @@ def content_hash(files: list[Path], root: Path) -> str:
 def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     if not path.is_file():
         raise InputError(path, "file not found")
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, start=1):
+    with path.open("rb") as handle:
+        for number, raw in enumerate(handle, start=1):
+            line = _decode(raw, path, number)
             if not line.strip():
                 continue
             try:
@@ -69,6 +70,13 @@ def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
             if not isinstance(record, dict):
                 raise InputError(path, "expected a JSON object", line=number)
             yield number, record
+
+
+def _decode(raw: bytes, path: Path, line: int) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(path, f"not UTF-8 (byte {exc.start + 1} of the line)", line=line) from None
 
 
 def _string(record: dict[str, Any], key: str, path: Path, line: int, *, required: bool) -> str:
@@ -215,6 +223,8 @@ def _manifest(root: Path) -> dict[str, Any]:
 def _manifest_warnings(root: Path, manifest: dict[str, Any]) -> tuple[Warning, ...]:
     """A manifest whose hashes no longer match means the files were edited without regeneration."""
     files = manifest.get("files", {})
+    if not isinstance(files, dict):
+        raise InputError(root / "manifest.json", "expected an object of file name -> sha256", field="files")
     stale = sorted(
         name for name, digest in files.items()
         if (root / name).is_file() and hashlib.sha256((root / name).read_bytes()).hexdigest() != digest
@@ -234,7 +244,7 @@ def _load_beir(root: Path) -> Dataset:
     if not questions:
         raise InputError(qrels_path, "no judgments")
     return Dataset(
-        name=root.name,
+        name=root.resolve().name,
         version="",
         language="",
         format="beir",
@@ -275,11 +285,13 @@ def _beir_qrels(
         raise InputError(path, "file not found")
     judged: dict[str, dict[str, int]] = {}
     unknown: list[tuple[str, str]] = []
-    with path.open(encoding="utf-8") as handle:
+    first_seen: dict[tuple[str, str], int] = {}
+    with path.open("rb") as handle:
         for number, raw in enumerate(handle, start=1):
-            if not raw.strip():
+            text = _decode(raw, path, number)
+            if not text.strip():
                 continue
-            cols = raw.rstrip("\n").split("\t")
+            cols = text.rstrip("\r\n").split("\t")
             if number == 1 and cols[:2] == ["query-id", "corpus-id"]:
                 continue
             if len(cols) != 3:
@@ -294,8 +306,10 @@ def _beir_qrels(
             if qid not in queries:
                 raise InputError(path, f"query '{qid}' is not in queries.jsonl", line=number, field="query-id")
             grades = judged.setdefault(qid, {})
-            if doc in grades:
-                raise InputError(path, f"duplicate judgment for ({qid}, {doc})", line=number, field="corpus-id")
+            if (qid, doc) in first_seen:
+                raise InputError(path, f"duplicate judgment for ({qid}, {doc}) (first on line "
+                                 f"{first_seen[qid, doc]})", line=number, field="corpus-id")
+            first_seen[qid, doc] = number
             if doc not in docs:
                 unknown.append((qid, doc))
                 continue

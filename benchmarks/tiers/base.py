@@ -9,7 +9,7 @@ from typing import Any
 from rich.progress import Progress
 
 from benchmarks.config import Settings
-from benchmarks.dataset import Dataset
+from benchmarks.dataset import Dataset, Warning
 from benchmarks.metrics.stats import Summary
 
 
@@ -36,6 +36,7 @@ class TierResult:
     provenance: dict[str, Any] = field(default_factory=dict)
     volatile: dict[str, Any] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
+    warnings: list[Warning] = field(default_factory=list)
 
 
 @dataclass

@@ -39,6 +39,7 @@ def run(ctx: RunContext) -> TierResult:
             kinds += ["question"] * len(questions)
             parts.append(corpus.embed([q.text for q in questions], purpose="questions", progress=ctx.progress))
         provenance = corpus.provenance()
+        warnings = corpus.warnings(dataset)
         volatile = corpus.volatile()
     matrix = np.concatenate(parts).astype(np.float64)
     task = ctx.progress.add_task("neighbours and pairwise distances", total=len(matrix))
@@ -64,6 +65,7 @@ def run(ctx: RunContext) -> TierResult:
         notes=_notes(values, s.embeddings_of),
         provenance=provenance,
         volatile=volatile,
+        warnings=warnings,
     )
 
 

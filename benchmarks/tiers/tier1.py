@@ -34,6 +34,7 @@ def run(ctx: RunContext) -> TierResult:
         retrieval_seconds = (time.perf_counter() - started) / s.consistency_runs
         latencies = _latencies(corpus, vectors, ctx)
         provenance = corpus.provenance()
+        warnings = corpus.warnings(dataset)
         volatile = corpus.volatile()
     qids = [q.id for q in dataset.questions]
     rankings = [_rank(hits, s.relevance, s.top_k) for hits in repeats[0]]
@@ -84,6 +85,7 @@ def run(ctx: RunContext) -> TierResult:
         },
         provenance=provenance,
         volatile=volatile,
+        warnings=warnings,
         files={"run.trec": _trec(run_map, tag=f"bench-{s.index}")},
     )
 

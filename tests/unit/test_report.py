@@ -1,0 +1,303 @@
+"""The report document: canonical JSON, what goes in the stable block, files on disk, Markdown."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import stat
+from datetime import UTC, datetime
+
+import pytest
+
+from benchmarks import report
+from benchmarks.config import Settings
+from benchmarks.dataset import Chunk, Dataset, Question, Warning
+from benchmarks.report_markdown import render
+from benchmarks.services.reports import new_run_id, point_latest, run_directory, write_run
+from benchmarks.tiers.base import Metric, Tier, TierResult
+
+PASSWORD = "s3cret-pw"
+API_KEY = "sk-test-0123456789"
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+METRIC_ORDER = ["ndcg@10", "recall@10", "latency_p50_ms"]  # deliberately not alphabetical
+
+
+def unused_run(context):
+    raise AssertionError("report building must not run the tier")
+
+
+TIER = Tier(name="tier1", version="3", title="Retrieval quality", main_metric="ndcg@10", run=unused_run)
+DATASET = Dataset(
+    name="letters",
+    version="2024.1",
+    language="en",
+    format="bench",
+    content_sha256="ab" * 32,
+    chunks=(Chunk("c1", "Alpha"), Chunk("c2", "Beta")),
+    questions=(Question("q1", "What is alpha?", {"c1": 1}),),
+    warnings=(Warning("unknown_qrel_document", "judgments naming a missing document were dropped", 2,
+                      ("q1 -> ghost", "q1 -> nowhere")),),
+)
+
+
+def tier_result() -> TierResult:
+    return TierResult(
+        metrics={
+            "ndcg@10": Metric(0.123456789, 3, 0, (0.1, 0.2000004)),
+            "recall@10": Metric(None, 0, 3),
+            "latency_p50_ms": Metric(12.5, 3, higher_is_better=False),
+        },
+        items=[{"id": "q1", "ndcg@10": 0.123456789}],
+        notes={"ndcg": "graded gain, log2 discount", "cutoffs": {"ndcg": 10}},
+        provenance={
+            "embedder": {"id": "all-MiniLM-L6-v2", "dimension": 384, "backend": "sentence-transformers"},
+        },
+        volatile={"seconds": 1.25},
+    )
+
+
+@pytest.fixture(autouse=True)
+def fixed_git(monkeypatch):
+    """The repository may be edited while tests run; pin the git facts so builds are comparable."""
+    monkeypatch.setattr(report, "_git", lambda: {"git_commit": COMMIT, "git_dirty": False})
+
+
+@pytest.fixture
+def settings(tmp_path):
+    return Settings(
+        data_dir=tmp_path / "state",
+        reports_dir=tmp_path / "reports",
+        database_url=f"postgresql://bench:{PASSWORD}@db.example:5432/rag",
+        embedding_api_key=API_KEY,
+    )
+
+
+@pytest.fixture
+def built(settings):
+    sources = {"top_k": "cli", "seed": "default", "index": "bench.toml"}
+    return report.build(TIER, tier_result(), DATASET, settings, sources, {"started": "2024-01-02T03:04:05Z"})
+
+
+# --- normalise and dumps --------------------------------------------------------------------------
+
+
+def test_normalise_rounds_floats_and_turns_tuples_into_lists():
+    value = report.normalise({"b": 1.23456789, "a": [1 / 3, (2.0000004, 7, None, True)]})
+    assert value == {"a": [0.333333, [2.0, 7, None, True]], "b": 1.234568}
+    assert value["a"][1][3] is True  # bools are not numbers to round
+
+
+def test_normalise_sorts_keys_at_every_level():
+    value = report.normalise({"z": {"b": 1, "a": 2}, "y": [{"d": 1, "c": 2}]})
+    assert list(value) == ["y", "z"]
+    assert list(value["z"]) == ["a", "b"]
+    assert list(value["y"][0]) == ["c", "d"]
+
+
+def test_normalise_without_sort_keeps_top_level_order_only():
+    metrics = {"recall@10": {"value": 1.0, "n": 2}, "mrr@10": {"value": 0.5, "n": 2}}
+    value = report.normalise(metrics, sort=False)
+    assert list(value) == ["recall@10", "mrr@10"]
+    assert list(value["recall@10"]) == ["n", "value"]
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf, -math.inf])
+def test_normalise_refuses_nan_and_infinity(bad):
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        report.normalise({"metrics": {"ndcg@10": {"value": [1.0, bad]}}})
+
+
+def test_dumps_is_byte_identical_for_equal_input():
+    first = {"b": 0.1 + 0.2, "a": {"y": "café", "x": [1, 2]}}
+    second = {"a": {"x": [1, 2], "y": "café"}, "b": 0.3}
+    text = report.dumps(report.normalise(first))
+    assert text == report.dumps(report.normalise(second))
+    assert text.endswith("}\n")
+    assert "café" in text  # UTF-8 text, not \\u escapes
+    assert text.index('"a"') < text.index('"b"')
+
+
+# --- build ----------------------------------------------------------------------------------------
+
+
+def test_build_identifies_tier_dataset_and_schema(built):
+    assert built["schema_version"] == report.SCHEMA_VERSION == 1
+    assert (built["tier"], built["tier_version"], built["title"], built["main_metric"]) == (
+        "tier1", "3", "Retrieval quality", "ndcg@10")
+    assert built["dataset"] == {
+        "name": "letters",
+        "version": "2024.1",
+        "language": "en",
+        "format": "bench",
+        "content_sha256": "ab" * 32,
+        "documents": 2,
+        "questions": 1,
+    }
+    assert built["provenance"]["git_commit"] == COMMIT
+    assert built["provenance"]["embedder"]["dimension"] == 384
+    assert built["warnings"] == [{"code": "unknown_qrel_document", "count": 2,
+                                  "examples": ["q1 -> ghost", "q1 -> nowhere"],
+                                  "message": "judgments naming a missing document were dropped"}]
+
+
+def test_build_metrics_keep_tier_order_and_all_fields(built):
+    assert list(built["metrics"]) == METRIC_ORDER
+    assert built["metrics"]["ndcg@10"] == {
+        "ci95": [0.1, 0.2],
+        "errors": 0,
+        "higher_is_better": True,
+        "n": 3,
+        "value": 0.123457,
+    }
+    assert built["metrics"]["recall@10"] == {
+        "ci95": None, "errors": 3, "higher_is_better": True, "n": 0, "value": None}
+    assert built["metrics"]["latency_p50_ms"]["higher_is_better"] is False
+
+
+def test_build_sorts_every_other_top_level_key(built):
+    others = [key for key in built if key != "metrics"]
+    assert others == sorted(others)
+    assert list(built["dataset"]) == sorted(built["dataset"])
+
+
+def test_build_keeps_local_paths_in_volatile_only(built, settings, tmp_path):
+    assert "data_dir" not in built["settings"] and "reports_dir" not in built["settings"]
+    assert built["volatile"] == {
+        "local_settings": {"data_dir": str(settings.data_dir), "reports_dir": str(settings.reports_dir)},
+        "seconds": 1.25,
+        "started": "2024-01-02T03:04:05Z",
+    }
+    stable = {key: value for key, value in built.items() if key != "volatile"}
+    assert str(tmp_path) not in report.dumps(stable)
+
+
+def test_build_keeps_local_setting_sources_out_of_the_stable_block(settings):
+    built = report.build(TIER, tier_result(), DATASET, settings, {"data_dir": "env", "top_k": "cli"}, {})
+    assert built["settings_sources"] == {"top_k": "cli"}
+
+
+def test_build_redacts_secrets(built):
+    text = report.dumps(built)
+    assert PASSWORD not in text
+    assert API_KEY not in text
+    assert built["settings"]["database_url"] == "postgresql://bench:***@db.example:5432/rag"
+    assert built["settings"]["embedding_api_key"] == "***"
+
+
+def test_build_lists_only_non_default_sources(built):
+    assert built["settings_sources"] == {"index": "bench.toml", "top_k": "cli"}
+
+
+def test_build_is_deterministic(settings):
+    def once():
+        return report.dumps(report.build(TIER, tier_result(), DATASET, settings, {"top_k": "cli"}, {}))
+
+    assert once() == once()
+
+
+def test_build_refuses_a_nan_metric(settings):
+    result = tier_result()
+    result.metrics["ndcg@10"] = Metric(math.nan, 3)
+    with pytest.raises(ValueError):
+        report.build(TIER, result, DATASET, settings, {}, {})
+
+
+# --- files on disk --------------------------------------------------------------------------------
+
+
+def test_run_directory_layout(tmp_path):
+    path = run_directory(tmp_path, "org/scifact", "tier1", "20240102T030405Z-abcdef")
+    assert path == tmp_path / "org_scifact" / "tier1" / "20240102T030405Z-abcdef"
+
+
+def test_new_run_id_sorts_by_time_and_is_unique():
+    moment = datetime(2024, 1, 2, 3, 4, 5, tzinfo=UTC)
+    first, second = new_run_id(moment), new_run_id(moment)
+    assert first.startswith("20240102T030405Z-") and len(first) == len("20240102T030405Z-") + 6
+    assert first != second
+
+
+def test_write_run_writes_every_file_readable_by_all(tmp_path, built):
+    directory = tmp_path / "letters" / "tier1" / "run-1"
+    items = [{"id": "q2", "score": 1 / 3, "b": 1}, {"id": "q1", "score": 0.5, "b": 2}]
+    files = {"run.trec": "q1 Q0 c1 1 0.5 bench\n"}
+
+    written = write_run(directory, built, items, files)
+
+    names = {"items.jsonl", "run.trec", "report.json", "report.md"}
+    assert {p.name for p in written} == names
+    assert set(os.listdir(directory)) == names  # no temporary files left behind
+    for path in written:
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644, path.name
+    assert (directory / "run.trec").read_text(encoding="utf-8") == files["run.trec"]
+    assert (directory / "report.json").read_text(encoding="utf-8") == report.dumps(built)
+    assert json.loads((directory / "report.json").read_text(encoding="utf-8")) == built
+
+
+def test_write_run_keeps_item_order_and_normalises_items(tmp_path, built):
+    items = [{"id": "q2", "score": 1 / 3, "b": 1}, {"id": "q1", "score": 0.5, "b": 2}]
+    write_run(tmp_path, built, items, {})
+    lines = (tmp_path / "items.jsonl").read_text(encoding="utf-8").splitlines()
+    assert lines == ['{"b": 1, "id": "q2", "score": 0.333333}', '{"b": 2, "id": "q1", "score": 0.5}']
+
+
+def test_write_run_markdown_names_every_metric_and_warning(tmp_path, built):
+    write_run(tmp_path, built, [], {})
+    markdown = (tmp_path / "report.md").read_text(encoding="utf-8")
+    for name in METRIC_ORDER:
+        assert f"`{name}`" in markdown
+    assert "unknown_qrel_document" in markdown
+    assert "judgments naming a missing document were dropped" in markdown
+    assert PASSWORD not in markdown
+
+
+def test_point_latest_links_the_newest_run_and_replaces_the_link(tmp_path):
+    first, second = tmp_path / "20240101T000000Z-aaaaaa", tmp_path / "20240102T000000Z-bbbbbb"
+    first.mkdir()
+    second.mkdir()
+    latest = tmp_path / "latest"
+
+    point_latest(first)
+    assert latest.is_symlink()
+    assert os.readlink(latest) == first.name  # relative, so the reports folder can be moved
+
+    point_latest(second)
+    assert os.readlink(latest) == second.name
+    assert latest.resolve() == second.resolve()
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([first.name, second.name, "latest"])
+
+
+# --- Markdown -------------------------------------------------------------------------------------
+
+
+def test_render_from_the_json_text(built):
+    markdown = render(json.loads(report.dumps(built)))
+    lines = markdown.splitlines()
+
+    assert lines[0] == "# Retrieval quality: letters"
+    summary = "Tier `tier1` v3 · dataset `letters` 2024.1 (sha256 `abababababab`, 2 documents, 1 questions)"
+    assert summary in lines[2]
+    assert f"commit `{COMMIT[:12]}`" in lines[2] and "(dirty)" not in lines[2]
+    assert "Embedder `all-MiniLM-L6-v2` (384 dimensions, sentence-transformers)" in markdown
+    assert "| `ndcg@10` ★ | 0.1235 | [0.1000, 0.2000] | 3 | 0 |" in lines
+    assert "| `recall@10` | — | — | 0 | 3 |" in lines
+    assert "| `latency_p50_ms` | 12.5000 | — | 3 | 0 |" in lines
+    assert markdown.index("`ndcg@10`") < markdown.index("`recall@10`") < markdown.index("`latency_p50_ms`")
+    assert "- **unknown_qrel_document** ×2: judgments naming a missing document were dropped " \
+           "(e.g. q1 -> ghost, q1 -> nowhere)" in lines
+    assert "- cutoffs:" in lines and "  - ndcg: 10" in lines
+    assert "| `top_k` | `10` (cli) |" in lines
+    assert "| `seed` | `0` |" in lines
+    assert "| `database_url` | `postgresql://bench:***@db.example:5432/rag` |" in lines
+    assert markdown.endswith("\n")
+
+
+def test_render_without_warnings_notes_or_commit(built):
+    document = json.loads(report.dumps(built))
+    document["warnings"], document["notes"] = [], {}
+    document["provenance"]["git_commit"] = None
+    markdown = render(document)
+    assert "## Warnings" not in markdown
+    assert "## How these numbers were computed" not in markdown
+    assert "commit" not in markdown.splitlines()[2]
