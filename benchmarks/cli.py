@@ -93,10 +93,15 @@ def main(
     """Benchmark a retrieval-augmented generation system tier by tier, on real services."""
 
 
-def _run(tier: str, dataset: str, output_dir: Path | None, config: Path | None, flags: dict[str, Any]) -> None:
+def _run(tier: str, options: dict[str, Any], renamed: dict[str, str] | None = None) -> None:
+    """Split a command's options into run arguments and settings flags (some flags have short names)."""
     from benchmarks.console import print_summary
     from benchmarks.runner import run_tier
 
+    flags = dict(options)
+    dataset, output_dir, config = flags.pop("dataset"), flags.pop("output_dir"), flags.pop("config")
+    for flag, setting in (renamed or {}).items():
+        flags[setting] = flags.pop(flag)
     settings, sources = load_settings(flags, config_file=config)
     outcome = run_tier(tier, dataset, settings, sources, output_dir=output_dir, stderr=stderr)
     print_summary(outcome.report, outcome.directory, stdout)
@@ -122,11 +127,7 @@ def tier0(
     seed: SeedOpt = None,
 ) -> None:
     """Tier 0: geometry of the embedding space (no labels needed)."""
-    flags = dict(locals())
-    for name in ("dataset", "output_dir", "config"):
-        flags.pop(name)
-    flags.update(neighbours=flags.pop("k"), pairwise_limit=flags.pop("limit"), embeddings_of=flags.pop("on"))
-    _run("tier0", dataset, output_dir, config, flags)
+    _run("tier0", locals(), {"k": "neighbours", "limit": "pairwise_limit", "on": "embeddings_of"})
 
 
 @app.command()
@@ -155,10 +156,7 @@ def tier1(
     bootstrap_resamples: BootstrapOpt = None,
 ) -> None:
     """Tier 1: retrieval from pgvector against ground truth (hit rate, MRR, recall, precision, nDCG)."""
-    flags = dict(locals())
-    for name in ("dataset", "output_dir", "config"):
-        flags.pop(name)
-    _run("tier1", dataset, output_dir, config, flags)
+    _run("tier1", locals())
 
 
 def _not_implemented(name: str, summary: str) -> None:

@@ -1,0 +1,1 @@
+"""Performance benchmarks: figures written to BENCHMARKS.md, each against a baseline measured in the same run."""
