@@ -203,6 +203,8 @@ def _coerce(name: str, raw: Any, where: str) -> Any:
             if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
                 raise ValueError
             return int(raw)
+        if isinstance(raw, Path):  # typer hands path options over as Path objects
+            raw = str(raw)
         if not isinstance(raw, (str, int)) or isinstance(raw, bool):
             raise TypeError
         if target is Path:

@@ -246,3 +246,9 @@ def test_non_string_toml_value_for_string_setting_is_refused(tmp_path):
     config = write_toml(tmp_path / "bench.toml", 'embedding_model = ["all-MiniLM-L6-v2"]\n')
     with pytest.raises(BenchError, match="bench.toml: key 'embedding_model'"):
         load_settings(config_file=config, environ={})
+
+
+def test_cli_path_options_arrive_as_path_objects():
+    settings, sources = load_settings({"data_dir": Path("state"), "reports_dir": Path("out")}, environ={})
+    assert settings.data_dir == Path("state") and settings.reports_dir == Path("out")
+    assert sources["data_dir"] == "cli"
