@@ -9,6 +9,7 @@ reproducible and the shipped datasets can be checked against a fresh generation.
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 import string
 from collections.abc import Iterator
@@ -16,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from random import Random
 
-from benchmarks.synthetic.model import Bank, Family, Fields, Page, Section, SectionText
+from benchmarks.synthetic.model import Bank, Family, Fields, Section, SectionText
 from benchmarks.synthetic.skeleton import (
     EXTRA_ENTITIES_PER_SCALE,
     FAMILIES,
@@ -31,6 +32,7 @@ from benchmarks.synthetic.skeleton import (
 WIKI = "https://wiki.example.com"
 VERSION = "1.0.0"
 GENERATOR = "python -m benchmarks.synthetic --out datasets"
+LANGUAGES = ("en", "ru")
 
 Record = dict[str, object]
 
@@ -75,6 +77,22 @@ class _Renderer(string.Formatter):
         if "{" in text or "}" in text:
             raise BankMismatch(f"unrendered placeholder in {text!r}")
         return text
+
+
+def load_bank(language: str) -> Bank:
+    """Import a bank on demand, so generating one language never needs the other's module.
+
+    A module without `BANK` raises ImportError, like `from ... import BANK` would: the bank
+    is not there yet, which callers treat differently from a bank that is there but wrong.
+    """
+    name = f"benchmarks.synthetic.content_{language}"
+    try:
+        bank = getattr(importlib.import_module(name), "BANK")
+    except AttributeError:
+        raise ImportError(f"cannot import name 'BANK' from {name!r}", name=name) from None
+    if not isinstance(bank, Bank) or bank.language != language:
+        raise BankMismatch(f"{name}.BANK must be the Bank for language {language!r}")
+    return bank
 
 
 def dataset_name(bank: Bank, scale: int) -> str:
@@ -208,12 +226,23 @@ def questions(bank: Bank, rendered: list[RenderedPage]) -> list[Record]:
                 text = renderer.render(r.choice(s.texts.paraphrases), s.values)
                 drafts.append({**common, "question": text, "variant": "paraphrase"})
     for topic, text in zip(UNANSWERABLE_TOPICS, bank.unanswerable, strict=True):
-        drafts.append({"relevant": {}, "reference_answer": bank.no_answer, "topic": topic, "question": text})
+        drafts.append(
+            {
+                "relevant": {},
+                "reference_answer": bank.no_answer,
+                "topic": topic,
+                "question": text,
+                "variant": "unanswerable",
+            }
+        )
     return _number(drafts)
 
 
 def _number(drafts: list[Record]) -> list[Record]:
-    """Give ids in draft order and point each paraphrase at the original just before it."""
+    """Give ids in draft order and point each paraphrase at the original just before it.
+
+    Drafts without a variant are originals; unanswerable ones keep theirs.
+    """
     width = max(4, len(str(len(drafts))))
     records: list[Record] = []
     original = ""
@@ -223,7 +252,7 @@ def _number(drafts: list[Record]) -> list[Record]:
             records.append({**draft, "id": qid, "paraphrase_of": original})
         else:
             original = qid
-            records.append({**draft, "id": qid, "variant": "original"})
+            records.append({"variant": "original", **draft, "id": qid})
     return records
 
 
