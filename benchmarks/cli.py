@@ -143,6 +143,7 @@ def tier1(
     hnsw_m: HnswMOpt = None,
     hnsw_ef_construction: HnswEfcOpt = None,
     retrieval_batch_size: Annotated[Optional[int], _opt("retrieval_batch_size")] = None,
+    retrieval_workers: Annotated[Optional[int], _opt("retrieval_workers")] = None,
     output_dir: OutputOpt = None,
     config: ConfigOpt = None,
     data_dir: DataDirOpt = None,

@@ -73,6 +73,9 @@ class Settings:
     hnsw_m: int = _setting(16, "HNSW m (links per node) when the index is built.")
     hnsw_ef_construction: int = _setting(64, "HNSW ef_construction when the index is built.")
     retrieval_batch_size: int = _setting(256, "Questions per SQL round trip.")
+    retrieval_workers: int = _setting(
+        2, "Batches sent at once on separate connections (PostgreSQL scans each statement on one core)."
+    )
     top_k: int = _setting(10, "Retrieval depth: results per question (at least the largest metric cutoff, 10).")
     relevance: Literal["chunk", "url"] = _setting(
         "chunk",
@@ -221,8 +224,8 @@ def _validate(s: Settings, origins: Mapping[str, str]) -> None:
         where = origins.get(name, f"setting {name}")
         raise BenchError(f"{where}: {problem}, got {getattr(s, name)}")
 
-    positive = ("ef_search", "hnsw_m", "hnsw_ef_construction", "retrieval_batch_size", "top_k",
-                "consistency_runs", "neighbours", "pairwise_limit", "embedding_batch_size")
+    positive = ("ef_search", "hnsw_m", "hnsw_ef_construction", "retrieval_batch_size", "retrieval_workers",
+                "top_k", "consistency_runs", "neighbours", "pairwise_limit", "embedding_batch_size")
     for name in positive:
         if getattr(s, name) < 1:
             fail(name, "must be at least 1")

@@ -23,7 +23,6 @@ from benchmarks.tiers.base import RunContext
 class RunOutcome:
     report: dict[str, Any]
     directory: Path
-    files: list[Path]
 
 
 def run_tier(
@@ -49,10 +48,10 @@ def run_tier(
     }
     report = report_doc.build(tier, result, dataset, settings, sources, volatile)
     directory = output_dir or reports.run_directory(settings.reports_dir, dataset.name, tier.name, run_id)
-    files = reports.write_run(directory, report, result.items, result.files)
+    reports.write_run(directory, report, result.items, result.files)
     if output_dir is None:
         reports.point_latest(directory)
-    return RunOutcome(report=report, directory=directory, files=files)
+    return RunOutcome(report=report, directory=directory)
 
 
 def _progress(console: Console) -> Progress:

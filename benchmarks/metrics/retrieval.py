@@ -113,22 +113,27 @@ def _ranked_gains(
         ids.append(docs)
     order = np.argsort(-scores, axis=1, kind="stable")
     ranked = np.take_along_axis(scores, order, axis=1)
-    tied = (ranked[:, 1:] == ranked[:, :-1]) & np.isfinite(ranked[:, 1:])
-    for row in np.flatnonzero(tied.any(axis=1)):
+    tied = np.zeros_like(ranked, dtype=bool)  # tied[r, i]: ranks i and i + 1 of row r tie; last column stays False
+    tied[:, :-1] = (ranked[:, 1:] == ranked[:, :-1]) & np.isfinite(ranked[:, 1:])
+    for row, start, stop in _tied_runs(tied):
         docs = ids[row]
-        for start, stop in _runs(np.flatnonzero(tied[row])):
-            order[row, start:stop] = sorted(order[row, start:stop], key=docs.__getitem__, reverse=True)
+        order[row, start:stop] = sorted(order[row, start:stop], key=docs.__getitem__, reverse=True)
     return np.take_along_axis(grades, order, axis=1)
 
 
-def _runs(tied: np.ndarray) -> list[tuple[int, int]]:
-    """Slices [start, stop) of consecutive tied positions; `tied[i]` means i and i + 1 tie."""
-    if tied.size == 0:
+def _tied_runs(tied: np.ndarray) -> list[tuple[int, int, int]]:
+    """(row, start, stop) of every run of tied ranks, found for the whole matrix at once.
+
+    The last column of `tied` is always False, so a run never spills into the next row.
+    """
+    flat = np.flatnonzero(tied)
+    if flat.size == 0:
         return []
-    breaks = np.flatnonzero(np.diff(tied) != 1)
-    starts = np.concatenate(([tied[0]], tied[breaks + 1]))
-    ends = np.concatenate((tied[breaks], [tied[-1]])) + 2
-    return list(zip(starts.tolist(), ends.tolist(), strict=True))
+    breaks = np.flatnonzero(np.diff(flat) != 1)
+    first = np.concatenate(([flat[0]], flat[breaks + 1]))
+    last = np.concatenate((flat[breaks], [flat[-1]]))
+    width = tied.shape[1]
+    return list(zip((first // width).tolist(), (first % width).tolist(), (last % width + 2).tolist(), strict=True))
 
 
 def _ideal_gains(qids: Sequence[str], qrels: Mapping[str, Mapping[str, int]], k: int) -> np.ndarray:

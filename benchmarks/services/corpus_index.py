@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
 from rich.progress import Progress
 
 from benchmarks.config import Settings
@@ -36,11 +37,8 @@ class IndexedCorpus:
     def dimension(self) -> int:
         return self.embedder.dimension
 
-    def embed(self, texts: list[str], *, purpose: str, progress: Progress) -> Any:
-        task = progress.add_task(f"embedding {purpose}", total=len(texts))
-        vectors = self.embedder.encode(texts, purpose=purpose, progress=lambda n: progress.advance(task, n))
-        progress.remove_task(task)
-        return vectors
+    def embed(self, texts: list[str], *, purpose: str, progress: Progress) -> np.ndarray:
+        return embed_with_progress(self.embedder, texts, purpose, progress)
 
     def provenance(self) -> dict[str, Any]:
         s = self.settings
@@ -84,6 +82,13 @@ class IndexedCorpus:
         }
 
 
+def embed_with_progress(embedder: CachedEmbedder, texts: list[str], purpose: str, progress: Progress) -> np.ndarray:
+    task = progress.add_task(f"embedding {purpose}", total=len(texts))
+    vectors = embedder.encode(texts, purpose=purpose, progress=lambda n: progress.advance(task, n))
+    progress.remove_task(task)
+    return vectors
+
+
 @contextmanager
 def open_index(settings: Settings, dataset: Dataset, progress: Progress) -> Iterator[IndexedCorpus]:
     started = time.perf_counter()
@@ -98,19 +103,15 @@ def open_index(settings: Settings, dataset: Dataset, progress: Progress) -> Iter
             space_id, embedder.known_dimension = found
         else:
             space_id = store.create_space(dataset.name, embedder.model_id, embedder.dimension)
-        corpus = IndexedCorpus(database, store, embedder, space_id, SyncStats(0, 0, 0, 0), False, 0.0, settings)
-        corpus.sync = store.sync(
-            space_id,
-            embedder.model_id,
-            dataset.chunks,
-            lambda texts: corpus.embed(texts, purpose="corpus", progress=progress),
-        )
+        sync = store.sync(space_id, embedder.model_id, dataset.chunks,
+                          lambda texts: embed_with_progress(embedder, texts, "corpus", progress))
+        hnsw_built = False
         if settings.index == "hnsw":
             status = progress.add_task("building HNSW index", total=None)
-            corpus.hnsw_built = store.ensure_hnsw(space_id, embedder.dimension, settings.hnsw_m,
-                                                  settings.hnsw_ef_construction)
+            hnsw_built = store.ensure_hnsw(space_id, embedder.dimension, settings.hnsw_m,
+                                           settings.hnsw_ef_construction)
             progress.remove_task(status)
-        corpus.seconds = time.perf_counter() - started
-        yield corpus
+        yield IndexedCorpus(database, store, embedder, space_id, sync, hnsw_built,
+                            time.perf_counter() - started, settings)
     finally:
         database.engine.dispose()

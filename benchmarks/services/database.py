@@ -49,6 +49,7 @@ def connect(settings: Settings) -> Database:
         url,
         connect_args={"prepare_threshold": None, "connect_timeout": CONNECT_TIMEOUT_S},
         pool_pre_ping=True,
+        pool_size=max(5, settings.retrieval_workers),
     )
     sa.event.listen(engine, "connect", lambda dbapi_conn, _record: register_vector(dbapi_conn))
     return Database(engine=engine, backend=backend, url_shown=shown, migrations_applied=applied)

@@ -25,7 +25,7 @@ def run_directory(reports_dir: Path, dataset: str, tier: str, run_id: str) -> Pa
 
 
 def write_run(directory: Path, report: dict[str, Any], items: Iterable[dict[str, Any]],
-              files: dict[str, str]) -> list[Path]:
+              files: dict[str, str]) -> None:
     """report.json, report.md (rendered from the JSON text itself), items.jsonl and extra files."""
     directory.mkdir(parents=True, exist_ok=True)
     text = report_doc.dumps(report)
@@ -38,7 +38,6 @@ def write_run(directory: Path, report: dict[str, Any], items: Iterable[dict[str,
     }
     for name, content in written.items():
         atomic_write(directory / name, content)
-    return [directory / name for name in written]
 
 
 def point_latest(directory: Path) -> None:

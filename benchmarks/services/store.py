@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 
 import numpy as np
@@ -158,6 +159,29 @@ class VectorStore:
             for ordinal, chunk_id, url, score in cursor.fetchall():
                 results[ordinal].append(Hit(chunk_id, url, float(score)))
         return results
+
+    def search_many(
+        self,
+        space_id: int,
+        dimension: int,
+        queries: np.ndarray,
+        k: int,
+        *,
+        batch_size: int,
+        workers: int,
+        hnsw_ef_search: int | None = None,
+        progress: Callable[[int], None] | None = None,
+    ) -> list[list[Hit]]:
+        """Batches on `workers` connections at once: PostgreSQL runs each statement on one core, so
+        concurrent batches are what uses the server's other cores for exact scans."""
+        batches = [queries[start : start + batch_size] for start in range(0, len(queries), batch_size)]
+        with ThreadPoolExecutor(max_workers=workers) as pool:
+            futures = [pool.submit(self.search, space_id, dimension, batch, k, hnsw_ef_search=hnsw_ef_search)
+                       for batch in batches]
+            for done in as_completed(futures):
+                if progress:
+                    progress(len(done.result()))
+        return [hits for future in futures for hits in future.result()]
 
     def embeddings(self, space_id: int) -> tuple[list[str], np.ndarray]:
         """Every stored vector of a space, ordered by chunk id, as production search sees them."""

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.dataset import Dataset
 from benchmarks.errors import BenchError
 from benchmarks.metrics import retrieval
 from benchmarks.metrics.stats import percentile, summarize
@@ -37,8 +38,8 @@ def run(ctx: RunContext) -> TierResult:
         warnings = corpus.warnings(dataset)
         volatile = corpus.volatile()
     qids = [q.id for q in dataset.questions]
-    rankings = [_rank(hits, s.relevance, s.top_k) for hits in repeats[0]]
-    run_map = dict(zip(qids, rankings, strict=True))
+    ranked = [[_rank(hits, s.relevance, s.top_k) for hits in repeat] for repeat in repeats]
+    run_map = dict(zip(qids, ranked[0], strict=True))
     per_query = retrieval.evaluate(run_map, qrels)
     metrics = {
         name: Metric.from_summary(summarize(values, resamples=s.bootstrap_resamples, seed=s.seed))
@@ -46,9 +47,7 @@ def run(ctx: RunContext) -> TierResult:
     }
     consistency = None
     if s.consistency_runs > 1:
-        consistency = retrieval.ranking_consistency(
-            [[[doc for doc, _ in _rank(hits, s.relevance, s.top_k)] for hits in rep] for rep in repeats]
-        )
+        consistency = retrieval.ranking_consistency([[[doc for doc, _ in r] for r in rep] for rep in ranked])
         metrics["retrieval_consistency"] = Metric.from_summary(
             summarize(consistency, resamples=s.bootstrap_resamples, seed=s.seed)
         )
@@ -96,11 +95,10 @@ def _retrieve(corpus: IndexedCorpus, vectors: np.ndarray, ctx: RunContext, repea
     ef_search = s.ef_search if s.index == "hnsw" else None
     label = "retrieving" if repeat == 0 else f"retrieving again ({repeat + 1}/{s.consistency_runs})"
     task = ctx.progress.add_task(label, total=len(vectors))
-    hits: list[list[Hit]] = []
-    for start in range(0, len(vectors), s.retrieval_batch_size):
-        batch = vectors[start : start + s.retrieval_batch_size]
-        hits.extend(corpus.store.search(corpus.space_id, corpus.dimension, batch, depth, hnsw_ef_search=ef_search))
-        ctx.progress.advance(task, len(batch))
+    hits = corpus.store.search_many(
+        corpus.space_id, corpus.dimension, vectors, depth, batch_size=s.retrieval_batch_size,
+        workers=s.retrieval_workers, hnsw_ef_search=ef_search, progress=lambda n: ctx.progress.advance(task, n),
+    )
     ctx.progress.remove_task(task)
     return hits
 
@@ -135,7 +133,13 @@ def _rank(hits: list[Hit], relevance: str, k: int) -> list[tuple[str, float]]:
     return retrieval.trec_order(list(best.items()))[:k]
 
 
-def _items(dataset, qrels, run_map, per_query, consistency) -> list[dict[str, Any]]:
+def _items(
+    dataset: Dataset,
+    qrels: dict[str, dict[str, int]],
+    run_map: dict[str, list[tuple[str, float]]],
+    per_query: retrieval.PerQuery,
+    consistency: np.ndarray | None,
+) -> list[dict[str, Any]]:
     row_of = {qid: i for i, qid in enumerate(per_query.qids)}
     items = []
     for index, question in enumerate(dataset.questions):
