@@ -18,7 +18,6 @@ import numpy as np
 import sqlalchemy as sa
 
 from benchmarks.dataset import Chunk
-from benchmarks.errors import BenchError
 
 Embed = Callable[[list[str]], np.ndarray]
 

@@ -9,7 +9,6 @@ from typer.testing import CliRunner
 from benchmarks.cli import app
 
 
-
 def pytest_collection_modifyitems(items):
     for item in items:
         if "integration" in str(item.fspath):

