@@ -104,8 +104,10 @@ class OpenAIEmbedder:
             max_retries=5,
             timeout=60.0,
         )
-        self.model_id = settings.embedding_model
+        self.model = settings.embedding_model
         self.dimensions = settings.embedding_dimensions
+        # a shortened output (text-embedding-3-* with dimensions=N) is another vector space: its own cache rows
+        self.model_id = f"{self.model}@{self.dimensions}d" if self.dimensions else self.model
         self._probed: int | None = None
 
     @property
@@ -122,7 +124,7 @@ class OpenAIEmbedder:
 
         extra = {"dimensions": self.dimensions} if self.dimensions else {}
         try:
-            response = self.client.embeddings.create(model=self.model_id, input=texts, **extra)
+            response = self.client.embeddings.create(model=self.model, input=texts, **extra)
         except OpenAIError as exc:
             raise BenchError(f"embeddings endpoint failed for model '{self.model_id}': {type(exc).__name__}: "
                              f"{str(exc).splitlines()[0][:300]}") from None

@@ -39,3 +39,17 @@ def test_a_rejected_key_is_one_clear_line_without_the_key(bench, tiny, monkeypat
     assert result.exit_code == 2
     assert "embeddings endpoint failed for model 'hash-embed': AuthenticationError" in result.output
     assert "sk-wrong-key-never-shown" not in result.output
+
+
+def test_requested_dimensions_are_a_space_of_their_own(bench, tiny, tmp_path):
+    out = tmp_path / "out"
+    with FakeOpenAI(dimension=48) as server:
+        result = bench("tier1", "--dataset", tiny, "--embedding-backend", "openai", "--embedding-base-url",
+                       server.base_url, "--embedding-model", "hash-embed-48", "--embedding-dimensions", "16",
+                       "-o", out)
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text())
+    assert report["provenance"]["embedder"]["id"] == "hash-embed-48@16d"
+    assert report["provenance"]["embedder"]["dimension"] == 16
+    assert {r["body"]["model"] for r in server.requests} == {"hash-embed-48"}
+    assert {r["body"]["dimensions"] for r in server.requests} == {16}
