@@ -1,0 +1,1 @@
+"""The LLM judge: prompts, output parsing and the metrics' call orchestration."""
