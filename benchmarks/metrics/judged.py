@@ -1,0 +1,528 @@
+"""LLM-judged RAG metrics (RAGAS family): the scores computed once the judge has answered.
+
+Each function takes verdicts already parsed from the judge (booleans, counts, ratings, embeddings)
+and returns a `Score`. Prompts, calls and parsing live elsewhere; nothing here does I/O.
+
+Conventions, shared by every metric:
+- A score that the mathematics leaves undefined (0/0, the cosine of a zero vector) is never NaN:
+  it is `Score.undetermined(reason)`, so a mean over samples can leave it out and say how many.
+- A degenerate sample whose answer the mathematics does fix gets that number with status "ok" and
+  a `reason` naming the case (e.g. no relevant context: average precision 0.0).
+- Ratios are computed from integer counts (or exact fractions) and rounded once, so all-positive
+  verdicts give exactly 1.0. No epsilon is added to any denominator and no score is rounded.
+- Malformed verdicts (a verdict that is not 0/1, ragged shapes, NaN in an embedding) raise
+  ValueError: a parsing bug must fail loudly, not turn into a score.
+
+Judge calls per sample of the full metric (embedding requests are not LLM calls):
+
+    context_entity_recall   2                       entities of the reference; of the joined contexts
+    context_precision       1 per context
+    context_recall          1                       reference statements classified against contexts
+    faithfulness            2                       statements of the response; verdicts on them
+    noise_sensitivity       3 + 2 per context
+    response_relevancy      n generated questions   n defaults to 3
+    semantic_similarity     0                       two embeddings
+    factual_correctness     2 (precision or recall), 4 (f1)
+    answer_correctness      3                       two statement lists; one TP/FP/FN classification
+    context_relevance       1 per context
+"""
+
+from __future__ import annotations
+
+import math
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Literal
+
+import numpy as np
+
+Status = Literal["ok", "undetermined"]
+FactualMode = Literal["precision", "recall", "f1"]
+NoiseMode = Literal["relevant", "irrelevant"]
+Vector = Sequence[float] | np.ndarray
+
+
+@dataclass(frozen=True)
+class Score:
+    """A metric's answer for one sample: a number, or the reason there is none."""
+
+    value: float | None
+    status: Status
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if self.status not in ("ok", "undetermined"):
+            raise ValueError(f"status must be 'ok' or 'undetermined', got {self.status!r}")
+        if self.status == "ok" and (self.value is None or not math.isfinite(self.value)):
+            raise ValueError(f"an ok score needs a finite value, got {self.value!r}")
+        if self.status == "undetermined" and (self.value is not None or not self.reason):
+            raise ValueError("an undetermined score has no value and must say why")
+
+    @classmethod
+    def ok(cls, value: float, reason: str = "") -> Score:
+        return cls(value=float(value), status="ok", reason=reason)
+
+    @classmethod
+    def undetermined(cls, reason: str) -> Score:
+        return cls(value=None, status="undetermined", reason=reason)
+
+
+def _flags(verdicts: Iterable[object], what: str) -> tuple[bool, ...]:
+    """0/1 verdicts as booleans; anything else is a parsing bug, not a verdict."""
+    flags = []
+    for v in verdicts:
+        if isinstance(v, (bool, np.bool_)):
+            flags.append(bool(v))
+        elif isinstance(v, (int, np.integer)) and v in (0, 1):
+            flags.append(v == 1)
+        else:
+            raise ValueError(f"{what}: a verdict must be 0/1 or a bool, got {v!r}")
+    return tuple(flags)
+
+
+def _share(hits: int, total: int) -> float:
+    """One division of two integer counts, so total/total is exactly 1.0."""
+    return hits / total
+
+
+# --- context entity recall ---------------------------------------------------------------------
+
+
+def normalise_entity(entity: str) -> str:
+    """The form under which two extracted entities count as the same one.
+
+    NFKC (so full-width digits and ligatures match their plain forms), case folding and collapsed
+    whitespace (non-breaking spaces included: "21 196 km" equals "21 196 km"). Inflection is left
+    alone ("Париже" is not "Париж"): the extraction prompt is what asks for canonical forms.
+    """
+    return " ".join(unicodedata.normalize("NFKC", entity).casefold().split())
+
+
+def context_entity_recall(reference_entities: Iterable[str], context_entities: Iterable[str]) -> Score:
+    """Share of the reference's entities that the retrieved contexts also contain.
+
+    Formula: |R ∩ C| / |R|, with R and C the sets of `normalise_entity` forms (duplicates count
+    once; entities empty after normalisation are dropped).
+    LLM calls: 2 (entities of the reference, entities of the joined contexts).
+    Degenerate: no reference entity → undetermined (RAGAS divides by |R| + 1e-8 and reports 0,
+    which would blame the retriever for a reference with nothing to find); no context entity
+    with reference entities → 0.0, every reference entity is missed.
+    """
+    reference = {normalise_entity(e) for e in reference_entities} - {""}
+    context = {normalise_entity(e) for e in context_entities} - {""}
+    if not reference:
+        return Score.undetermined("the reference has no entities")
+    return Score.ok(_share(len(reference & context), len(reference)))
+
+
+# --- context precision -------------------------------------------------------------------------
+
+
+def context_precision(relevant: Sequence[bool | int]) -> Score:
+    """Average precision of the judge's per-context relevance verdicts, in retrieved order.
+
+    Formula: AP = (1 / R) · Σ_k v_k · (Σ_{i≤k} v_i) / k, over ranks k = 1..K, with v_k the 0/1
+    verdict for the context at rank k and R = Σ v_k. Summed as exact fractions, rounded once:
+    every context relevant gives exactly 1.0 (RAGAS's R + 1e-10 denominator gives 0.9999999999).
+    LLM calls: 1 per context.
+    Degenerate: no relevant context → 0.0 (no relevant context was ranked at all); no context
+    retrieved → 0.0 as well, with a reason: retrieving nothing is a retrieval failure, and leaving
+    it out of the mean would flatter the retriever.
+    """
+    verdicts = _flags(relevant, "context_precision")
+    if not verdicts:
+        return Score.ok(0.0, reason="no context was retrieved")
+    total = sum(verdicts)
+    if total == 0:
+        return Score.ok(0.0, reason="no retrieved context is relevant")
+    hits = 0
+    summed = Fraction(0)
+    for rank, is_relevant in enumerate(verdicts, start=1):
+        if is_relevant:
+            hits += 1
+            summed += Fraction(hits, rank)
+    return Score.ok(float(summed / total))
+
+
+# --- context recall and faithfulness -----------------------------------------------------------
+
+
+def context_recall(attributed: Sequence[bool | int]) -> Score:
+    """Share of the reference's statements that the judge attributes to the retrieved contexts.
+
+    Formula: Σ a_i / |S|, with a_i the 0/1 attribution of reference statement i.
+    LLM calls: 1 (the judge splits the reference and classifies each statement in one answer).
+    Degenerate: no reference statement → undetermined (RAGAS gives NaN).
+    """
+    verdicts = _flags(attributed, "context_recall")
+    if not verdicts:
+        return Score.undetermined("the reference has no statements")
+    return Score.ok(_share(sum(verdicts), len(verdicts)))
+
+
+def faithfulness(supported: Sequence[bool | int]) -> Score:
+    """Share of the response's statements that the retrieved contexts support.
+
+    Formula: Σ s_i / |S|, with s_i the 0/1 verdict that statement i can be inferred from the
+    contexts.
+    LLM calls: 2 (statements of the response, then one verdict list for all of them).
+    Degenerate: no statement → undetermined (an empty or purely evasive response makes no claim
+    to check; RAGAS gives NaN).
+    """
+    verdicts = _flags(supported, "faithfulness")
+    if not verdicts:
+        return Score.undetermined("the response has no statements")
+    return Score.ok(_share(sum(verdicts), len(verdicts)))
+
+
+# --- noise sensitivity -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class NoiseSensitivityVerdicts:
+    """Every judge verdict noise sensitivity needs, one row per retrieved context.
+
+    response_in_reference[j]: response statement j is supported by the reference.
+    reference_in_context[c][i]: reference statement i is supported by context c.
+    response_in_context[c][j]: response statement j is supported by context c.
+    """
+
+    response_in_reference: tuple[bool, ...]
+    reference_in_context: tuple[tuple[bool, ...], ...]
+    response_in_context: tuple[tuple[bool, ...], ...]
+
+    def __post_init__(self) -> None:
+        answer = _flags(self.response_in_reference, "response_in_reference")
+        reference = tuple(_flags(row, "reference_in_context") for row in self.reference_in_context)
+        response = tuple(_flags(row, "response_in_context") for row in self.response_in_context)
+        if len(reference) != len(response):
+            raise ValueError("reference_in_context and response_in_context need one row per context")
+        if len({len(row) for row in reference}) > 1:
+            raise ValueError("every reference_in_context row needs one verdict per reference statement")
+        if any(len(row) != len(answer) for row in response):
+            raise ValueError("every response_in_context row needs one verdict per response statement")
+        object.__setattr__(self, "response_in_reference", answer)
+        object.__setattr__(self, "reference_in_context", reference)
+        object.__setattr__(self, "response_in_context", response)
+
+
+def noise_sensitivity(verdicts: NoiseSensitivityVerdicts, mode: NoiseMode = "relevant") -> Score:
+    """Share of the response's statements that are wrong and traceable to a (ir)relevant context.
+
+    Lower is better. RAGAS's definition, matrix by matrix:
+    - a response statement j is incorrect when the reference does not support it;
+    - a context c is relevant when it supports at least one reference statement;
+    - "relevant" mode: j counts when it is incorrect and some relevant context supports it;
+    - "irrelevant" mode: j counts when it is incorrect, some irrelevant context supports it and
+      no relevant context does (the two modes never count the same statement).
+    Formula: (number of counted statements) / (number of response statements).
+    LLM calls: 3 + 2 per context (statements of the reference and of the response, response vs
+    reference; per context, reference statements vs it and response statements vs it).
+    Degenerate: no response statement → undetermined; no context → 0.0, since no error can be
+    traced to a context; no reference statement → undetermined, since without one no context can
+    be classed relevant or irrelevant (RAGAS fails there, taking a max over an empty axis).
+    """
+    if mode not in ("relevant", "irrelevant"):
+        raise ValueError(f"mode must be 'relevant' or 'irrelevant', got {mode!r}")
+    statements = len(verdicts.response_in_reference)
+    if statements == 0:
+        return Score.undetermined("the response has no statements")
+    if not verdicts.response_in_context:
+        return Score.ok(0.0, reason="no context was retrieved")
+    if not verdicts.reference_in_context[0]:
+        return Score.undetermined("the reference has no statements, so no context can be classed relevant")
+    relevant = [any(row) for row in verdicts.reference_in_context]
+    counted = 0
+    for j, correct in enumerate(verdicts.response_in_reference):
+        via_relevant = any(row[j] for row, rel in zip(verdicts.response_in_context, relevant) if rel)
+        via_irrelevant = any(row[j] for row, rel in zip(verdicts.response_in_context, relevant) if not rel)
+        traced = via_relevant if mode == "relevant" else via_irrelevant and not via_relevant
+        if traced and not correct:
+            counted += 1
+    return Score.ok(_share(counted, statements))
+
+
+# --- embeddings: cosine, response relevancy, semantic similarity --------------------------------
+
+
+def _vector(values: Vector, what: str) -> np.ndarray:
+    vector = np.asarray(values, dtype=np.float64)
+    if vector.ndim != 1 or vector.size == 0:
+        raise ValueError(f"{what}: an embedding must be a non-empty 1-D vector")
+    if not np.all(np.isfinite(vector)):
+        raise ValueError(f"{what}: an embedding holds NaN or infinity")
+    return vector
+
+
+def cosine(a: Vector, b: Vector) -> float | None:
+    """Cosine of two embeddings; None when either is the zero vector (no direction, no angle).
+
+    Each vector is first divided by its largest magnitude (cosine is scale-free), so no product
+    overflows or underflows; the dot products are summed exactly (fsum). Identical vectors then
+    give exactly 1.0, and rounding can never push the result outside [-1, 1].
+    """
+    x, y = _vector(a, "cosine"), _vector(b, "cosine")
+    if x.shape != y.shape:
+        raise ValueError(f"cosine: embeddings of different sizes {x.size} and {y.size}")
+    x_scale, y_scale = np.max(np.abs(x)), np.max(np.abs(y))
+    if x_scale == 0 or y_scale == 0:
+        return None
+    x, y = x / x_scale, y / y_scale
+    dot = math.fsum((x * y).tolist())
+    norms = math.sqrt(math.fsum((x * x).tolist()) * math.fsum((y * y).tolist()))
+    return min(1.0, max(-1.0, dot / norms))
+
+
+@dataclass(frozen=True)
+class GeneratedQuestion:
+    """One question the judge wrote for the response, embedded, with its noncommittal flag."""
+
+    embedding: Vector
+    noncommittal: bool
+
+
+def response_relevancy(
+    question: Vector,
+    generated: Sequence[GeneratedQuestion],
+    *,
+    zero_when: Literal["all", "any"] = "all",
+) -> Score:
+    """How well questions reconstructed from the response match the question actually asked.
+
+    Formula: mean_i cos(e(q), e(g_i)) × m, where m = 0 when the response is judged noncommittal
+    and 1 otherwise. With `zero_when="all"` (default) the response is noncommittal when every
+    generation is flagged: the seed's rule and today's RAGAS (`np.all`). With "any", one flag is
+    enough, as in earlier RAGAS releases (`np.any`), for comparison with numbers they produced.
+    The cosine is raw, in [-1, 1]: real text embeddings do not go below 0 in practice, and
+    clipping would hide it if one did.
+    LLM calls: n (one generated question each; n defaults to 3). Embeddings: 1 + n.
+    Degenerate: no generated question (the caller drops empty ones) → undetermined (RAGAS gives
+    NaN or 0.0 depending on version); a noncommittal response → 0.0 even if an embedding is
+    degenerate; a zero-vector embedding → undetermined.
+    """
+    if zero_when not in ("all", "any"):
+        raise ValueError(f"zero_when must be 'all' or 'any', got {zero_when!r}")
+    if not generated:
+        return Score.undetermined("no question was generated from the response")
+    flags = _flags((g.noncommittal for g in generated), "noncommittal")
+    if (all if zero_when == "all" else any)(flags):
+        return Score.ok(0.0, reason="the response is noncommittal")
+    cosines = [cosine(question, g.embedding) for g in generated]
+    if any(c is None for c in cosines):
+        return Score.undetermined("an embedding is the zero vector")
+    return Score.ok(math.fsum(cosines) / len(cosines))
+
+
+def semantic_similarity(response: Vector, reference: Vector, *, threshold: float | None = None) -> Score:
+    """Cosine between the response's and the reference's embeddings, optionally as pass/fail.
+
+    Formula: cos(e(response), e(reference)), raw in [-1, 1] as for response_relevancy; with a
+    threshold t, 1.0 if cos >= t else 0.0.
+    `threshold=0.0` is a real threshold (tested with `is not None`, not truthiness).
+    LLM calls: 0 (two embeddings).
+    Degenerate: a zero-vector embedding → undetermined, thresholded or not.
+    """
+    if threshold is not None and not math.isfinite(threshold):
+        raise ValueError(f"threshold must be finite, got {threshold!r}")
+    similarity = cosine(response, reference)
+    if similarity is None:
+        return Score.undetermined("an embedding is the zero vector")
+    if threshold is not None:
+        return Score.ok(1.0 if similarity >= threshold else 0.0)
+    return Score.ok(similarity)
+
+
+# --- factual correctness and answer correctness ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ClaimVerdicts:
+    """NLI verdicts in both directions (the seed's definition of factual correctness).
+
+    response_supported[i]: response claim i is supported by the reference (precision side).
+    reference_supported[i]: reference claim i is supported by the response (recall side).
+    A side the mode does not need may be None: precision alone costs 2 judge calls, not 4.
+    """
+
+    response_supported: tuple[bool, ...] | None = None
+    reference_supported: tuple[bool, ...] | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("response_supported", "reference_supported"):
+            side = getattr(self, name)
+            if side is not None:
+                object.__setattr__(self, name, _flags(side, name))
+
+
+@dataclass(frozen=True)
+class ClaimCounts:
+    """One TP/FP/FN classification of response claims against reference claims (RAGAS style).
+
+    tp: response claims the reference supports; fp: response claims it does not;
+    fn: reference claims the response misses.
+    """
+
+    tp: int
+    fp: int
+    fn: int
+
+    def __post_init__(self) -> None:
+        for name in ("tp", "fp", "fn"):
+            count = getattr(self, name)
+            if isinstance(count, bool) or not isinstance(count, (int, np.integer)) or count < 0:
+                raise ValueError(f"{name} must be a non-negative integer, got {count!r}")
+
+
+def _check_beta(beta: float) -> Fraction:
+    if isinstance(beta, bool) or not isinstance(beta, (int, float)) or not math.isfinite(beta) or beta <= 0:
+        raise ValueError(f"beta must be a finite number > 0, got {beta!r}")
+    return Fraction(beta) ** 2
+
+
+def _ratio(hits: int, total: int) -> Fraction | None:
+    return Fraction(hits, total) if total else None
+
+
+def _f_beta(precision: Fraction | None, recall: Fraction | None, beta_sq: Fraction, why: str) -> Score:
+    """F-beta as an exact fraction; 0 as soon as either side is 0, whatever the other side."""
+    if precision == 0 or recall == 0:
+        return Score.ok(0.0)
+    if precision is None or recall is None:
+        return Score.undetermined(why)
+    return Score.ok(float((1 + beta_sq) * precision * recall / (beta_sq * precision + recall)))
+
+
+def _side(
+    verdicts: tuple[bool, ...] | None, name: str, mode: str, needed_by: tuple[str, ...]
+) -> Fraction | None:
+    if verdicts is None:
+        if mode in needed_by:
+            raise ValueError(f"mode {mode!r} needs {name}")
+        return None
+    return _ratio(sum(verdicts), len(verdicts))
+
+
+def _fraction_score(value: Fraction | None, why: str) -> Score:
+    return Score.undetermined(why) if value is None else Score.ok(float(value))
+
+
+def factual_correctness(
+    judged: ClaimVerdicts | ClaimCounts,
+    *,
+    mode: FactualMode = "f1",
+    beta: float = 1.0,
+) -> Score:
+    """Precision, recall or F-beta of the response's claims against the reference's.
+
+    From `ClaimVerdicts` (the seed): precision = supported response claims / response claims,
+    recall = supported reference claims / reference claims. From `ClaimCounts` (RAGAS):
+    precision = TP / (TP + FP), recall = TP / (TP + FN). Then
+    F-beta = (1 + β²)·P·R / (β²·P + R), β > 1 favouring recall. Exact fractions, rounded once; no
+    epsilon and no rounding to 2 decimals (RAGAS does both).
+    LLM calls: precision 2 (claims of the response, verdicts against the reference), recall 2
+    (the mirror image), f1 4. RAGAS spends 4 on recall too, as it always builds the precision side.
+    Degenerate: precision with no response claim and recall with no reference claim are
+    undetermined. F-beta is 0.0 whenever precision or recall is 0, whatever the other (it lies
+    between them); otherwise it is undetermined when a side has no claims.
+    """
+    if mode not in ("precision", "recall", "f1"):
+        raise ValueError(f"mode must be 'precision', 'recall' or 'f1', got {mode!r}")
+    beta_sq = _check_beta(beta)
+    if isinstance(judged, ClaimCounts):
+        precision = _ratio(judged.tp, judged.tp + judged.fp)
+        recall = _ratio(judged.tp, judged.tp + judged.fn)
+    else:
+        precision = _side(
+            judged.response_supported, "response_supported", mode, needed_by=("precision", "f1")
+        )
+        recall = _side(judged.reference_supported, "reference_supported", mode, needed_by=("recall", "f1"))
+    if mode == "precision":
+        return _fraction_score(precision, "the response has no claims")
+    if mode == "recall":
+        return _fraction_score(recall, "the reference has no claims")
+    missing = "the response has no claims" if precision is None else "the reference has no claims"
+    if precision is None and recall is None:
+        missing = "neither the response nor the reference has claims"
+    return _f_beta(precision, recall, beta_sq, missing)
+
+
+@dataclass(frozen=True)
+class AnswerCorrectnessWeights:
+    """Weights of factual correctness and semantic similarity, normalised by their sum.
+
+    Normalised (as RAGAS's `np.average` does) rather than required to sum to 1, so (3, 1) means
+    75/25 and a custom pair like (0.6, 0.4) needs no care about float sums. Both must be finite
+    and non-negative, and their sum positive.
+    """
+
+    factual: float
+    semantic: float
+
+    def __post_init__(self) -> None:
+        for name in ("factual", "semantic"):
+            w = getattr(self, name)
+            if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or w < 0:
+                raise ValueError(f"weight {name} must be a finite number >= 0, got {w!r}")
+        if self.factual + self.semantic <= 0:
+            raise ValueError("at least one weight must be positive")
+
+
+WEIGHT_PRESETS: Mapping[str, AnswerCorrectnessWeights] = {
+    "default": AnswerCorrectnessWeights(0.75, 0.25),
+    "equal": AnswerCorrectnessWeights(0.5, 0.5),
+    "factual-focused": AnswerCorrectnessWeights(0.9, 0.1),
+    "semantic-focused": AnswerCorrectnessWeights(0.1, 0.9),
+}
+
+
+def answer_correctness(
+    factual: Score,
+    similarity: Score,
+    *,
+    weights: AnswerCorrectnessWeights | str = "default",
+) -> Score:
+    """Weighted mean of factual correctness (F-beta) and semantic similarity.
+
+    Formula: (w_f·F + w_s·S) / (w_f + w_s), weights from `WEIGHT_PRESETS` by name or custom.
+    Give `factual` from `factual_correctness(ClaimCounts(...))`: one TP/FP/FN classification,
+    as RAGAS does. The seed's route through `ClaimVerdicts` costs 4 calls instead of 3.
+    When one side has no statements, the classification call can be skipped and the counts are
+    known anyway (no response statement: TP = FP = 0, FN = all reference statements). RAGAS
+    scores that case as a perfect factual match (1.0); here it is 0.0.
+    LLM calls: 3 (statements of response and reference, one classification). Embeddings: 2.
+    Degenerate: a component with a positive weight that is undetermined makes the whole
+    undetermined; a component weighted 0 is ignored, determined or not.
+    """
+    if isinstance(weights, str) and weights not in WEIGHT_PRESETS:
+        raise ValueError(f"unknown weights preset {weights!r}; presets: {', '.join(WEIGHT_PRESETS)}")
+    w = WEIGHT_PRESETS[weights] if isinstance(weights, str) else weights
+    parts = [(w.factual, factual, "factual correctness"), (w.semantic, similarity, "semantic similarity")]
+    for weight, score, name in parts:
+        if weight > 0 and score.status != "ok":
+            return Score.undetermined(f"{name}: {score.reason}")
+    total = math.fsum(weight * score.value for weight, score, _ in parts if weight > 0)
+    return Score.ok(total / (w.factual + w.semantic))
+
+
+# --- context relevance (NVIDIA style) ----------------------------------------------------------
+
+
+def context_relevance(ratings: Sequence[int]) -> Score:
+    """Mean relevance of the retrieved contexts to the question, on the judge's 0/1/2 scale.
+
+    Formula (seed 002): (1/N) · Σ r_i / 2, r_i ∈ {0, 1, 2} the rating of context i; computed as
+    Σ r_i / (2N). One rating per context as the seed specifies; RAGAS's NVIDIA-style metric rates the
+    joined contexts twice with two prompts and averages the judges, which the seed does not do.
+    LLM calls: 1 per context.
+    Degenerate: no context retrieved → 0.0 with a reason (a retrieval failure, as for
+    context_precision).
+    """
+    values = list(ratings)
+    for r in values:
+        if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer)) or r not in (0, 1, 2):
+            raise ValueError(f"context_relevance: a rating must be 0, 1 or 2, got {r!r}")
+    if not values:
+        return Score.ok(0.0, reason="no context was retrieved")
+    return Score.ok(_share(int(sum(values)), 2 * len(values)))
