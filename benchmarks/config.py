@@ -8,6 +8,8 @@ redacted wherever settings are shown (reports, logs, errors).
 from __future__ import annotations
 
 import dataclasses
+import json
+import math
 import os
 import tomllib
 import types
@@ -25,7 +27,8 @@ from benchmarks.errors import BenchError
 Source = Literal["default", "bench.toml", "env", "cli"]
 REDACTED = "***"
 CONFIG_FILE = "bench.toml"
-URL_SETTINGS = ("database_url", "embedding_base_url")  # shown with any password masked
+URL_SETTINGS = ("database_url", "embedding_base_url", "llm_base_url")  # shown with any password masked
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
 def _setting(default: Any, help: str, *, env: tuple[str, ...] = (), secret: bool = False) -> Any:
@@ -96,6 +99,43 @@ class Settings:
     )
     seed: int = _setting(0, "Seed for every sample and bootstrap, so reruns give identical numbers.")
     bootstrap_resamples: int = _setting(1000, "Bootstrap resamples for the 95% confidence intervals.")
+    llm_base_url: str | None = _setting(
+        None,
+        "Base URL of the OpenAI-compatible chat endpoint (https://api.openai.com/v1, "
+        "https://openrouter.ai/api/v1, a local vLLM).",
+        env=("BENCH_LLM_BASE_URL", "OPENAI_BASE_URL"),
+    )
+    llm_api_key: str | None = _setting(
+        None,
+        "API key of the chat endpoint (environment only).",
+        env=("BENCH_LLM_API_KEY", "OPENAI_API_KEY"),
+        secret=True,
+    )
+    llm_model: str | None = _setting(None, "Default chat model, e.g. google/gemini-2.5-flash.")
+    llm_models: tuple[str, ...] | None = _setting(
+        None,
+        "Chat models compared by multi-model evaluation (bench.toml: a list; environment: comma-separated). "
+        "Unset means llm_model alone.",
+    )
+    generator_model: str | None = _setting(None, "Chat model that writes answers (default: llm_model).")
+    judge_model: str | None = _setting(None, "Chat model that grades answers (default: llm_model).")
+    llm_temperature: float = _setting(0.0, "Sampling temperature of every chat call (0 for repeatable runs).")
+    llm_max_tokens: int = _setting(1000, "Most tokens a chat call may generate.")
+    llm_top_p: float = _setting(1.0, "Nucleus sampling top_p of every chat call.")
+    llm_concurrency: int = _setting(16, "Chat calls in flight at once.")
+    llm_max_attempts: int = _setting(
+        6, "Tries per chat call on 429, 5xx, timeouts and connection errors (backoff 2 s doubling to 30 s)."
+    )
+    llm_timeout_s: float = _setting(120.0, "Seconds one chat request may take before it counts as timed out.")
+    llm_cache: bool = _setting(
+        True, "Keep chat replies in a cache under data_dir, so a rerun pays only for prompts it has not sent."
+    )
+    llm_prices: dict[str, dict[str, float]] | None = _setting(
+        None,
+        "USD per 1M tokens by model, for the cost in reports. bench.toml, at the end of the file: "
+        '[llm_prices] then one line per model, "openai/gpt-4o-mini" = { input = 0.15, output = 0.6 }; '
+        "environment: the same table as JSON.",
+    )
 
     def redacted(self) -> dict[str, Any]:
         """The settings as they may appear in a report: secrets masked, paths as strings."""
@@ -201,11 +241,24 @@ def _coerce(name: str, raw: Any, where: str) -> Any:
         if raw not in choices:
             raise BenchError(f"{where}: expected one of {', '.join(choices)}, got {raw!r}")
         return raw
+    if target is bool:
+        return _to_bool(raw, where)
+    if typing.get_origin(target) is tuple:
+        return _to_names(raw, where)
+    if typing.get_origin(target) is dict:
+        return _to_prices(raw, where)
     try:
         if target is int:
             if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
                 raise ValueError
             return int(raw)
+        if target is float:
+            if isinstance(raw, bool):
+                raise TypeError
+            value = float(raw)
+            if not math.isfinite(value):
+                raise ValueError
+            return value
         if isinstance(raw, Path):  # typer hands path options over as Path objects
             raw = str(raw)
         if not isinstance(raw, (str, int)) or isinstance(raw, bool):
@@ -219,16 +272,67 @@ def _coerce(name: str, raw: Any, where: str) -> Any:
         raise BenchError(f"{where}: expected {target.__name__}, got {raw!r}") from None
 
 
+def _to_bool(raw: Any, where: str) -> bool:
+    """TOML gives real booleans; the environment gives the words people write in shell scripts."""
+    if isinstance(raw, bool):
+        return raw
+    word = raw.strip().lower() if isinstance(raw, str) else None
+    if word in _TRUE or word in _FALSE:
+        return word in _TRUE
+    raise BenchError(f"{where}: expected true or false, got {raw!r}")
+
+
+def _to_names(raw: Any, where: str) -> tuple[str, ...]:
+    """A TOML list, or a comma-separated string from the environment (model ids contain no commas)."""
+    items = raw.split(",") if isinstance(raw, str) else raw
+    if not isinstance(items, (list, tuple)) or not all(isinstance(item, str) for item in items):
+        raise BenchError(f"{where}: expected a list of names, got {raw!r}")
+    names = tuple(item.strip() for item in items if item.strip())
+    for name in names:
+        if names.count(name) > 1:
+            raise BenchError(f"{where}: '{name}' is listed twice")
+    return names
+
+
+def _to_prices(raw: Any, where: str) -> dict[str, dict[str, float]]:
+    """model -> {input, output} in USD per 1M tokens; the environment spells the same table as JSON."""
+    expected = f"{where}: expected a table of model = {{ input = USD, output = USD }} per 1M tokens"
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError:
+            raise BenchError(f"{expected}, got text that is not JSON") from None
+    if not isinstance(raw, dict):
+        raise BenchError(f"{expected}, got {raw!r}")
+    prices: dict[str, dict[str, float]] = {}
+    for model, price in raw.items():
+        if not isinstance(price, dict) or set(price) != {"input", "output"}:
+            raise BenchError(f"{expected}; model '{model}' has {price!r}")
+        for side, value in price.items():
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value < math.inf:
+                raise BenchError(f"{expected}; model '{model}' {side} must be a number of at least 0, "
+                                 f"got {value!r}")
+        prices[model] = {"input": float(price["input"]), "output": float(price["output"])}
+    return prices
+
+
 def _validate(s: Settings, origins: Mapping[str, str]) -> None:
     def fail(name: str, problem: str) -> None:
         where = origins.get(name, f"setting {name}")
         raise BenchError(f"{where}: {problem}, got {getattr(s, name)}")
 
     positive = ("ef_search", "hnsw_m", "hnsw_ef_construction", "retrieval_batch_size", "retrieval_workers",
-                "top_k", "consistency_runs", "neighbours", "pairwise_limit", "embedding_batch_size")
+                "top_k", "consistency_runs", "neighbours", "pairwise_limit", "embedding_batch_size",
+                "llm_max_tokens", "llm_concurrency", "llm_max_attempts")
     for name in positive:
         if getattr(s, name) < 1:
             fail(name, "must be at least 1")
+    if not 0 <= s.llm_temperature <= 2:
+        fail("llm_temperature", "must be between 0 and 2")
+    if not 0 < s.llm_top_p <= 1:
+        fail("llm_top_p", "must be above 0 and at most 1")
+    if s.llm_timeout_s <= 0:
+        fail("llm_timeout_s", "must be above 0")
     for name in ("latency_queries", "bootstrap_resamples"):
         if getattr(s, name) < 0:
             fail(name, "must not be negative")

@@ -2,6 +2,11 @@
 
 Embeddings are deterministic hashed bags of words, so retrieval over them is meaningful without a
 model. The server can be told to fail its first requests, to exercise the client's retries.
+
+Chat completions are scripted per test: queued `Reply`s are served first, then `responder` (a
+function of the request body) if set, then a fixed default text. Every request is logged, and the
+most requests ever handled at once is recorded, so tests can check bench's concurrency bound.
+`latency` delays every chat reply, to measure throughput against a slow endpoint.
 """
 
 from __future__ import annotations
@@ -10,9 +15,16 @@ import hashlib
 import json
 import re
 import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
 
 import numpy as np
+
+DEFAULT_TEXT = "OK"
 
 
 def hashed_embedding(text: str, dimension: int) -> list[float]:
@@ -23,24 +35,68 @@ def hashed_embedding(text: str, dimension: int) -> list[float]:
     return (vector / norm if norm else vector).tolist()
 
 
+@dataclass
+class Reply:
+    """One scripted chat reply: a completion of `text`, or an error when `status` is not 200."""
+
+    text: str = DEFAULT_TEXT
+    status: int = 200
+    headers: dict[str, str] = field(default_factory=dict)
+    body: dict[str, Any] | None = None  # sent as is instead of the completion or error built here
+    delay: float = 0.0  # seconds before replying, e.g. longer than the client's timeout
+    usage: tuple[int, int] | None = None  # (prompt, completion) tokens; default: word counts
+    message: str | None = None  # the error message of a non-200 reply
+
+
+class _Server(ThreadingHTTPServer):
+    request_queue_size = 128  # a burst of concurrent connections must not overflow the listen backlog
+
+
 class FakeOpenAI:
-    def __init__(self, *, dimension: int = 64, api_key: str = "", fail_first: int = 0):
+    def __init__(self, *, dimension: int = 64, api_key: str = "", fail_first: int = 0, latency: float = 0.0,
+                 default_text: str = DEFAULT_TEXT):
         self.dimension = dimension
         self.api_key = api_key
         self.fail_first = fail_first
-        self.requests: list[dict] = []
+        self.latency = latency
+        self.default_text = default_text
+        self.responder: Callable[[dict[str, Any]], Reply] | None = None
+        self.requests: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._script: deque[Reply] = deque()
+        self._lock = threading.Lock()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
+            # keep-alive, and headers and body not held back by Nagle's algorithm waiting for a delayed ACK
+            # (40 ms a reply): otherwise the server, not the client, would limit a throughput benchmark
+            protocol_version = "HTTP/1.1"
+            disable_nagle_algorithm = True
+
             def log_message(self, *args):  # keep test output clean
                 pass
 
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                server.requests.append({"path": self.path, "body": body,
-                                        "authorization": self.headers.get("Authorization")})
-                if server.fail_first > 0:
-                    server.fail_first -= 1
+                headers = {name.lower(): value for name, value in self.headers.items()}
+                with server._lock:
+                    server.requests.append({"path": self.path, "body": body, "headers": headers,
+                                            "authorization": self.headers.get("Authorization")})
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                try:
+                    self._answer(body)
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
+
+            def _answer(self, body):
+                with server._lock:
+                    failing = server.fail_first > 0
+                    if failing:
+                        server.fail_first -= 1
+                if failing:
                     return self._reply(500, {"error": {"message": "temporarily unavailable"}})
                 if server.api_key and self.headers.get("Authorization") != f"Bearer {server.api_key}":
                     return self._reply(401, {"error": {"message": "bad key"}})
@@ -51,19 +107,63 @@ class FakeOpenAI:
                             for i, t in enumerate(texts)]
                     return self._reply(200, {"object": "list", "data": data, "model": body["model"],
                                              "usage": {"prompt_tokens": 0, "total_tokens": 0}})
+                if self.path.endswith("/chat/completions"):
+                    reply = server._next_reply(body)
+                    time.sleep(server.latency + reply.delay)
+                    return self._reply(reply.status, server._payload(reply, body), reply.headers)
                 return self._reply(404, {"error": {"message": "not found"}})
 
-            def _reply(self, status, payload):
+            def _reply(self, status, payload, headers=None):
                 raw = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(raw)))
-                self.end_headers()
-                self.wfile.write(raw)
+                try:
+                    self.send_response(status)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(raw)))
+                    for name, value in (headers or {}).items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(raw)
+                except (BrokenPipeError, ConnectionResetError):  # the client timed out and hung up
+                    pass
 
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd = _Server(("127.0.0.1", 0), Handler)
         self.base_url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        # a short poll interval: shutdown() waits for it, at the end of every test
+        self.thread = threading.Thread(target=self.httpd.serve_forever, kwargs={"poll_interval": 0.02},
+                                       daemon=True)
+
+    def script(self, *replies: Reply) -> None:
+        """Queue replies for the next chat requests, in order."""
+        with self._lock:
+            self._script.extend(replies)
+
+    @property
+    def chat_requests(self) -> list[dict[str, Any]]:
+        with self._lock:
+            return [r for r in self.requests if r["path"].endswith("/chat/completions")]
+
+    def _next_reply(self, body: dict[str, Any]) -> Reply:
+        with self._lock:
+            if self._script:
+                return self._script.popleft()
+        return self.responder(body) if self.responder else Reply(text=self.default_text)
+
+    @staticmethod
+    def _payload(reply: Reply, request: dict[str, Any]) -> dict[str, Any]:
+        if reply.body is not None:
+            return reply.body
+        if reply.status != 200:
+            message = reply.message or f"scripted HTTP {reply.status}"
+            return {"error": {"message": message, "type": "scripted"}}
+        words = sum(len(str(m.get("content", "")).split()) for m in request["messages"])
+        prompt, completion = reply.usage or (words, len(reply.text.split()))
+        return {
+            "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": request["model"],
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": reply.text}}],
+            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
+                      "total_tokens": prompt + completion},
+        }
 
     def __enter__(self) -> FakeOpenAI:
         self.thread.start()

@@ -1,0 +1,151 @@
+"""Judge prompt templates by call and language, and the registry of which metric makes which call.
+
+Templates are plain `str.format` text files shipped inside the package (`benchmarks/prompts/<lang>/
+<call>.txt`), so a wording change is a reviewable diff and its sha256 in a report says exactly
+which prompt produced a number. `METRIC_CALLS` is the one place an orchestrator learns, for a
+metric, which calls to make, which variables each needs and which shape its answer must have.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import string
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+from typing import Literal, get_args
+
+from benchmarks.judge import shapes
+
+Language = Literal["en", "ru"]
+LANGUAGES: tuple[Language, ...] = get_args(Language)
+
+
+@dataclass(frozen=True)
+class JudgeCall:
+    """One kind of judge request: its template name, the variables it renders, its answer's shape."""
+
+    name: str
+    variables: frozenset[str]
+    shape: type[shapes.Shape]
+
+
+def _call(name: str, shape: type[shapes.Shape], *variables: str) -> JudgeCall:
+    return JudgeCall(name=name, variables=frozenset(variables), shape=shape)
+
+
+# `text` is whichever side is decomposed (the response or the reference); `statements` is a JSON
+# list from `statements_block`; `context` is one context or the joined contexts, as the metric says.
+STATEMENTS = _call("statements", shapes.Statements, "question", "text")
+STATEMENT_VERDICTS = _call("statement_verdicts", shapes.StatementVerdicts, "context", "statements")
+CONTEXT_USEFULNESS = _call("context_usefulness", shapes.ContextUsefulness, "question", "context", "reference")
+REFERENCE_ATTRIBUTION = _call(
+    "reference_attribution", shapes.Attributions, "question", "context", "reference"
+)
+ENTITIES = _call("entities", shapes.Entities, "text")
+QUESTION_GENERATION = _call("question_generation", shapes.GeneratedQuestion, "response")
+CLAIMS = _call("claims", shapes.Claims, "text")
+STATEMENT_CLASSIFICATION = _call(
+    "statement_classification",
+    shapes.StatementClassification,
+    "question",
+    "response_statements",
+    "reference_statements",
+)
+CONTEXT_RATING = _call("context_rating", shapes.ContextRating, "question", "context")
+
+CALLS: Mapping[str, JudgeCall] = {
+    call.name: call
+    for call in (
+        STATEMENTS,
+        STATEMENT_VERDICTS,
+        CONTEXT_USEFULNESS,
+        REFERENCE_ATTRIBUTION,
+        ENTITIES,
+        QUESTION_GENERATION,
+        CLAIMS,
+        STATEMENT_CLASSIFICATION,
+        CONTEXT_RATING,
+    )
+}
+
+# Distinct calls per metric, in the order they are made; how often each is repeated per sample
+# (per context, per side, n questions) is in the table of `benchmarks.metrics.judged`.
+METRIC_CALLS: Mapping[str, tuple[JudgeCall, ...]] = {
+    "faithfulness": (STATEMENTS, STATEMENT_VERDICTS),
+    "context_precision": (CONTEXT_USEFULNESS,),
+    "context_recall": (REFERENCE_ATTRIBUTION,),
+    "context_entity_recall": (ENTITIES,),
+    "noise_sensitivity": (STATEMENTS, STATEMENT_VERDICTS),
+    "response_relevancy": (QUESTION_GENERATION,),
+    "factual_correctness": (CLAIMS, STATEMENT_VERDICTS),
+    "answer_correctness": (STATEMENTS, STATEMENT_CLASSIFICATION),
+    "context_relevance": (CONTEXT_RATING,),
+}
+
+
+class TemplateError(ValueError):
+    """A template asked for under the wrong name, language or variables."""
+
+
+def calls_of(metric: str) -> tuple[JudgeCall, ...]:
+    """The judge calls a metric makes; an unknown metric is an error listing the known ones."""
+    if metric not in METRIC_CALLS:
+        raise TemplateError(f"no judge calls for metric {metric!r}; known: {', '.join(METRIC_CALLS)}")
+    return METRIC_CALLS[metric]
+
+
+def _check(call: str, language: str) -> JudgeCall:
+    if call not in CALLS:
+        raise TemplateError(f"unknown judge call {call!r}; known: {', '.join(CALLS)}")
+    if language not in LANGUAGES:
+        raise TemplateError(
+            f"no {call!r} template in language {language!r}; languages: {', '.join(LANGUAGES)}"
+        )
+    return CALLS[call]
+
+
+@cache
+def _template_bytes(call: str, language: str) -> bytes:
+    return (files("benchmarks") / "prompts" / language / f"{call}.txt").read_bytes()
+
+
+def load_template(call: str, language: Language) -> str:
+    """The raw template text, read from the installed package so wheels and checkouts agree."""
+    _check(call, language)
+    return _template_bytes(call, language).decode("utf-8")
+
+
+def template_sha256(call: str, language: Language) -> str:
+    """Hash of the template file's bytes: what a report records to pin the exact prompt."""
+    _check(call, language)
+    return hashlib.sha256(_template_bytes(call, language)).hexdigest()
+
+
+def template_fields(call: str, language: Language) -> frozenset[str]:
+    """The placeholders the template text actually contains (doubled braces are literal)."""
+    text = load_template(call, language)
+    return frozenset(field for _, field, _, _ in string.Formatter().parse(text) if field is not None)
+
+
+def render(call: str, language: Language, variables: Mapping[str, str]) -> str:
+    """The prompt for one request; a missing or unexpected variable names the template.
+
+    Checked against the registry, not left to `str.format`, so a typo in a variable name fails
+    even when it would otherwise be silently ignored (extra keyword arguments are).
+    """
+    declared = _check(call, language).variables
+    given = frozenset(variables)
+    if given != declared:
+        missing, extra = sorted(declared - given), sorted(given - declared)
+        raise TemplateError(
+            f"template {language}/{call}.txt: missing variables {missing}, unexpected variables {extra}"
+        )
+    return load_template(call, language).format_map(dict(variables))
+
+
+def statements_block(statements: Sequence[str]) -> str:
+    """Statements as the JSON array the templates show, non-ASCII kept readable for the judge."""
+    return json.dumps(list(statements), ensure_ascii=False, indent=2)

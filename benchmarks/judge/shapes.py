@@ -1,0 +1,212 @@
+"""The JSON each judge call must answer with, as frozen pydantic models.
+
+The models are strict (no "1" for 1, no true for 1) so a judge that drifts from the requested
+format is a `parse_error` that the repair prompt can quote, not a silently coerced verdict.
+Whether an empty list is a valid answer is decided per call and noted on each model: a text may
+honestly contain no statements, claims or entities, and the score functions turn that into an
+undetermined score or 0.0 with a reason; a list of verdicts on statements that were sent is never
+empty. When the caller knows how many items the answer must hold, `expecting(...)` gives a
+stricter subclass, so a verdict list that skips or invents a statement fails validation too.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Annotated, ClassVar, Literal
+
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, model_validator
+
+Text = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+"""A statement, claim, entity or question: whitespace alone is not one."""
+
+Reason = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1)]
+"""The judge's explanation, kept per verdict because reports show it per sample."""
+
+
+def _not_bool(value: object) -> object:
+    """JSON true is not 1: pydantic accepts it for Literal[0, 1] even in strict mode."""
+    if isinstance(value, bool):
+        # ValueError, not TypeError: only the former becomes a pydantic ValidationError.
+        raise ValueError("a verdict is the number 0 or 1, not true/false")  # noqa: TRY004
+    return value
+
+
+Binary = Annotated[Literal[0, 1], BeforeValidator(_not_bool)]
+Rating = Annotated[Literal[0, 1, 2], BeforeValidator(_not_bool)]
+
+
+class Shape(BaseModel):
+    """Common configuration: immutable, strict types, unknown keys ignored (harmless chatter)."""
+
+    model_config = ConfigDict(frozen=True, strict=True)
+
+
+def _counted(base: type[Shape], count: int, name: str, **class_vars: int) -> type[Shape]:
+    """A subclass of `base` that knows how many items its answer must hold."""
+    if count < 1:
+        raise ValueError(f"{base.__name__}: an expected count must be at least 1, got {count}")
+    namespace = {"expected": count, "__module__": base.__module__, **class_vars}
+    return type(f"{base.__name__}{name}", (base,), namespace)
+
+
+# --- statements and claims ---------------------------------------------------------------------
+
+
+class Statements(Shape):
+    """Atomic, self-contained statements of a response or reference (faithfulness, noise
+    sensitivity, answer correctness). Empty is valid: an evasive answer makes no claim.
+    """
+
+    statements: list[Text]
+
+
+class Claims(Shape):
+    """Atomic claims of a text for factual correctness. Empty is valid, as for `Statements`."""
+
+    claims: list[Text]
+
+
+class Entities(Shape):
+    """Named entities of a text in canonical form (context entity recall). Empty is valid: a
+    reference without entities makes the recall undetermined, contexts without them score 0.
+    """
+
+    entities: list[Text]
+
+
+# --- verdicts on given statements --------------------------------------------------------------
+
+
+class StatementVerdict(Shape):
+    """Whether one statement can be inferred from the given text, and why."""
+
+    statement: Text
+    reason: Reason
+    verdict: Binary
+
+
+class StatementVerdicts(Shape):
+    """One verdict per statement sent, in the order sent (faithfulness, noise sensitivity,
+    factual correctness). Never empty: the call is only made when there are statements.
+    """
+
+    expected: ClassVar[int | None] = None
+
+    verdicts: list[StatementVerdict] = Field(min_length=1)
+
+    @model_validator(mode="after")
+    def _one_per_statement(self) -> StatementVerdicts:
+        if self.expected is not None and len(self.verdicts) != self.expected:
+            raise ValueError(
+                f"expected {self.expected} verdicts, one per statement, got {len(self.verdicts)}"
+            )
+        return self
+
+    @classmethod
+    def expecting(cls, statements: int) -> type[StatementVerdicts]:
+        """The shape for exactly `statements` verdicts."""
+        return _verdicts_for(statements)
+
+
+@cache
+def _verdicts_for(statements: int) -> type[StatementVerdicts]:
+    return _counted(StatementVerdicts, statements, f"Of{statements}")  # type: ignore[return-value]
+
+
+# --- per-context verdicts ----------------------------------------------------------------------
+
+
+class ContextUsefulness(Shape):
+    """Whether one retrieved context helped to arrive at the given answer (context precision)."""
+
+    reason: Reason
+    verdict: Binary
+
+
+class ContextRating(Shape):
+    """Relevance of one context to the question: 0 none, 1 partial, 2 full (context relevance)."""
+
+    reason: Reason
+    rating: Rating
+
+
+# --- reference attribution ---------------------------------------------------------------------
+
+
+class SentenceAttribution(Shape):
+    """Whether one sentence of the reference can be attributed to the retrieved contexts."""
+
+    statement: Text
+    reason: Reason
+    attributed: Binary
+
+
+class Attributions(Shape):
+    """The reference split into sentences, each classified (context recall). Empty is valid only
+    for an empty reference, which the score function reports as undetermined; the number of
+    sentences is the judge's to decide, so there is no expected count.
+    """
+
+    classifications: list[SentenceAttribution]
+
+
+# --- response relevancy ------------------------------------------------------------------------
+
+
+class GeneratedQuestion(Shape):
+    """A question the response answers, and whether the response is noncommittal (evasive)."""
+
+    question: Text
+    reason: Reason
+    noncommittal: Binary
+
+
+# --- answer correctness ------------------------------------------------------------------------
+
+
+class ClassifiedStatement(Shape):
+    """One statement placed in TP, FP or FN, and why."""
+
+    statement: Text
+    reason: Reason
+
+
+class StatementClassification(Shape):
+    """Response statements as TP (supported by the reference) or FP (not), and reference
+    statements the response misses as FN (answer correctness). Lists may be empty individually;
+    every response statement must land in TP or FP, so `expecting` checks |TP| + |FP| and that
+    FN does not exceed the reference's statements.
+    """
+
+    expected: ClassVar[int | None] = None
+    reference_total: ClassVar[int | None] = None
+
+    TP: list[ClassifiedStatement]
+    FP: list[ClassifiedStatement]
+    FN: list[ClassifiedStatement]
+
+    @model_validator(mode="after")
+    def _every_statement_classified(self) -> StatementClassification:
+        classified = len(self.TP) + len(self.FP)
+        if self.expected is not None and classified != self.expected:
+            raise ValueError(
+                f"expected {self.expected} response statements in TP and FP together, got {classified}"
+            )
+        if self.reference_total is not None and len(self.FN) > self.reference_total:
+            raise ValueError(
+                f"FN holds {len(self.FN)} statements, the reference has only {self.reference_total}"
+            )
+        return self
+
+    @classmethod
+    def expecting(cls, response: int, reference: int) -> type[StatementClassification]:
+        """The shape for `response` response statements against `reference` reference ones."""
+        return _classification_for(response, reference)
+
+
+@cache
+def _classification_for(response: int, reference: int) -> type[StatementClassification]:
+    if reference < 0:
+        raise ValueError(f"StatementClassification: reference count must be >= 0, got {reference}")
+    name = f"Of{response}And{reference}"
+    return _counted(StatementClassification, response, name, reference_total=reference)  # type: ignore[return-value]

@@ -1,0 +1,359 @@
+"""The one way bench talks to a chat model, for every tier that needs one.
+
+Any OpenAI-compatible endpoint, through the openai async client. A failed call never raises: it
+comes back as a `Completion` with status `api_error` and the reason, so one bad sample never stops a
+run of thousands. The client's own retries are off, so bench's policy below is the only one, and its
+waits go through an injectable `sleep`, so tests check them without waiting.
+
+Retried: HTTP 429, 5xx, timeouts and connection errors, up to `llm_max_attempts` tries, waiting the
+server's Retry-After (seconds or an HTTP date) when it gives one, else 2 s doubling up to 30 s. Any
+other status (400, 401, ...) is final at once: retrying cannot fix a bad request or a bad key.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC
+from email.utils import parsedate_to_datetime
+from typing import Any, Literal, Self
+
+import openai
+
+from benchmarks.config import REDACTED, Settings
+from benchmarks.errors import BenchError
+from benchmarks.services.llm_cache import FILE_NAME, CachedReply, LLMCache, cache_key
+
+Role = Literal["generator", "judge"]
+Status = Literal["ok", "api_error", "dry_run"]
+Message = Mapping[str, Any]  # {"role": "system" | "user" | "assistant", "content": str}
+Sleep = Callable[[float], Awaitable[None]]
+Progress = Callable[[int], None]
+
+ROLES: tuple[Role, ...] = ("generator", "judge")
+FIRST_WAIT_S = 2.0
+MAX_WAIT_S = 30.0
+MAX_RETRY_AFTER_S = 300.0  # a broken or hostile Retry-After must not stall a run for hours
+CHARS_PER_TOKEN = 4  # dry-run estimate: about 4 characters per token for English with GPT-style tokenizers
+_REASON_CHARS = 300
+_LIVE_COUNTS = ("calls", "http_requests", "cache_hits", "api_errors", "prompt_tokens", "completion_tokens")
+_DRY_RUN_COUNTS = ("dry_run_calls", "estimated_prompt_tokens", "estimated_completion_tokens")
+
+
+@dataclass(frozen=True)
+class Usage:
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+@dataclass(frozen=True)
+class Completion:
+    """One chat call's outcome. `usage` of a cached reply is what the original call used.
+
+    `latency_ms` runs from the first request to the last reply, backoff included and the wait for a
+    concurrency slot excluded; `attempts` is 0 for a reply served from the cache or a dry run.
+    """
+
+    status: Status
+    text: str | None
+    model: str
+    role: Role
+    usage: Usage
+    latency_ms: float
+    attempts: int
+    cached: bool
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    messages: Sequence[Message]
+    role: Role
+    model: str | None = None  # default: the role's model
+    options: Mapping[str, Any] = field(default_factory=dict)  # chat parameters; None drops a default
+
+
+@dataclass
+class _Tally:
+    """Counts for one (role, model)."""
+
+    calls: int = 0
+    http_requests: int = 0
+    cache_hits: int = 0
+    api_errors: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    dry_run_calls: int = 0
+    estimated_prompt_tokens: int = 0
+    estimated_completion_tokens: int = 0
+
+
+def model_for(settings: Settings, role: Role) -> str | None:
+    return getattr(settings, f"{role}_model") or settings.llm_model
+
+
+def require_llm(settings: Settings, *, dry_run: bool = False) -> None:
+    """Fail before any work when a chat call could not be made; a dry run needs models only."""
+    missing = [] if dry_run or settings.llm_base_url else ["llm_base_url"]
+    if any(model_for(settings, role) is None for role in ROLES):
+        missing.append("llm_model")
+    if missing:
+        raise BenchError(
+            f"no LLM is configured (missing: {', '.join(missing)}): set BENCH_LLM_BASE_URL or "
+            "OPENAI_BASE_URL, BENCH_LLM_API_KEY or OPENAI_API_KEY, and llm_model (bench.toml or "
+            "BENCH_LLM_MODEL); or grade without an LLM with --judge offline"
+        )
+
+
+class LLMService:
+    """Use one service per run: it holds the cache, the counters and the concurrency bound.
+
+    The client and the bound belong to the running event loop; a later `asyncio.run` gets new ones,
+    and `aclose()` (or `async with`) releases the current loop's.
+    """
+
+    def __init__(self, settings: Settings, *, dry_run: bool = False, sleep: Sleep = asyncio.sleep):
+        require_llm(settings, dry_run=dry_run)
+        self.settings = settings
+        self.dry_run = dry_run
+        self._sleep = sleep
+        self.cache = LLMCache(settings.data_dir / FILE_NAME) if settings.llm_cache else None
+        self._tallies: dict[tuple[Role, str], _Tally] = {}
+        self._bound: tuple[asyncio.AbstractEventLoop, openai.AsyncOpenAI, asyncio.Semaphore] | None = None
+
+    @property
+    def chat_models(self) -> tuple[str, ...]:
+        """The models a multi-model evaluation compares."""
+        return self.settings.llm_models or (str(self.settings.llm_model),)
+
+    def model_for(self, role: Role) -> str:
+        return str(model_for(self.settings, role))
+
+    async def complete(self, messages: Sequence[Message], *, role: Role, model: str | None = None,
+                       **options: Any) -> Completion:
+        model = model or self.model_for(role)
+        params = {name: value for name, value in {**self._defaults(), **options}.items() if value is not None}
+        sent = [dict(m) for m in messages]
+        tally = self._tallies.setdefault((role, model), _Tally())
+        key = cache_key(model, sent, params)
+        started = time.perf_counter()
+        if self.cache and (hit := self.cache.get(key)):
+            tally.cache_hits += 1
+            return Completion("ok", hit.text, model, role, Usage(hit.prompt_tokens, hit.completion_tokens),
+                              _ms_since(started), attempts=0, cached=True)
+        if self.dry_run:
+            return self._estimate(sent, params, model, role, tally)
+        client, gate = self._bind()
+        async with gate:
+            started = time.perf_counter()
+            response, attempts, error = await self._send(client, model, sent, params)
+        tally.calls += 1
+        tally.http_requests += attempts
+        text, usage = None, Usage()
+        if response is not None:
+            text, usage, error = _read(response)
+        if error is not None:
+            tally.api_errors += 1
+            return Completion("api_error", None, model, role, usage, _ms_since(started), attempts,
+                              cached=False, error=self._scrub(error))
+        tally.prompt_tokens += usage.prompt_tokens
+        tally.completion_tokens += usage.completion_tokens
+        if self.cache:
+            self.cache.put(key, model, CachedReply(str(text), usage.prompt_tokens, usage.completion_tokens))
+        return Completion("ok", text, model, role, usage, _ms_since(started), attempts, cached=False)
+
+    async def complete_many(self, requests: Iterable[ChatRequest], progress: Progress | None = None
+                            ) -> list[Completion]:
+        """All at once, at most `llm_concurrency` in flight; results in the order of the requests."""
+        async def one(request: ChatRequest) -> Completion:
+            result = await self.complete(request.messages, role=request.role, model=request.model,
+                                         **request.options)
+            if progress:
+                progress(1)
+            return result
+
+        return list(await asyncio.gather(*(one(r) for r in requests)))
+
+    @property
+    def calls(self) -> int:
+        """Calls sent to the endpoint (each may have taken several attempts)."""
+        return sum(t.calls for t in self._tallies.values())
+
+    @property
+    def cache_hits(self) -> int:
+        return sum(t.cache_hits for t in self._tallies.values())
+
+    @property
+    def dry_run_calls(self) -> int:
+        return sum(t.dry_run_calls for t in self._tallies.values())
+
+    @property
+    def api_errors(self) -> int:
+        return sum(t.api_errors for t in self._tallies.values())
+
+    def usage_report(self) -> dict[str, Any]:
+        """Calls, tokens and cost by role and model, for the report's volatile block.
+
+        Tokens count calls actually made (a cache hit is free). Cost needs `llm_prices`; models
+        missing from the table are listed and left out of the total. In a dry run the estimates are
+        prompt characters / 4 and max_tokens per call, so the estimated cost is an upper bound.
+        """
+        names = _LIVE_COUNTS + _DRY_RUN_COUNTS if self.dry_run else _LIVE_COUNTS
+        by_role: dict[str, dict[str, dict[str, Any]]] = {}
+        for (role, model), tally in sorted(self._tallies.items()):
+            entry: dict[str, Any] = {name: getattr(tally, name) for name in names}
+            entry["cost_usd"] = self._cost(model, tally.prompt_tokens, tally.completion_tokens)
+            if self.dry_run:
+                entry["estimated_cost_usd"] = self._cost(model, tally.estimated_prompt_tokens,
+                                                         tally.estimated_completion_tokens)
+            by_role.setdefault(role, {})[model] = entry
+        entries = [entry for models in by_role.values() for entry in models.values()]
+        prices = self.settings.llm_prices
+        unpriced = {model for _, model in self._tallies if prices is not None and model not in prices}
+        report: dict[str, Any] = {
+            "dry_run": self.dry_run,
+            "cache": self.cache is not None,
+            **{name: sum(entry[name] for entry in entries) for name in names},
+            "cost_usd": self._total(entries, "cost_usd"),
+            "unpriced_models": sorted(unpriced),
+            "by_role": by_role,
+        }
+        if self.dry_run:
+            report["estimated_cost_usd"] = self._total(entries, "estimated_cost_usd")
+            report["estimate_method"] = (f"prompt tokens = characters / {CHARS_PER_TOKEN}, rounded up; "
+                                         "completion tokens = max_tokens per call (an upper bound)")
+        return report
+
+    async def aclose(self) -> None:
+        """Close the running loop's client; one left by a finished loop cannot be closed and is dropped."""
+        if self._bound is not None and self._bound[0] is asyncio.get_running_loop():
+            await self._bound[1].close()
+        self._bound = None
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    def _defaults(self) -> dict[str, Any]:
+        s = self.settings
+        return {"temperature": s.llm_temperature, "max_tokens": s.llm_max_tokens, "top_p": s.llm_top_p}
+
+    def _bind(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
+        """The client and the concurrency bound of the running loop: both are tied to one event loop."""
+        loop = asyncio.get_running_loop()
+        if self._bound is None or self._bound[0] is not loop:
+            client = openai.AsyncOpenAI(base_url=self.settings.llm_base_url,
+                                        api_key=self.settings.llm_api_key or "unused",
+                                        max_retries=0, timeout=self.settings.llm_timeout_s)
+            self._bound = (loop, client, asyncio.Semaphore(self.settings.llm_concurrency))
+        return self._bound[1], self._bound[2]
+
+    async def _send(self, client: openai.AsyncOpenAI, model: str, messages: list[dict[str, Any]],
+                    params: dict[str, Any]) -> tuple[Any, int, str | None]:
+        """(response or None, attempts made, reason of the failure).
+
+        The caller holds a concurrency slot through the backoff, so an endpoint that asks bench to
+        slow down gets fewer requests instead of the freed slot's.
+        """
+        limit = self.settings.llm_max_attempts
+        attempt = 0
+        while True:
+            attempt += 1
+            try:
+                response = await client.chat.completions.create(model=model, messages=messages, **params)
+                return response, attempt, None
+            except openai.APIError as exc:
+                if not _retryable(exc):
+                    return None, attempt, _reason(exc)
+                if attempt >= limit:
+                    return None, attempt, f"{_reason(exc)} (gave up after {attempt} attempts)"
+                await self._sleep(backoff_s(attempt, exc))
+
+    def _estimate(self, messages: list[dict[str, Any]], params: dict[str, Any], model: str, role: Role,
+                  tally: _Tally) -> Completion:
+        prompt = math.ceil(sum(len(str(m.get("content") or "")) for m in messages) / CHARS_PER_TOKEN)
+        completion = int(params.get("max_tokens", self.settings.llm_max_tokens))
+        tally.dry_run_calls += 1
+        tally.estimated_prompt_tokens += prompt
+        tally.estimated_completion_tokens += completion
+        return Completion("dry_run", None, model, role, Usage(prompt, completion), 0.0, attempts=0,
+                          cached=False)
+
+    def _cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
+        price = (self.settings.llm_prices or {}).get(model)
+        if price is None:
+            return None
+        return (prompt_tokens * price["input"] + completion_tokens * price["output"]) / 1_000_000
+
+    def _total(self, entries: list[dict[str, Any]], name: str) -> float | None:
+        if self.settings.llm_prices is None:
+            return None
+        return sum(entry[name] for entry in entries if entry[name] is not None)
+
+    def _scrub(self, text: str) -> str:
+        """The key never leaves the process, even when an endpoint quotes it back in an error."""
+        key = self.settings.llm_api_key
+        return (text.replace(key, REDACTED) if key else text)[:_REASON_CHARS]
+
+
+def backoff_s(attempt: int, exc: openai.APIError) -> float:
+    """The wait after failed attempt `attempt` (1-based): Retry-After if given, else 2 s doubling to 30 s."""
+    asked = retry_after_s(exc.response.headers) if isinstance(exc, openai.APIStatusError) else None
+    if asked is not None:
+        return min(asked, MAX_RETRY_AFTER_S)
+    return min(FIRST_WAIT_S * 2 ** (attempt - 1), MAX_WAIT_S)
+
+
+def retry_after_s(headers: Mapping[str, str]) -> float | None:
+    """Retry-After as seconds: the header is either a number of seconds or an HTTP date."""
+    value = headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    if when.tzinfo is None:  # "-0000" dates come back naive; HTTP dates are always UTC
+        when = when.replace(tzinfo=UTC)
+    return max(0.0, when.timestamp() - time.time())
+
+
+def _retryable(exc: openai.APIError) -> bool:
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code == 429 or exc.status_code >= 500
+    return isinstance(exc, openai.APIConnectionError)  # timeouts included
+
+
+def _reason(exc: openai.APIError) -> str:
+    if isinstance(exc, openai.APITimeoutError):
+        return "request timed out"
+    if isinstance(exc, openai.APIStatusError):
+        body = exc.body.get("error", exc.body) if isinstance(exc.body, dict) else None
+        message = body.get("message") if isinstance(body, dict) else None
+        return f"HTTP {exc.status_code}: {message or exc.message}".splitlines()[0]
+    if isinstance(exc, openai.APIConnectionError):
+        return f"connection error: {exc.__cause__ or exc.message}".splitlines()[0]
+    return f"{type(exc).__name__}: {exc.message}".splitlines()[0]
+
+
+def _read(response: Any) -> tuple[str | None, Usage, str | None]:
+    """Text, usage and error of a 200 reply; some gateways answer 200 with an error body and no choices."""
+    choices = getattr(response, "choices", None)
+    usage = getattr(response, "usage", None)
+    tokens = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0) if usage else Usage()
+    if not choices:
+        return None, tokens, "the reply has no choices"
+    return choices[0].message.content or "", tokens, None
+
+
+def _ms_since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
