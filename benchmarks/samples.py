@@ -1,0 +1,22 @@
+"""A single-turn evaluation sample, whatever file it came from (RAGAS or bench column names)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+FIELDS = ("user_input", "retrieved_contexts", "response", "reference")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """RAGAS's SingleTurnSample fields; a field the file did not give is None, never a guessed value."""
+
+    id: str
+    user_input: str | None = None
+    retrieved_contexts: tuple[str, ...] | None = None
+    response: str | None = None
+    reference: str | None = None
+
+    def missing(self, needed: tuple[str, ...]) -> list[str]:
+        """The fields a metric needs that this sample lacks, by name, for a per-sample error."""
+        return [name for name in needed if getattr(self, name) is None]
