@@ -19,6 +19,7 @@ test-fast:                              ## pure tests only (no database, no mode
 
 perf:                                   ## performance benchmarks; writes BENCHMARKS.md
 	$(BIN)/python -m perf.run
+	$(BIN)/python -m perf.llm
 
 synthetic:                              ## regenerate the shipped synthetic datasets (deterministic)
 	$(BIN)/python -m benchmarks.synthetic --out datasets

@@ -175,10 +175,99 @@ for _name, _summary in (
     ("judge-pipeline", "The production show/no-show judge as a classifier"),
     ("ux", "User experience: semantic cache hit rate, multi-turn context preservation"),
     ("real-users", "Retrieval on logged real questions, chunk utilisation, topic coverage"),
-    ("evaluate", "RAGAS-style single-turn metrics on samples"),
     ("compare", "Two reports side by side, for pull requests and nightly regressions"),
 ):
     _not_implemented(_name, _summary)
+
+
+@app.command()
+@guarded
+def evaluate(
+    dataset: Annotated[Path, typer.Option("--dataset", "-d", help="Samples as JSONL or CSV, with RAGAS column "
+                                          "names (user_input, retrieved_contexts, response, reference) or bench's "
+                                          "(question, contexts, answer, reference_answer).")],
+    metrics: Annotated[str, typer.Option("--metrics", "-m", help="Comma-separated metrics: faithfulness, "
+                                         "context_precision, context_recall, context_entity_recall, "
+                                         "noise_sensitivity, response_relevancy, semantic_similarity, "
+                                         "factual_correctness, answer_correctness, context_relevance.")],
+    models: Annotated[Optional[str], typer.Option("--models", help="Comma-separated judge models; each metric "
+                                                  "runs on every one (default: llm_models, else judge_model).")] = None,
+    language: Annotated[str, typer.Option("--language", help="Prompt and explanation language: en or ru.")] = "en",
+    judge: Annotated[str, typer.Option("--judge", help="llm: the configured LLM judges; offline: embedding and "
+                                       "token-overlap proxies, for metrics where one is meaningful.")] = "llm",
+    questions: Annotated[int, typer.Option("--questions", help="response_relevancy: questions generated per "
+                                           "response.")] = 3,
+    threshold: Annotated[Optional[float], typer.Option("--threshold", help="semantic_similarity: report 1.0 when "
+                                                       "the cosine is at least this, else 0.0.")] = None,
+    weights: Annotated[str, typer.Option("--weights", help="answer_correctness: default (0.75/0.25), equal, "
+                                         "factual-focused, semantic-focused, or 'F,S' custom weights.")] = "default",
+    factual_mode: Annotated[str, typer.Option("--factual-mode", help="factual_correctness: f1, precision or "
+                                              "recall.")] = "f1",
+    beta: Annotated[float, typer.Option("--beta", help="factual_correctness: beta of the F-beta score.")] = 1.0,
+    noise_mode: Annotated[str, typer.Option("--noise-mode", help="noise_sensitivity: relevant or "
+                                            "irrelevant.")] = "relevant",
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the judge calls and an estimate of prompt "
+                                          "tokens the run would need, and make none.")] = False,
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the LLM response "
+                                           "cache.")] = False,
+    concurrency: Annotated[Optional[int], _opt("llm_concurrency", "concurrency")] = None,
+    output_dir: OutputOpt = None,
+    config: ConfigOpt = None,
+    data_dir: DataDirOpt = None,
+    reports_dir: ReportsDirOpt = None,
+    embedding_model: ModelOpt = None,
+) -> None:
+    """RAGAS-style metrics on single-turn samples, judged by one or several LLMs (or offline proxies)."""
+    from benchmarks.console import print_summary
+    from benchmarks.evaluate import EvaluateRequest, parse_metrics, parse_weights, run_evaluate
+    from benchmarks.judge.llm_judge import JudgeOptions
+
+    flags = {"llm_concurrency": concurrency, "data_dir": data_dir, "reports_dir": reports_dir,
+             "embedding_model": embedding_model, "llm_cache": False if no_cache else None}
+    settings, sources = load_settings(flags, config_file=config)
+    _choice("--language", language, ("en", "ru"))
+    _choice("--judge", judge, ("llm", "offline"))
+    _choice("--factual-mode", factual_mode, ("f1", "precision", "recall"))
+    _choice("--noise-mode", noise_mode, ("relevant", "irrelevant"))
+    request = EvaluateRequest(
+        path=dataset,
+        metrics=parse_metrics(metrics),
+        backend=judge,  # type: ignore[arg-type]
+        language=language,  # type: ignore[arg-type]
+        models=tuple(m.strip() for m in models.split(",") if m.strip()) if models else None,
+        options=JudgeOptions(questions=questions, threshold=threshold, weights=parse_weights(weights),
+                             factual_mode=factual_mode, beta=beta, noise_mode=noise_mode),  # type: ignore[arg-type]
+    )
+    if dry_run:
+        _print_plan(request, settings)
+        return
+    outcome = run_evaluate(request, settings, sources, output_dir=output_dir, stderr=stderr)
+    print_summary(outcome.report, outcome.directory, stdout)
+
+
+def _choice(option: str, value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise BenchError(f"{option}: expected one of {', '.join(choices)}, got {value!r}")
+
+
+def _print_plan(request: Any, settings: Any) -> None:
+    from rich.table import Table
+
+    from benchmarks.evaluate import judge_models, plan, read_samples
+    from benchmarks.services.llm import require_llm
+
+    if request.backend == "offline":
+        raise BenchError("--dry-run counts LLM calls; --judge offline makes none")
+    require_llm(settings, dry_run=True)
+    models = judge_models(request, settings)
+    rows = plan(request, read_samples(request), models)
+    table = Table(title=f"dry run: {', '.join(models)} (no call made)")
+    for column in ("metric", "calls", "estimated prompt tokens"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    for row in rows:
+        table.add_row(row["metric"], str(row["calls"]), str(row["estimated_prompt_tokens"]))
+    table.add_row("total", str(sum(r["calls"] for r in rows)), str(sum(r["estimated_prompt_tokens"] for r in rows)))
+    stdout.print(table)
 
 
 @db_app.command("upgrade")

@@ -8,12 +8,12 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.report_markdown import format_ci, format_value
+from benchmarks.report_markdown import dataset_counts, format_ci, format_value
 
 
 def print_summary(report: dict[str, Any], directory: Path, console: Console) -> None:
     ds = report["dataset"]
-    table = Table(title=f"{report['title']} · {ds['name']} ({ds['questions']} questions, {ds['documents']} documents)")
+    table = Table(title=f"{report['title']} · {ds['name']} ({dataset_counts(ds)})")
     table.add_column("metric")
     table.add_column("value", justify="right")
     table.add_column("95% CI")
@@ -29,8 +29,16 @@ def print_summary(report: dict[str, Any], directory: Path, console: Console) -> 
                       f"({latency['n']} single queries)")
     embedder = report["provenance"].get("embedder")
     if embedder:
-        console.print(f"embedder: {embedder['id']} ({embedder['dimension']} d) · index: "
-                      f"{report['provenance']['index']['type']}")
+        index = report["provenance"].get("index")
+        console.print(f"embedder: {embedder['id']} ({embedder['dimension']} d)"
+                      + (f" · index: {index['type']}" if index else ""))
+    judge = report["provenance"].get("judge")
+    if judge:
+        console.print(f"judge: {judge['backend']} ({', '.join(judge['models'])}), language {judge['language']}")
+    llm = report["volatile"].get("llm")
+    if llm:
+        console.print(f"LLM calls: {llm['calls']} made, {llm['cache_hits']} from cache, {llm['api_errors']} failed; "
+                      f"tokens {llm['prompt_tokens']} in / {llm['completion_tokens']} out")
     indexing = report["volatile"].get("indexing")
     if indexing:
         reuse = "reused the stored index" if indexing["reused"] else (

@@ -46,6 +46,17 @@ class Dataset:
     questions: tuple[Question, ...]
     warnings: tuple[Warning, ...] = ()
 
+    def report_block(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "language": self.language,
+            "format": self.format,
+            "content_sha256": self.content_sha256,
+            "documents": len(self.chunks),
+            "questions": len(self.questions),
+        }
+
     def url_qrels(self) -> dict[str, dict[str, int]]:
         """Judgments at page level: a url is as relevant as its best judged chunk."""
         url_of = {c.id: c.url for c in self.chunks}

@@ -19,7 +19,8 @@ from typing import Any
 from benchmarks import __version__
 from benchmarks.config import Settings, Source
 from benchmarks.dataset import Dataset
-from benchmarks.tiers.base import Tier, TierResult
+from benchmarks.samples import SampleSet
+from benchmarks.tiers.base import ReportKind, TierResult
 
 SCHEMA_VERSION = 1
 DIGITS = 6
@@ -29,9 +30,9 @@ PACKAGES = ("numpy", "scipy", "torch", "sentence-transformers", "transformers", 
 
 
 def build(
-    tier: Tier,
+    tier: ReportKind,
     result: TierResult,
-    dataset: Dataset,
+    dataset: Dataset | SampleSet,
     settings: Settings,
     sources: dict[str, Source],
     volatile: dict[str, Any],
@@ -44,15 +45,7 @@ def build(
         "tier_version": tier.version,
         "title": tier.title,
         "main_metric": tier.main_metric,
-        "dataset": {
-            "name": dataset.name,
-            "version": dataset.version,
-            "language": dataset.language,
-            "format": dataset.format,
-            "content_sha256": dataset.content_sha256,
-            "documents": len(dataset.chunks),
-            "questions": len(dataset.questions),
-        },
+        "dataset": dataset.report_block(),
         "provenance": {
             "bench_version": __version__,
             **_git(),

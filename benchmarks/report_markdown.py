@@ -10,8 +10,8 @@ def render(report: dict[str, Any]) -> str:
     lines = [
         f"# {report['title']}: {ds['name']}",
         "",
-        f"Tier `{report['tier']}` v{report['tier_version']} · dataset `{ds['name']}` {ds['version']} "
-        f"(sha256 `{ds['content_sha256'][:12]}`, {ds['documents']} documents, {ds['questions']} questions) · "
+        f"Tier `{report['tier']}` v{report['tier_version']} · dataset `{ds['name']}` {ds.get('version', '')} "
+        f"(sha256 `{ds['content_sha256'][:12]}`, {dataset_counts(ds)}) · "
         f"bench {prov['bench_version']}" + (f" · commit `{prov['git_commit'][:12]}`" if prov.get("git_commit") else "")
         + (" (dirty)" if prov.get("git_dirty") else ""),
         "",
@@ -45,6 +45,10 @@ def render(report: dict[str, Any]) -> str:
         lines.append(f"| `{name}` | `{value}`" + (f" ({source})" if source else "") + " |")
     lines.append("")
     return "\n".join(lines)
+
+
+def dataset_counts(ds: dict[str, Any]) -> str:
+    return ", ".join(f"{ds[key]} {key}" for key in ("documents", "questions", "samples") if key in ds)
 
 
 def format_value(value: Any) -> str:

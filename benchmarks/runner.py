@@ -46,7 +46,7 @@ def run_tier(
     run_id = reports.new_run_id()
     started_at = datetime.now(UTC)
     started = time.perf_counter()
-    with _progress(stderr or Console(stderr=True)) as progress:
+    with progress_bar(stderr or Console(stderr=True)) as progress:
         result = tier.run(RunContext(settings=settings, dataset=dataset, progress=progress))
     volatile = {
         "run_id": run_id,
@@ -61,7 +61,7 @@ def run_tier(
     return RunOutcome(report=report, directory=directory)
 
 
-def _progress(console: Console) -> Progress:
+def progress_bar(console: Console) -> Progress:
     return Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),

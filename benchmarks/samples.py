@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from benchmarks.dataset import Warning
+
 FIELDS = ("user_input", "retrieved_contexts", "response", "reference")
 
 
@@ -20,3 +22,24 @@ class Sample:
     def missing(self, needed: tuple[str, ...]) -> list[str]:
         """The fields a metric needs that this sample lacks, by name, for a per-sample error."""
         return [name for name in needed if getattr(self, name) is None]
+
+
+@dataclass(frozen=True)
+class SampleSet:
+    """The samples of one file, identified like a dataset so reports compare only like with like."""
+
+    name: str
+    format: str
+    content_sha256: str
+    samples: tuple[Sample, ...]
+    language: str = ""
+    warnings: tuple[Warning, ...] = ()
+
+    def report_block(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "language": self.language,
+            "format": self.format,
+            "content_sha256": self.content_sha256,
+            "samples": len(self.samples),
+        }

@@ -224,7 +224,11 @@ def _write(rows: list[dict[str, Any]], data: Any) -> None:
         "|---|---|---|---|",
     ]
     lines += [f"| {r['what']} | {r['bench']} | {r['baseline']} | {r['ratio']} |" for r in rows]
-    (ROOT / "BENCHMARKS.md").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    path = ROOT / "BENCHMARKS.md"
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    start, end = old.find("<!-- llm -->"), old.find("<!-- /llm -->")
+    kept = "\n" + old[start : end + len("<!-- /llm -->")] + "\n" if 0 <= start < end else ""  # perf.llm's section
+    path.write_text("\n".join(lines) + "\n" + kept, encoding="utf-8")
     print("\n".join(lines))
 
 

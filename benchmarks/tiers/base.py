@@ -47,9 +47,15 @@ class RunContext:
 
 
 @dataclass(frozen=True)
-class Tier:
+class ReportKind:
+    """What a report says it is: the key `bench compare` uses to refuse unlike reports."""
+
     name: str
     version: str
     title: str
     main_metric: str
+
+
+@dataclass(frozen=True)
+class Tier(ReportKind):
     run: Callable[[RunContext], TierResult]

@@ -1,0 +1,307 @@
+"""`bench evaluate`: RAGAS-style metrics on single-turn samples, by one or several judges.
+
+Every (metric, sample, judge model) is one outcome with a status; a metric's value is the mean of
+its ok outcomes, with n and the error count beside it, and with several judge models the report
+also gives each model's mean and the agreement between them (mean absolute difference and
+Krippendorff's alpha), which no peer tool reports.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import math
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from rich.console import Console
+
+from benchmarks import report as report_doc
+from benchmarks.config import Settings, Source
+from benchmarks.errors import BenchError
+from benchmarks.judge.llm_judge import LOWER_IS_BETTER, NEEDS, JudgeOptions, JudgeOutcome, LLMJudge
+from benchmarks.judge.offline import OFFLINE_METRICS, describe, offline_score
+from benchmarks.judge.prompts import METRIC_CALLS, Language, calls_of, load_template, template_sha256
+from benchmarks.metrics.agreement import krippendorff_alpha, mean_absolute_difference
+from benchmarks.metrics.judged import WEIGHT_PRESETS, AnswerCorrectnessWeights
+from benchmarks.metrics.stats import summarize
+from benchmarks.runner import RunOutcome, progress_bar
+from benchmarks.samples import Sample, SampleSet
+from benchmarks.services import reports
+from benchmarks.services.database import connect
+from benchmarks.services.embedder import CachedEmbedder, build_embedder
+from benchmarks.services.llm import LLMService, model_for, require_llm
+from benchmarks.services.samples import load_samples
+from benchmarks.services.store import VectorStore
+from benchmarks.tiers.base import Metric, ReportKind, TierResult
+
+Backend = Literal["llm", "offline"]
+EMBEDDING_METRICS = frozenset({"response_relevancy", "semantic_similarity", "answer_correctness"})
+ERROR_STATUSES = ("parse_error", "api_error")
+VERSION = "1.0"
+
+
+@dataclass(frozen=True)
+class EvaluateRequest:
+    path: Path
+    metrics: tuple[str, ...]
+    backend: Backend
+    language: Language
+    models: tuple[str, ...] | None
+    options: JudgeOptions
+
+
+def parse_weights(text: str) -> str | AnswerCorrectnessWeights:
+    """A preset name, or 'F,S' for custom factual and semantic weights."""
+    if text in WEIGHT_PRESETS:
+        return text
+    try:
+        factual, semantic = (float(part) for part in text.split(","))
+    except ValueError:
+        raise BenchError(f"--weights: expected one of {', '.join(WEIGHT_PRESETS)} or 'F,S', got {text!r}") from None
+    return AnswerCorrectnessWeights(factual=factual, semantic=semantic)
+
+
+def parse_metrics(text: str) -> tuple[str, ...]:
+    names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
+    unknown = [n for n in names if n not in NEEDS]
+    if unknown or not names:
+        raise BenchError(f"--metrics: unknown metric(s) {', '.join(unknown) or '(none given)'}; "
+                         f"known: {', '.join(NEEDS)}")
+    return names
+
+
+def run_evaluate(request: EvaluateRequest, settings: Settings, sources: dict[str, Source], *,
+                 output_dir: Path | None, stderr: Console) -> RunOutcome:
+    samples = read_samples(request)
+    if request.backend == "offline":
+        unsupported = [m for m in request.metrics if m not in OFFLINE_METRICS]
+        if unsupported:
+            raise BenchError(f"--judge offline has no proxy for {', '.join(unsupported)}; offline metrics: "
+                             f"{', '.join(sorted(OFFLINE_METRICS))}")
+    else:
+        require_llm(settings)
+    run_id = reports.new_run_id()
+    started_at = datetime.now(UTC)
+    with progress_bar(stderr) as progress, _embedder(settings, request) as embedder:
+        task = progress.add_task("judging", total=len(request.metrics) * len(samples.samples))
+        if request.backend == "offline":
+            outcomes, llm_usage, models = _offline(request, samples.samples, embedder), None, ("offline",)
+        else:
+            outcomes, llm_usage, models = asyncio.run(
+                _judge(request, settings, samples.samples, embedder, lambda: progress.advance(task))
+            )
+    result = _result(request, samples, outcomes, models, settings, embedder_info=_embedder_info(embedder))
+    result.volatile.update(llm=llm_usage, embedding_cache=asdict(embedder.stats) if embedder else None)
+    volatile = {"run_id": run_id, "started_at": started_at.isoformat(timespec="seconds"),
+                "duration_s": round((datetime.now(UTC) - started_at).total_seconds(), 3)}
+    kind = ReportKind("evaluate", VERSION, "RAGAS-style evaluation", main_metric=request.metrics[0])
+    report = report_doc.build(kind, result, samples, settings, sources, volatile)
+    directory = output_dir or reports.run_directory(settings.reports_dir, samples.name, kind.name, run_id)
+    reports.write_run(directory, report, result.items, result.files)
+    if output_dir is None:
+        reports.point_latest(directory)
+    return RunOutcome(report=report, directory=directory)
+
+
+def judge_models(request: EvaluateRequest, settings: Settings) -> tuple[str, ...]:
+    """--models, else the configured list for multi-model evaluation, else the judge role's model."""
+    return request.models or settings.llm_models or (str(model_for(settings, "judge")),)
+
+
+def read_samples(request: EvaluateRequest) -> SampleSet:
+    loaded = tuple(load_samples(request.path))
+    return SampleSet(
+        name=request.path.stem,
+        format=request.path.suffix.lstrip(".").lower(),
+        content_sha256=hashlib.sha256(request.path.read_bytes()).hexdigest(),
+        samples=loaded,
+        language=request.language,
+    )
+
+
+def plan(request: EvaluateRequest, samples: SampleSet, models: Sequence[str]) -> list[dict[str, Any]]:
+    """What a run would cost, computed without any call: judge calls per metric and a token estimate.
+
+    Calls follow each metric's documented count (e.g. faithfulness 2, context precision one per
+    context); tokens are the characters of the first prompt and the sample's fields over 4, per call.
+    """
+    rows = []
+    for metric in request.metrics:
+        calls = tokens = 0
+        for sample in samples.samples:
+            if sample.missing(NEEDS[metric]):
+                continue
+            count = planned_calls(metric, sample, request.options)
+            first = calls_of(metric)[0] if count else None
+            text = (load_template(first.name, request.language) if first else "") + _sample_text(sample)
+            calls += count
+            tokens += count * math.ceil(len(text) / 4)
+        rows.append({"metric": metric, "calls": calls * len(models), "estimated_prompt_tokens": tokens * len(models)})
+    return rows
+
+
+def planned_calls(metric: str, sample: Sample, options: JudgeOptions) -> int:
+    contexts = len(sample.retrieved_contexts or ())
+    return {
+        "faithfulness": 2,
+        "context_precision": contexts,
+        "context_recall": 1,
+        "context_entity_recall": 2,
+        "noise_sensitivity": 3 + 2 * contexts,
+        "response_relevancy": options.questions,
+        "semantic_similarity": 0,
+        "factual_correctness": 4 if options.factual_mode == "f1" else 2,
+        "answer_correctness": 3,
+        "context_relevance": contexts,
+    }[metric]
+
+
+def _sample_text(sample: Sample) -> str:
+    return "".join(filter(None, (sample.user_input, sample.response, sample.reference,
+                                 *(sample.retrieved_contexts or ()))))
+
+
+@contextmanager
+def _embedder(settings: Settings, request: EvaluateRequest) -> Iterator[CachedEmbedder | None]:
+    """The cached embedder, only when a chosen metric or the offline backend needs embeddings."""
+    if request.backend == "llm" and not EMBEDDING_METRICS.intersection(request.metrics):
+        yield None
+        return
+    database = connect(settings)
+    try:
+        yield build_embedder(settings, VectorStore(database.engine))
+    finally:
+        database.engine.dispose()
+
+
+def _embed_fn(embedder: CachedEmbedder | None) -> Any:
+    if embedder is None:
+        return None
+    return lambda texts: embedder.encode(list(texts), purpose="evaluate")
+
+
+def _embedder_info(embedder: CachedEmbedder | None) -> dict[str, Any] | None:
+    if embedder is None:
+        return None
+    return {"id": embedder.model_id, "dimension": embedder.dimension, "backend": embedder.inner.backend}
+
+
+async def _judge(request: EvaluateRequest, settings: Settings, samples: Sequence[Sample],
+                 embedder: CachedEmbedder | None, advance: Any) -> tuple[list[JudgeOutcome], dict[str, Any], tuple[str, ...]]:
+    async with LLMService(settings) as service:
+        models = judge_models(request, settings)
+        judge = LLMJudge(service, request.language, _embed_fn(embedder), request.options)
+
+        async def one(metric: str, sample: Sample) -> list[JudgeOutcome]:
+            found = await asyncio.gather(*(judge.score(metric, sample, model) for model in models))
+            advance()
+            return list(found)
+
+        batches = await asyncio.gather(*(one(m, s) for m in request.metrics for s in samples))
+        return [o for batch in batches for o in batch], service.usage_report(), tuple(models)
+
+
+def _offline(request: EvaluateRequest, samples: Sequence[Sample], embedder: CachedEmbedder | None) -> list[JudgeOutcome]:
+    embed = _embed_fn(embedder)
+    outcomes = []
+    for metric in request.metrics:
+        for sample in samples:
+            score = offline_score(metric, sample, embed, language=request.language)
+            outcomes.append(JudgeOutcome(metric, "offline", score.value, score.status, score.reason, 0, 0.0))
+    return outcomes
+
+
+def _result(request: EvaluateRequest, samples: SampleSet, outcomes: list[JudgeOutcome], models: tuple[str, ...],
+            settings: Settings, *, embedder_info: dict[str, Any] | None) -> TierResult:
+    by_key = {(o.metric, sample_id, o.model): o for o, sample_id in _with_ids(outcomes, samples, request, models)}
+    ids = [s.id for s in samples.samples]
+    metrics: dict[str, Metric] = {}
+    notes: dict[str, Any] = {"backend": request.backend, "language": request.language, "models": list(models),
+                             "statuses": {}, "agreement": {}}
+    for metric in request.metrics:
+        higher = metric not in LOWER_IS_BETTER
+        table = np.array([[_value(by_key[metric, i, m]) for i in ids] for m in models], dtype=float)
+        errors = sum(by_key[metric, i, m].status in ERROR_STATUSES for i in ids for m in models)
+        per_sample = _nanmean_rows(table)
+        metrics[metric] = Metric.from_summary(
+            summarize(per_sample[~np.isnan(per_sample)], errors=errors, resamples=settings.bootstrap_resamples,
+                      seed=settings.seed), higher_is_better=higher)
+        if len(models) > 1:
+            for row, model in enumerate(models):
+                values = table[row]
+                metrics[f"{metric}/{model}"] = Metric.from_summary(summarize(
+                    values[~np.isnan(values)], errors=sum(by_key[metric, i, model].status in ERROR_STATUSES for i in ids),
+                    resamples=settings.bootstrap_resamples, seed=settings.seed), higher_is_better=higher)
+            notes["agreement"][metric] = _agreement(table, models)
+        notes["statuses"][metric] = _status_counts([by_key[metric, i, m] for i in ids for m in models])
+    if request.backend == "offline":
+        notes["offline_proxies"] = {m: describe(m) for m in request.metrics}
+    provenance: dict[str, Any] = {"judge": {"backend": request.backend, "models": list(models),
+                                            "language": request.language}}
+    if request.backend == "llm":
+        provenance["prompts_sha256"] = {
+            f"{request.language}/{call.name}": template_sha256(call.name, request.language)
+            for metric in request.metrics for call in METRIC_CALLS.get(metric, ())
+        }
+    if embedder_info:
+        provenance["embedder"] = embedder_info
+    items = [_item(sample, request.metrics, models, by_key) for sample in samples.samples]
+    return TierResult(metrics=metrics, items=items, notes=notes, provenance=provenance, volatile={})
+
+
+def _with_ids(outcomes: list[JudgeOutcome], samples: SampleSet, request: EvaluateRequest,
+              models: tuple[str, ...]) -> Iterator[tuple[JudgeOutcome, str]]:
+    """Outcomes come metric by metric, sample by sample, model by model: pair each with its sample."""
+    ids = [s.id for s in samples.samples]
+    expected = [(i, m) for _ in request.metrics for i in ids for m in models]
+    for outcome, (sample_id, _) in zip(outcomes, expected, strict=True):
+        yield outcome, sample_id
+
+
+def _value(outcome: JudgeOutcome) -> float:
+    return outcome.value if outcome.status == "ok" and outcome.value is not None else np.nan
+
+
+def _nanmean_rows(table: np.ndarray) -> np.ndarray:
+    """Per sample, the mean over the models that scored it; NaN where none did."""
+    counts = (~np.isnan(table)).sum(axis=0)
+    sums = np.nansum(table, axis=0)
+    return np.divide(sums, counts, out=np.full(table.shape[1], np.nan), where=counts > 0)
+
+
+def _agreement(table: np.ndarray, models: tuple[str, ...]) -> dict[str, Any]:
+    scores = {m: [None if np.isnan(v) else float(v) for v in table[row]] for row, m in enumerate(models)}
+    mad = mean_absolute_difference(scores)
+    alpha = krippendorff_alpha([[None if np.isnan(v) else float(v) for v in row] for row in table], level="interval")
+    return {"mean_absolute_difference": mad.value, "krippendorff_alpha_interval": alpha.value,
+            "units": alpha.units, "reason": alpha.reason or mad.reason}
+
+
+def _status_counts(outcomes: list[JudgeOutcome]) -> dict[str, int]:
+    counts = {"ok": 0, "undetermined": 0, "parse_error": 0, "api_error": 0}
+    for outcome in outcomes:
+        counts[outcome.status] = counts.get(outcome.status, 0) + 1
+    return counts
+
+
+def _item(sample: Sample, metrics: tuple[str, ...], models: tuple[str, ...],
+          by_key: dict[tuple[str, str, str], JudgeOutcome]) -> dict[str, Any]:
+    return {
+        "id": sample.id,
+        "user_input": sample.user_input,
+        "metrics": {
+            metric: {model: _outcome_row(by_key[metric, sample.id, model]) for model in models}
+            for metric in metrics
+        },
+    }
+
+
+def _outcome_row(outcome: JudgeOutcome) -> dict[str, Any]:
+    return {"value": outcome.value, "status": outcome.status, "explanation": outcome.explanation,
+            "calls": outcome.calls, "duration_ms": outcome.duration_ms, "raw": list(outcome.raw)}

@@ -1,0 +1,348 @@
+"""The offline judge (`--judge offline`): sentence-support proxies for the judged metrics, no LLM.
+
+A team without an LLM endpoint still gets a signal where a proxy means something. The caller picks
+this backend explicitly and reports `describe(metric)` next to every number, because these are
+proxies, not the LLM metrics: a score here is comparable with other offline scores, not with
+scores an LLM judge gave.
+
+The judge's work is replaced by one test, "text A supports sentence s", built from the sample's
+own words and the project's sentence embedder, and its 0/1 verdicts are fed to the very score
+functions of `benchmarks.metrics.judged`, so degenerate cases (no statement, no context) end
+exactly as they do for the LLM metric.
+
+Sentences. A line break always ends a sentence (bullet lists carry one claim per line). Within a
+line, a run of `.`, `!`, `?` or `…` (closing quotes and brackets allowed after it) followed by
+whitespace or the end of the line ends a sentence, except:
+- when the next character is a lowercase letter: the sentence goes on ("т. е. так", "e.g. this");
+- after a single letter and one period: initials and one-letter abbreviations
+  ("А. С. Пушкин", "J. Smith", "в 1889 г. Башня"). The price: a sentence really ending in a
+  one-letter word ("…the letter A.") is joined to the next one.
+No abbreviation list: the two rules cover the common cases in both languages, and a missed split
+only makes one "statement" longer, never loses text. A sentence without a word character ("—",
+"...") is dropped.
+
+Tokens. Unicode `\\w+` after case folding, so Cyrillic and Latin are treated alike. Content tokens
+are those outside a short stop-word list of the sample's language. Tokens are compared by their
+first five characters (a truncation stem: "Париж", "Париже", "Парижа" are one word; Russian
+inflects too much for exact matching; short words still differ, "башня" is not "башню", and only
+the embedding can pair them), except tokens holding a digit, compared whole ("1889" is not
+"1887").
+
+Support. A passage (one retrieved context, or the reference, or the response) supports a sentence
+when every number token of the sentence occurs in the passage, and either
+- the cosine between the sentence's embedding and that of some sentence of the passage is at
+  least `support_threshold` (default 0.75: paraphrases under common sentence embedders score
+  above it, sentences that merely share a topic mostly below), or
+- at least `overlap_threshold` (default 0.75) of the sentence's distinct content stems occur in
+  the passage (catches restatements that an English-only embedder scores low in Russian).
+The number rule exists because embeddings barely separate "built in 1889" from "built in 1887",
+and a wrong number is the most common unsupported detail of an answer. What the test cannot
+see: a swapped name in an otherwise copied sentence, or a negation of the passage that the
+sentence leaves out, usually still passes, so the proxies over-report support.
+
+Metrics with a proxy (`OFFLINE_METRICS`), each scored by its `judged` function:
+- faithfulness: verdict per response sentence, supported by some retrieved context.
+- context_recall: verdict per reference sentence, supported by some retrieved context.
+- context_precision: verdict per context, in rank order: relevant when it supports some reference
+  sentence; average precision as for the LLM metric.
+- semantic_similarity: the metric itself (it never needed an LLM): cosine of the embeddings of the
+  whole response and the whole reference.
+- factual_correctness (F1): response sentences supported by the reference (precision side) and
+  reference sentences supported by the response (recall side); sentences stand in for claims.
+- answer_correctness: that F1 and semantic similarity, weighted 0.75 / 0.25 as the LLM metric.
+
+No proxy, on purpose (asking for one is a ValueError):
+- response_relevancy: it compares the question with questions generated from the answer and zeroes
+  noncommittal answers; a question-to-answer cosine lives on another scale and sees no evasion.
+- noise_sensitivity: it counts wrong statements, exactly the near-copies with a swapped detail
+  that the support test lets through, so a proxy would report almost no noise whatever the system.
+- context_entity_recall: it needs entity extraction; capitalised words are no entity detector
+  (Russian sentence starts, English titles) and numbers alone are too few.
+- context_relevance: mapping a question-to-context cosine onto the judge's 0/1/2 ratings would rest
+  on cut-offs with nothing behind them.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from benchmarks.metrics import judged
+from benchmarks.metrics.judged import ClaimVerdicts, Score
+from benchmarks.samples import Sample
+
+BACKEND = "offline"  # the judge name a report puts next to every number this module gives
+
+Embed = Callable[[Sequence[str]], np.ndarray]
+
+DEFAULT_SUPPORT_THRESHOLD = 0.75
+DEFAULT_OVERLAP_THRESHOLD = 0.75
+_STEM_LENGTH = 5
+
+
+def _word_set(words: str) -> frozenset[str]:
+    return frozenset(words.split())
+
+
+# Function words only: a sentence's content is what a context must repeat to support it. Negations
+# ("not", "не", "нет", "ни") are content on purpose: a negated claim needs the negation in the text.
+_STOP_WORDS: Mapping[str, frozenset[str]] = {
+    "en": _word_set(
+        "a an the and or but if then than of in on at to for from by with about as into over under "
+        "is are was were be been being am do does did has have had it its this that these those "
+        "there here which who whom whose what when where why how so also very can could "
+        "will would shall should may might must i you he she we they me him her us them my your "
+        "his our their"
+    ),
+    "ru": _word_set(
+        "и а но или да же ли бы в во на к ко с со у о об от до по за из под над при для "
+        "без про через это этот эта эти тот та те то что как так где когда кто чем чего кого ему "
+        "его её ее их им ими он она оно они мы вы я ты мне меня нас вас был была было были быть "
+        "есть уже ещё еще также тоже очень все всё весь только"
+    ),
+}
+
+_NEEDED: Mapping[str, tuple[str, ...]] = {
+    "faithfulness": ("response", "retrieved_contexts"),
+    "context_recall": ("reference", "retrieved_contexts"),
+    "context_precision": ("reference", "retrieved_contexts"),
+    "semantic_similarity": ("response", "reference"),
+    "factual_correctness": ("response", "reference"),
+    "answer_correctness": ("response", "reference"),
+}
+
+_DESCRIPTIONS: Mapping[str, str] = {
+    "faithfulness": "offline proxy: share of response sentences supported by a retrieved context "
+    "(embedding cosine or content-word overlap, numbers must match), not LLM-verified claims",
+    "context_recall": "offline proxy: share of reference sentences supported by a retrieved context "
+    "(embedding cosine or content-word overlap, numbers must match), not LLM-attributed claims",
+    "context_precision": "offline proxy: average precision in rank order, a context counting as "
+    "relevant when it supports some reference sentence, not an LLM usefulness verdict",
+    "semantic_similarity": "cosine of the response's and the reference's embeddings: the metric itself, "
+    "which needs no LLM",
+    "factual_correctness": "offline proxy: F1 of response sentences supported by the reference and "
+    "reference sentences supported by the response, sentences standing in for LLM-extracted claims",
+    "answer_correctness": "offline proxy: 0.75 x sentence-support F1 (as factual_correctness offline) "
+    "+ 0.25 x embedding cosine of response and reference, not LLM-classified statements",
+}
+
+OFFLINE_METRICS: frozenset[str] = frozenset(_NEEDED)
+
+# --- text ------------------------------------------------------------------------------------------
+
+_TERMINATOR = re.compile(r"[.!?…]+[\"'»”’)\]]*(?=\s|$)")
+_WORD = re.compile(r"\w+")
+
+
+def _breaks_here(line: str, match: re.Match[str]) -> bool:
+    """Whether a terminator really ends a sentence (see the module docstring for the two rules)."""
+    following = line[match.end() :].lstrip()
+    if following and following[0].islower():
+        return False
+    if match.group() == ".":
+        before = re.search(r"\w+$", line[: match.start()])
+        if before is not None and len(before.group()) == 1 and before.group().isalpha():
+            return False
+    return True
+
+
+def split_sentences(text: str) -> tuple[str, ...]:
+    """Sentences of a text, each stripped; pieces without a word character are dropped."""
+    sentences: list[str] = []
+    for line in text.splitlines():
+        start = 0
+        for match in _TERMINATOR.finditer(line):
+            if _breaks_here(line, match):
+                sentences.append(line[start : match.end()])
+                start = match.end()
+        sentences.append(line[start:])
+    return tuple(s.strip() for s in sentences if _WORD.search(s))
+
+
+def tokens(text: str) -> tuple[str, ...]:
+    """Case-folded Unicode word tokens: the same rule for Latin and Cyrillic."""
+    return tuple(_WORD.findall(text.casefold()))
+
+
+def _stem(token: str) -> str:
+    return token if any(ch.isdigit() for ch in token) else token[:_STEM_LENGTH]
+
+
+def _stop_words(language: str) -> frozenset[str]:
+    if language not in _STOP_WORDS:
+        raise ValueError(f"no stop words for language {language!r}; languages: {', '.join(_STOP_WORDS)}")
+    return _STOP_WORDS[language]
+
+
+# --- support -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Passage:
+    """A text that may support sentences: its sentences (for cosine) and its stems (for overlap)."""
+
+    sentences: tuple[str, ...]
+    stems: frozenset[str]
+
+
+def _passage(text: str) -> _Passage:
+    return _Passage(split_sentences(text), frozenset(_stem(t) for t in tokens(text)))
+
+
+@dataclass(frozen=True)
+class _Support:
+    """The support test with its vectors and thresholds bound, so metrics only ask yes or no."""
+
+    vectors: Mapping[str, np.ndarray]
+    stop_words: frozenset[str]
+    support_threshold: float
+    overlap_threshold: float
+
+    def __call__(self, sentence: str, passage: _Passage) -> bool:
+        words = tokens(sentence)
+        numbers = {t for t in words if any(ch.isdigit() for ch in t)}
+        if not numbers <= passage.stems:
+            return False
+        content = {_stem(t) for t in words if t not in self.stop_words}
+        if content and len(content & passage.stems) / len(content) >= self.overlap_threshold:
+            return True
+        return any(self._close(sentence, other) for other in passage.sentences)
+
+    def _close(self, a: str, b: str) -> bool:
+        similarity = judged.cosine(self.vectors[a], self.vectors[b])
+        return similarity is not None and similarity >= self.support_threshold
+
+    def any_supports(self, sentence: str, passages: Sequence[_Passage]) -> bool:
+        return any(self(sentence, p) for p in passages)
+
+
+def _embed_once(embed: Embed, texts: Sequence[str]) -> dict[str, np.ndarray]:
+    """One embedder call per sample for every distinct text: the embedder is a cached model."""
+    unique = list(dict.fromkeys(texts))
+    if not unique:
+        return {}
+    matrix = np.asarray(embed(unique), dtype=np.float64)
+    if matrix.ndim != 2 or matrix.shape[0] != len(unique):
+        raise ValueError(f"embed returned shape {matrix.shape} for {len(unique)} texts")
+    return dict(zip(unique, matrix))
+
+
+def _check_threshold(name: str, value: float) -> None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    if not 0 < value <= 1:
+        raise ValueError(f"{name} must be in (0, 1], got {value!r}")
+
+
+# --- metrics -------------------------------------------------------------------------------------
+
+
+SupportFor = Callable[[Sequence[str]], _Support]
+
+
+def _faithfulness(sample: Sample, support_for: SupportFor) -> Score:
+    claims = split_sentences(sample.response or "")
+    contexts = [_passage(c) for c in sample.retrieved_contexts or ()]
+    support = support_for([*claims, *(s for c in contexts for s in c.sentences)])
+    return judged.faithfulness([support.any_supports(s, contexts) for s in claims])
+
+
+def _context_recall(sample: Sample, support_for: SupportFor) -> Score:
+    reference = split_sentences(sample.reference or "")
+    contexts = [_passage(c) for c in sample.retrieved_contexts or ()]
+    support = support_for([*reference, *(s for c in contexts for s in c.sentences)])
+    return judged.context_recall([support.any_supports(s, contexts) for s in reference])
+
+
+def _context_precision(sample: Sample, support_for: SupportFor) -> Score:
+    """Reference-based: without an LLM, "useful for the question" has no better witness."""
+    reference = split_sentences(sample.reference or "")
+    contexts = [_passage(c) for c in sample.retrieved_contexts or ()]
+    support = support_for([*reference, *(s for c in contexts for s in c.sentences)])
+    return judged.context_precision([any(support(s, c) for s in reference) for c in contexts])
+
+
+def _semantic_similarity(sample: Sample, support_for: SupportFor) -> Score:
+    response, reference = sample.response or "", sample.reference or ""
+    vectors = support_for([response, reference]).vectors
+    return judged.semantic_similarity(vectors[response], vectors[reference])
+
+
+def _both_ways(sample: Sample, support_for: SupportFor) -> tuple[Score, Score]:
+    """Sentence-support F1 and semantic similarity from one embedder call.
+
+    Per-side verdicts (the seed's ClaimVerdicts) rather than TP/FP/FN counts: recall then counts
+    reference sentences and precision response sentences, never a mix of the two.
+    """
+    response, reference = sample.response or "", sample.reference or ""
+    claims, truths = split_sentences(response), split_sentences(reference)
+    support = support_for([*claims, *truths, response, reference])
+    reference_passage, response_passage = _passage(reference), _passage(response)
+    verdicts = ClaimVerdicts(
+        response_supported=tuple(support(s, reference_passage) for s in claims),
+        reference_supported=tuple(support(s, response_passage) for s in truths),
+    )
+    factual = judged.factual_correctness(verdicts, mode="f1")
+    return factual, judged.semantic_similarity(support.vectors[response], support.vectors[reference])
+
+
+def _factual_correctness(sample: Sample, support_for: SupportFor) -> Score:
+    return _both_ways(sample, support_for)[0]
+
+
+def _answer_correctness(sample: Sample, support_for: SupportFor) -> Score:
+    return judged.answer_correctness(*_both_ways(sample, support_for), weights="default")
+
+
+_PROXIES: Mapping[str, Callable[[Sample, SupportFor], Score]] = {
+    "faithfulness": _faithfulness,
+    "context_recall": _context_recall,
+    "context_precision": _context_precision,
+    "semantic_similarity": _semantic_similarity,
+    "factual_correctness": _factual_correctness,
+    "answer_correctness": _answer_correctness,
+}
+
+
+def offline_score(
+    metric: str,
+    sample: Sample,
+    embed: Embed,
+    *,
+    language: str = "en",
+    support_threshold: float = DEFAULT_SUPPORT_THRESHOLD,
+    overlap_threshold: float = DEFAULT_OVERLAP_THRESHOLD,
+) -> Score:
+    """The offline proxy of one metric on one sample (definitions in the module docstring).
+
+    `embed` maps texts to rows of a matrix, aligned with the texts; it is called at most once.
+    `language` picks the stop words that decide which tokens are content.
+    """
+    if metric not in OFFLINE_METRICS:
+        raise ValueError(
+            f"metric {metric!r} has no offline proxy; offline metrics: {', '.join(sorted(OFFLINE_METRICS))}"
+        )
+    stop_words = _stop_words(language)
+    _check_threshold("support_threshold", support_threshold)
+    _check_threshold("overlap_threshold", overlap_threshold)
+    missing = sample.missing(_NEEDED[metric])
+    if missing:
+        return Score.undetermined(f"missing field(s): {', '.join(missing)}")
+
+    def support_for(texts: Sequence[str]) -> _Support:
+        return _Support(_embed_once(embed, texts), stop_words, support_threshold, overlap_threshold)
+
+    return _PROXIES[metric](sample, support_for)
+
+
+def describe(metric: str) -> str:
+    """One line for the report, so an offline number is never read as the LLM metric's."""
+    if metric not in OFFLINE_METRICS:
+        raise ValueError(
+            f"metric {metric!r} has no offline proxy; offline metrics: {', '.join(sorted(OFFLINE_METRICS))}"
+        )
+    return _DESCRIPTIONS[metric]

@@ -1,0 +1,181 @@
+"""Load single-turn evaluation samples for `bench evaluate` from JSONL or CSV.
+
+Columns take RAGAS's names (`user_input`, `retrieved_contexts`, `response`, `reference`) so files
+exported from RAGAS load unchanged, and bench's own names as aliases so a bench dataset's
+questions and a system's answers need no renaming: `question`, `contexts`, `answer`,
+`reference_answer` / `ground_truth`. Two columns that give one field make the file ambiguous and
+are refused rather than resolved by a rule the user cannot see.
+
+Columns with other names are ignored, because exports routinely carry scores and metadata beside
+the sample. A field the file does not give stays None rather than failing the load: each metric
+names the fields it needs and reports the samples that lack them (`Sample.missing`), so a file
+with only questions and answers can still be scored by the metrics that need nothing more.
+
+`id` is optional. Without one a JSONL sample is `s{line:05d}` (its line number, so the id leads
+back to the line) and a CSV sample is `s{row}`, where row counts data rows from 1 after the
+header; either way ids must be unique and free of whitespace. A CSV cell left empty means the
+field is not given, since CSV cannot tell an empty string from a missing value.
+"""
+
+from __future__ import annotations
+
+import ast
+import csv
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any
+
+from benchmarks.errors import BenchError, InputError
+from benchmarks.samples import Sample
+from benchmarks.services.datasets import _decode, _read_jsonl, _string, _unique
+
+COLUMNS = {
+    "id": "id",
+    "user_input": "user_input",
+    "question": "user_input",
+    "retrieved_contexts": "retrieved_contexts",
+    "contexts": "retrieved_contexts",
+    "response": "response",
+    "answer": "response",
+    "reference": "reference",
+    "reference_answer": "reference",
+    "ground_truth": "reference",
+}
+EXTENSIONS = (".jsonl", ".csv")
+
+
+def load_samples(path: Path) -> list[Sample]:
+    """Pick the reader by extension, because sniffing content would guess wrong on odd files."""
+    suffix = path.suffix.lower()
+    if suffix == ".jsonl":
+        samples = _load_jsonl(path)
+    elif suffix == ".csv":
+        samples = _load_csv(path)
+    else:
+        raise BenchError(f"{path}: unsupported sample file type (accepted: {', '.join(EXTENSIONS)})")
+    if not samples:
+        raise InputError(path, "no samples")
+    return samples
+
+
+def _columns(keys: Iterable[str], path: Path, line: int) -> dict[str, str]:
+    """Map each field to the one column that gives it; unknown columns are skipped."""
+    chosen: dict[str, str] = {}
+    for key in keys:
+        field = COLUMNS.get(key)
+        if field is None:
+            continue
+        if field in chosen:
+            both = f"column '{key}' appears twice" if chosen[field] == key else (
+                f"columns '{chosen[field]}' and '{key}' both give this field")
+            raise InputError(path, f"{both}; keep one", line=line, field=field)
+        chosen[field] = key
+    return chosen
+
+
+def _load_jsonl(path: Path) -> list[Sample]:
+    seen: dict[str, int] = {}
+    samples = []
+    for line, record in _read_jsonl(path):
+        columns = _columns(record, path, line)
+        values: dict[str, Any] = {}
+        for field, key in columns.items():
+            if field == "retrieved_contexts":
+                values[field] = _context_list(record[key], path, line, key)
+            elif record[key] is not None:
+                values[field] = _string(record, key, path, line, required=field == "id")
+        sample_id = values.pop("id", f"s{line:05d}")
+        _unique(seen, sample_id, path, line, columns.get("id", "id"))
+        samples.append(Sample(id=sample_id, **values))
+    return samples
+
+
+def _context_list(value: Any, path: Path, line: int, key: str) -> tuple[str, ...] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        raise InputError(path, "expected a list of strings, got a single string (wrap it in [...])", line=line,
+                         field=key)
+    if not isinstance(value, list):
+        raise InputError(path, f"expected a list of strings, got {type(value).__name__}", line=line, field=key)
+    for number, item in enumerate(value, start=1):
+        if not isinstance(item, str):
+            raise InputError(path, f"expected a list of strings, item {number} is {type(item).__name__}",
+                             line=line, field=key)
+    return tuple(value)
+
+
+def _load_csv(path: Path) -> list[Sample]:
+    if not path.is_file():
+        raise InputError(path, "file not found")
+    with path.open("rb") as handle:
+        rows = _csv_rows(handle, path)
+        first = next(rows, None)
+        if first is None:
+            return []
+        header_line, header = first
+        names = [name.strip() for name in header]
+        columns = _columns(names, path, header_line)
+        if not columns:
+            raise InputError(path, f"the header row names none of the known columns ({', '.join(COLUMNS)})",
+                             line=header_line)
+        index = {field: names.index(key) for field, key in columns.items()}
+        seen: dict[str, int] = {}
+        samples = []
+        for number, (line, row) in enumerate(rows, start=1):
+            if len(row) != len(header):
+                raise InputError(path, f"expected {len(header)} cells as in the header, got {len(row)}",
+                                 line=line)
+            values: dict[str, Any] = {}
+            for field, position in index.items():
+                cell = row[position]
+                if not cell:
+                    continue
+                if field == "retrieved_contexts":
+                    values[field] = _context_cell(cell, path, line, columns[field])
+                else:
+                    values[field] = cell
+            sample_id = values.pop("id", f"s{number}")
+            _unique(seen, sample_id, path, line, columns.get("id", "id"))
+            samples.append(Sample(id=sample_id, **values))
+    return samples
+
+
+def _csv_rows(handle: IO[bytes], path: Path) -> Iterator[tuple[int, list[str]]]:
+    """Rows with the physical line each starts on; a quoted cell may span lines, so count them here."""
+    reader = csv.reader(_csv_lines(handle, path), strict=True)
+    while True:
+        start = reader.line_num + 1
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            raise InputError(path, f"malformed CSV ({exc})", line=start) from None
+        if any(cell.strip() for cell in row):
+            yield start, row
+
+
+def _csv_lines(handle: IO[bytes], path: Path) -> Iterator[str]:
+    """Decode line by line so a bad byte is reported on its line; drop the BOM spreadsheets write."""
+    for number, raw in enumerate(handle, start=1):
+        text = _decode(raw, path, number)
+        yield text.removeprefix("\ufeff") if number == 1 else text
+
+
+def _context_cell(cell: str, path: Path, line: int, key: str) -> tuple[str, ...]:
+    """A cell starting with '[' is a list: JSON, or the Python list repr RAGAS's to_csv actually writes."""
+    if not cell.startswith("["):
+        return (cell,)
+    try:
+        value = json.loads(cell)
+    except json.JSONDecodeError:
+        try:
+            value = ast.literal_eval(cell)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            value = None
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise InputError(path, "starts with '[' but is not a list of strings such as [\"first\", \"second\"] "
+                         "(write a single context that begins with '[' as a one-item list)", line=line, field=key)
+    return tuple(value)
