@@ -206,6 +206,9 @@ def evaluate(
     beta: Annotated[float, typer.Option("--beta", help="factual_correctness: beta of the F-beta score.")] = 1.0,
     noise_mode: Annotated[str, typer.Option("--noise-mode", help="noise_sensitivity: relevant or "
                                             "irrelevant.")] = "relevant",
+    precision_against: Annotated[str, typer.Option("--precision-against", help="context_precision: judge each "
+                                                   "context against the reference, the response, or auto "
+                                                   "(the reference when the sample has one).")] = "auto",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the judge calls and an estimate of prompt "
                                           "tokens the run would need, and make none.")] = False,
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the LLM response "
@@ -229,6 +232,7 @@ def evaluate(
     _choice("--judge", judge, ("llm", "offline"))
     _choice("--factual-mode", factual_mode, ("f1", "precision", "recall"))
     _choice("--noise-mode", noise_mode, ("relevant", "irrelevant"))
+    _choice("--precision-against", precision_against, ("auto", "reference", "response"))
     request = EvaluateRequest(
         path=dataset,
         metrics=parse_metrics(metrics),
@@ -236,7 +240,8 @@ def evaluate(
         language=language,  # type: ignore[arg-type]
         models=tuple(m.strip() for m in models.split(",") if m.strip()) if models else None,
         options=JudgeOptions(questions=questions, threshold=threshold, weights=parse_weights(weights),
-                             factual_mode=factual_mode, beta=beta, noise_mode=noise_mode),  # type: ignore[arg-type]
+                             factual_mode=factual_mode, beta=beta, noise_mode=noise_mode,  # type: ignore[arg-type]
+                             precision_against=precision_against),  # type: ignore[arg-type]
     )
     if dry_run:
         _print_plan(request, settings)

@@ -223,7 +223,9 @@ def _result(request: EvaluateRequest, samples: SampleSet, outcomes: list[JudgeOu
     ids = [s.id for s in samples.samples]
     metrics: dict[str, Metric] = {}
     notes: dict[str, Any] = {"backend": request.backend, "language": request.language, "models": list(models),
-                             "statuses": {}, "agreement": {}}
+                             "options": asdict(request.options), "statuses": {}, "agreement": {},
+                             "means": "mean over samples of the judges' mean; undetermined samples are left "
+                                      "out of it and counted under statuses, failed calls count as errors"}
     for metric in request.metrics:
         higher = metric not in LOWER_IS_BETTER
         table = np.array([[_value(by_key[metric, i, m]) for i in ids] for m in models], dtype=float)

@@ -72,6 +72,7 @@ class JudgeOptions:
     factual_mode: judged.FactualMode = "f1"
     beta: float = 1.0
     noise_mode: judged.NoiseMode = "relevant"
+    precision_against: Literal["auto", "reference", "response"] = "auto"  # context_precision's yardstick
 
 
 @dataclass(frozen=True)
@@ -185,10 +186,13 @@ class LLMJudge:
         return judged.faithfulness([v.verdict for v in verdicts]), _reasons(verdicts, "verdict")
 
     async def _context_precision(self, s: Sample, model: str, trace: _Trace) -> tuple[judged.Score, str]:
-        """Reference-based when the sample has a reference, response-based otherwise (auto)."""
-        against = s.reference if s.reference is not None else s.response
+        """Reference-based or response-based; auto takes the reference when the sample has one."""
+        side = self.options.precision_against
+        if side == "auto":
+            side = "reference" if s.reference is not None else "response"
+        against = getattr(s, side)
         if against is None:
-            raise _Failed("undetermined", "missing field(s): reference (or response)")
+            raise _Failed("undetermined", f"missing field(s): {side}")
         answers = await asyncio.gather(*(
             self._ask(CONTEXT_USEFULNESS, {"question": s.user_input, "context": c, "reference": against}, model,
                       trace)
