@@ -91,7 +91,8 @@ def run_evaluate(request: EvaluateRequest, settings: Settings, sources: dict[str
     with progress_bar(stderr) as progress, _embedder(settings, request) as embedder:
         task = progress.add_task("judging", total=len(request.metrics) * len(samples.samples))
         if request.backend == "offline":
-            outcomes, llm_usage, models = _offline(request, samples.samples, embedder), None, ("offline",)
+            outcomes = _offline(request, samples.samples, embedder, lambda: progress.advance(task))
+            llm_usage, models = None, ("offline",)
         else:
             outcomes, llm_usage, models = asyncio.run(
                 _judge(request, settings, samples.samples, embedder, lambda: progress.advance(task))
@@ -207,13 +208,15 @@ async def _judge(request: EvaluateRequest, settings: Settings, samples: Sequence
         return [o for batch in batches for o in batch], service.usage_report(), tuple(models)
 
 
-def _offline(request: EvaluateRequest, samples: Sequence[Sample], embedder: CachedEmbedder | None) -> list[JudgeOutcome]:
+def _offline(request: EvaluateRequest, samples: Sequence[Sample], embedder: CachedEmbedder | None,
+             advance: Any) -> list[JudgeOutcome]:
     embed = _embed_fn(embedder)
     outcomes = []
     for metric in request.metrics:
         for sample in samples:
             score = offline_score(metric, sample, embed, language=request.language)
             outcomes.append(JudgeOutcome(metric, "offline", score.value, score.status, score.reason, 0, 0.0))
+            advance()
     return outcomes
 
 
@@ -253,7 +256,8 @@ def _result(request: EvaluateRequest, samples: SampleSet, outcomes: list[JudgeOu
         }
     if embedder_info:
         provenance["embedder"] = embedder_info
-    items = [_item(sample, request.metrics, models, by_key) for sample in samples.samples]
+    items = sorted((_item(sample, request.metrics, models, by_key) for sample in samples.samples),
+                   key=lambda item: item["id"])
     return TierResult(metrics=metrics, items=items, notes=notes, provenance=provenance, volatile={})
 
 
