@@ -14,14 +14,12 @@ import math
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
 from rich.console import Console
 
-from benchmarks import report as report_doc
 from benchmarks.config import Settings, Source
 from benchmarks.errors import BenchError
 from benchmarks.judge.llm_judge import LOWER_IS_BETTER, NEEDS, JudgeOptions, JudgeOutcome, LLMJudge
@@ -30,9 +28,8 @@ from benchmarks.judge.prompts import METRIC_CALLS, Language, calls_of, load_temp
 from benchmarks.metrics.agreement import krippendorff_alpha, mean_absolute_difference
 from benchmarks.metrics.judged import WEIGHT_PRESETS, AnswerCorrectnessWeights
 from benchmarks.metrics.stats import summarize
-from benchmarks.runner import RunOutcome, progress_bar
+from benchmarks.runner import RunClock, RunOutcome, progress_bar, publish
 from benchmarks.samples import Sample, SampleSet
-from benchmarks.services import reports
 from benchmarks.services.database import connect
 from benchmarks.services.embedder import CachedEmbedder, build_embedder
 from benchmarks.services.llm import LLMService, model_for, require_llm
@@ -86,8 +83,7 @@ def run_evaluate(request: EvaluateRequest, settings: Settings, sources: dict[str
                              f"{', '.join(sorted(OFFLINE_METRICS))}")
     else:
         require_llm(settings)
-    run_id = reports.new_run_id()
-    started_at = datetime.now(UTC)
+    clock = RunClock.start()
     with progress_bar(stderr) as progress, _embedder(settings, request) as embedder:
         task = progress.add_task("judging", total=len(request.metrics) * len(samples.samples))
         if request.backend == "offline":
@@ -99,15 +95,8 @@ def run_evaluate(request: EvaluateRequest, settings: Settings, sources: dict[str
             )
     result = _result(request, samples, outcomes, models, settings, embedder_info=_embedder_info(embedder))
     result.volatile.update(llm=llm_usage, embedding_cache=asdict(embedder.stats) if embedder else None)
-    volatile = {"run_id": run_id, "started_at": started_at.isoformat(timespec="seconds"),
-                "duration_s": round((datetime.now(UTC) - started_at).total_seconds(), 3)}
     kind = ReportKind("evaluate", VERSION, "RAGAS-style evaluation", main_metric=request.metrics[0])
-    report = report_doc.build(kind, result, samples, settings, sources, volatile)
-    directory = output_dir or reports.run_directory(settings.reports_dir, samples.name, kind.name, run_id)
-    reports.write_run(directory, report, result.items, result.files)
-    if output_dir is None:
-        reports.point_latest(directory)
-    return RunOutcome(report=report, directory=directory)
+    return publish(kind, result, samples, settings, sources, clock, output_dir)
 
 
 def judge_models(request: EvaluateRequest, settings: Settings) -> tuple[str, ...]:

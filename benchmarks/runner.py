@@ -20,10 +20,12 @@ from rich.progress import (
 
 from benchmarks import report as report_doc
 from benchmarks.config import Settings, Source
+from benchmarks.dataset import Dataset
+from benchmarks.samples import SampleSet
 from benchmarks.services import reports
 from benchmarks.services.datasets import load_dataset
 from benchmarks.tiers import TIERS
-from benchmarks.tiers.base import RunContext
+from benchmarks.tiers.base import ReportKind, RunContext, TierResult
 
 
 @dataclass(frozen=True)
@@ -43,18 +45,34 @@ def run_tier(
 ) -> RunOutcome:
     tier = TIERS[tier_name]
     dataset = load_dataset(dataset_spec)
-    run_id = reports.new_run_id()
-    started_at = datetime.now(UTC)
-    started = time.perf_counter()
+    clock = RunClock.start()
     with progress_bar(stderr or Console(stderr=True)) as progress:
         result = tier.run(RunContext(settings=settings, dataset=dataset, progress=progress))
-    volatile = {
-        "run_id": run_id,
-        "started_at": started_at.isoformat(timespec="seconds"),
-        "duration_s": round(time.perf_counter() - started, 3),
-    }
-    report = report_doc.build(tier, result, dataset, settings, sources, volatile)
-    directory = output_dir or reports.run_directory(settings.reports_dir, dataset.name, tier.name, run_id)
+    return publish(tier, result, dataset, settings, sources, clock, output_dir)
+
+
+@dataclass(frozen=True)
+class RunClock:
+    """When a run started, for the report's volatile block; its id names the run folder."""
+
+    run_id: str
+    started_at: datetime
+    started: float
+
+    @classmethod
+    def start(cls) -> RunClock:
+        return cls(reports.new_run_id(), datetime.now(UTC), time.perf_counter())
+
+    def volatile(self) -> dict[str, Any]:
+        return {"run_id": self.run_id, "started_at": self.started_at.isoformat(timespec="seconds"),
+                "duration_s": round(time.perf_counter() - self.started, 3)}
+
+
+def publish(kind: ReportKind, result: TierResult, dataset: Dataset | SampleSet, settings: Settings,
+            sources: dict[str, Source], clock: RunClock, output_dir: Path | None) -> RunOutcome:
+    """Build the report and write the run's files: into output_dir, or a new run folder plus `latest`."""
+    report = report_doc.build(kind, result, dataset, settings, sources, clock.volatile())
+    directory = output_dir or reports.run_directory(settings.reports_dir, dataset.name, kind.name, clock.run_id)
     reports.write_run(directory, report, result.items, result.files)
     if output_dir is None:
         reports.point_latest(directory)
