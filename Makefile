@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup test test-fast perf synthetic db-up db-down
+.PHONY: setup test test-fast calibrate perf synthetic db-up db-down
 
 setup:                                  ## create .venv and install bench with its test tools
 	$(PYTHON) -m venv $(VENV)
@@ -12,10 +12,13 @@ setup:                                  ## create .venv and install bench with i
 	$(BIN)/pip install -e ".[test]"
 
 test:                                   ## every test, including the embedded PostgreSQL ones
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -rs
 
 test-fast:                              ## pure tests only (no database, no model)
 	$(BIN)/python -m pytest -q -m "not integration"
+
+calibrate:                              ## seed examples against the real LLM judge configured in the environment
+	$(BIN)/python -m pytest -q -rs tests/calibration
 
 perf:                                   ## performance benchmarks; writes BENCHMARKS.md
 	$(BIN)/python -m perf.run
