@@ -68,6 +68,13 @@ class Settings:
     embedding_dimensions: int | None = _setting(
         None, "Requested output dimension for endpoints that support it (e.g. text-embedding-3-*)."
     )
+    embedding_models: dict[str, int] | None = _setting(
+        None,
+        "Embedding models with their output dimensions (the embedding-models list of an application.yaml); "
+        "the openai backend asks a listed model for its dimension unless embedding_dimensions is set. "
+        'bench.toml, at the end of the file: [embedding_models] then "openai/text-embedding-3-large" = 3072; '
+        "environment: the same table as JSON.",
+    )
     embedding_batch_size: int = _setting(64, "Texts per embedding batch.")
     index: Literal["exact", "hnsw"] = _setting(
         "exact", "exact scans every vector (the ground truth); hnsw builds and uses a pgvector HNSW index."
@@ -246,7 +253,7 @@ def _coerce(name: str, raw: Any, where: str) -> Any:
     if typing.get_origin(target) is tuple:
         return _to_names(raw, where)
     if typing.get_origin(target) is dict:
-        return _to_prices(raw, where)
+        return _to_dimensions(raw, where) if typing.get_args(target)[1] is int else _to_prices(raw, where)
     try:
         if target is int:
             if isinstance(raw, bool) or (isinstance(raw, float) and not raw.is_integer()):
@@ -294,9 +301,8 @@ def _to_names(raw: Any, where: str) -> tuple[str, ...]:
     return names
 
 
-def _to_prices(raw: Any, where: str) -> dict[str, dict[str, float]]:
-    """model -> {input, output} in USD per 1M tokens; the environment spells the same table as JSON."""
-    expected = f"{where}: expected a table of model = {{ input = USD, output = USD }} per 1M tokens"
+def _table(raw: Any, expected: str) -> dict[str, Any]:
+    """A TOML table, or the same table as JSON text from the environment."""
     if isinstance(raw, str):
         try:
             raw = json.loads(raw)
@@ -304,6 +310,22 @@ def _to_prices(raw: Any, where: str) -> dict[str, dict[str, float]]:
             raise BenchError(f"{expected}, got text that is not JSON") from None
     if not isinstance(raw, dict):
         raise BenchError(f"{expected}, got {raw!r}")
+    return raw
+
+
+def _to_dimensions(raw: Any, where: str) -> dict[str, int]:
+    expected = f"{where}: expected a table of model = dimensions"
+    table = _table(raw, expected)
+    for model, dimension in table.items():
+        if isinstance(dimension, bool) or not isinstance(dimension, int) or dimension < 1:
+            raise BenchError(f"{expected}; model '{model}' has {dimension!r}")
+    return dict(table)
+
+
+def _to_prices(raw: Any, where: str) -> dict[str, dict[str, float]]:
+    """model -> {input, output} in USD per 1M tokens; the environment spells the same table as JSON."""
+    expected = f"{where}: expected a table of model = {{ input = USD, output = USD }} per 1M tokens"
+    raw = _table(raw, expected)
     prices: dict[str, dict[str, float]] = {}
     for model, price in raw.items():
         if not isinstance(price, dict) or set(price) != {"input", "output"}:

@@ -105,7 +105,7 @@ class OpenAIEmbedder:
             timeout=60.0,
         )
         self.model = settings.embedding_model
-        self.dimensions = settings.embedding_dimensions
+        self.dimensions = settings.embedding_dimensions or (settings.embedding_models or {}).get(self.model)
         # a shortened output (text-embedding-3-* with dimensions=N) is another vector space: its own cache rows
         self.model_id = f"{self.model}@{self.dimensions}d" if self.dimensions else self.model
         self._probed: int | None = None

@@ -53,3 +53,14 @@ def test_requested_dimensions_are_a_space_of_their_own(bench, tiny, tmp_path):
     assert report["provenance"]["embedder"]["dimension"] == 16
     assert {r["body"]["model"] for r in server.requests} == {"hash-embed-48"}
     assert {r["body"]["dimensions"] for r in server.requests} == {16}
+
+
+def test_a_listed_embedding_model_is_asked_for_its_dimension(bench, tiny, tmp_path, monkeypatch):
+    monkeypatch.setenv("BENCH_EMBEDDING_MODELS", '{"hash-embed-48": 24}')
+    out = tmp_path / "out"
+    with FakeOpenAI(dimension=48) as server:
+        result = bench("tier1", "--dataset", tiny, "--embedding-backend", "openai", "--embedding-base-url",
+                       server.base_url, "--embedding-model", "hash-embed-48", "-o", out)
+    assert result.exit_code == 0, result.output
+    assert json.loads((out / "report.json").read_text())["provenance"]["embedder"]["id"] == "hash-embed-48@24d"
+    assert {r["body"]["dimensions"] for r in server.requests} == {24}

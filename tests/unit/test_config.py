@@ -252,3 +252,14 @@ def test_cli_path_options_arrive_as_path_objects():
     settings, sources = load_settings({"data_dir": Path("state"), "reports_dir": Path("out")}, environ={})
     assert settings.data_dir == Path("state") and settings.reports_dir == Path("out")
     assert sources["data_dir"] == "cli"
+
+
+def test_embedding_models_table_from_toml_and_environment(tmp_path):
+    config = tmp_path / "bench.toml"
+    config.write_text('top_k = 10\n\n[embedding_models]\n"openai/text-embedding-3-large" = 3072\n')
+    settings, _ = load_settings(config_file=config, environ={})
+    assert settings.embedding_models == {"openai/text-embedding-3-large": 3072}
+    settings, sources = load_settings(environ={"BENCH_EMBEDDING_MODELS": '{"qwen/qwen3-embedding-8b": 1024}'})
+    assert settings.embedding_models == {"qwen/qwen3-embedding-8b": 1024} and sources["embedding_models"] == "env"
+    with pytest.raises(BenchError, match="model 'm' has 0"):
+        load_settings(environ={"BENCH_EMBEDDING_MODELS": '{"m": 0}'})
