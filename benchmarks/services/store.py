@@ -20,6 +20,7 @@ import sqlalchemy as sa
 from benchmarks.dataset import Chunk
 
 Embed = Callable[[list[str]], np.ndarray]
+SYNC_LOCK = 0x62656E63  # the first key of bench's advisory locks ("benc"), the space id is the second
 
 
 @dataclass(frozen=True)
@@ -80,7 +81,21 @@ class VectorStore:
         return found[0]
 
     def sync(self, space_id: int, model_id: str, chunks: Sequence[Chunk], embed: Embed) -> SyncStats:
-        """Make the stored rows equal the dataset, embedding only new or changed chunks."""
+        """Make the stored rows equal the dataset, embedding only new or changed chunks.
+
+        Runs under a per-space advisory lock: a nightly job running two tiers at once on one dataset
+        then waits for the first sync and finds nothing left to embed, instead of failing on a
+        duplicate key.
+        """
+        with self.engine.connect() as lock:
+            lock.execute(sa.text("SELECT pg_advisory_lock(:ns, :s)"), {"ns": SYNC_LOCK, "s": space_id})
+            try:
+                return self._sync(space_id, model_id, chunks, embed)
+            finally:
+                lock.execute(sa.text("SELECT pg_advisory_unlock(:ns, :s)"), {"ns": SYNC_LOCK, "s": space_id})
+                lock.commit()
+
+    def _sync(self, space_id: int, model_id: str, chunks: Sequence[Chunk], embed: Embed) -> SyncStats:
         wanted = {c.id: (c, chunk_hash(c)) for c in chunks}
         with self.engine.connect() as conn:
             stored = dict(
