@@ -13,7 +13,6 @@ other status (400, 401, ...) is final at once: retrying cannot fix a bad request
 from __future__ import annotations
 
 import asyncio
-import math
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -28,7 +27,7 @@ from benchmarks.errors import BenchError
 from benchmarks.services.llm_cache import FILE_NAME, CachedReply, LLMCache, cache_key
 
 Role = Literal["generator", "judge"]
-Status = Literal["ok", "api_error", "dry_run"]
+Status = Literal["ok", "api_error"]
 Message = Mapping[str, Any]  # {"role": "system" | "user" | "assistant", "content": str}
 Sleep = Callable[[float], Awaitable[None]]
 Progress = Callable[[int], None]
@@ -37,10 +36,8 @@ ROLES: tuple[Role, ...] = ("generator", "judge")
 FIRST_WAIT_S = 2.0
 MAX_WAIT_S = 30.0
 MAX_RETRY_AFTER_S = 300.0  # a broken or hostile Retry-After must not stall a run for hours
-CHARS_PER_TOKEN = 4  # dry-run estimate: about 4 characters per token for English with GPT-style tokenizers
 _REASON_CHARS = 300
 _LIVE_COUNTS = ("calls", "http_requests", "cache_hits", "api_errors", "prompt_tokens", "completion_tokens")
-_DRY_RUN_COUNTS = ("dry_run_calls", "estimated_prompt_tokens", "estimated_completion_tokens")
 
 
 @dataclass(frozen=True)
@@ -86,9 +83,6 @@ class _Tally:
     api_errors: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
-    dry_run_calls: int = 0
-    estimated_prompt_tokens: int = 0
-    estimated_completion_tokens: int = 0
 
 
 def model_for(settings: Settings, role: Role) -> str | None:
@@ -115,10 +109,9 @@ class LLMService:
     and `aclose()` (or `async with`) releases the current loop's.
     """
 
-    def __init__(self, settings: Settings, *, dry_run: bool = False, sleep: Sleep = asyncio.sleep):
-        require_llm(settings, dry_run=dry_run)
+    def __init__(self, settings: Settings, *, sleep: Sleep = asyncio.sleep):
+        require_llm(settings)
         self.settings = settings
-        self.dry_run = dry_run
         self._sleep = sleep
         self.cache = LLMCache(settings.data_dir / FILE_NAME) if settings.llm_cache else None
         self._tallies: dict[tuple[Role, str], _Tally] = {}
@@ -144,8 +137,6 @@ class LLMService:
             tally.cache_hits += 1
             return Completion("ok", hit.text, model, role, Usage(hit.prompt_tokens, hit.completion_tokens),
                               _ms_since(started), attempts=0, cached=True)
-        if self.dry_run:
-            return self._estimate(sent, params, model, role, tally)
         client, gate = self._bind()
         async with gate:
             started = time.perf_counter()
@@ -187,10 +178,6 @@ class LLMService:
         return sum(t.cache_hits for t in self._tallies.values())
 
     @property
-    def dry_run_calls(self) -> int:
-        return sum(t.dry_run_calls for t in self._tallies.values())
-
-    @property
     def api_errors(self) -> int:
         return sum(t.api_errors for t in self._tallies.values())
 
@@ -198,33 +185,24 @@ class LLMService:
         """Calls, tokens and cost by role and model, for the report's volatile block.
 
         Tokens count calls actually made (a cache hit is free). Cost needs `llm_prices`; models
-        missing from the table are listed and left out of the total. In a dry run the estimates are
-        prompt characters / 4 and max_tokens per call, so the estimated cost is an upper bound.
+        missing from the table are listed and left out of the total.
         """
-        names = _LIVE_COUNTS + _DRY_RUN_COUNTS if self.dry_run else _LIVE_COUNTS
+        names = _LIVE_COUNTS
         by_role: dict[str, dict[str, dict[str, Any]]] = {}
         for (role, model), tally in sorted(self._tallies.items()):
             entry: dict[str, Any] = {name: getattr(tally, name) for name in names}
             entry["cost_usd"] = self._cost(model, tally.prompt_tokens, tally.completion_tokens)
-            if self.dry_run:
-                entry["estimated_cost_usd"] = self._cost(model, tally.estimated_prompt_tokens,
-                                                         tally.estimated_completion_tokens)
             by_role.setdefault(role, {})[model] = entry
         entries = [entry for models in by_role.values() for entry in models.values()]
         prices = self.settings.llm_prices
         unpriced = {model for _, model in self._tallies if prices is not None and model not in prices}
         report: dict[str, Any] = {
-            "dry_run": self.dry_run,
             "cache": self.cache is not None,
             **{name: sum(entry[name] for entry in entries) for name in names},
             "cost_usd": self._total(entries, "cost_usd"),
             "unpriced_models": sorted(unpriced),
             "by_role": by_role,
         }
-        if self.dry_run:
-            report["estimated_cost_usd"] = self._total(entries, "estimated_cost_usd")
-            report["estimate_method"] = (f"prompt tokens = characters / {CHARS_PER_TOKEN}, rounded up; "
-                                         "completion tokens = max_tokens per call (an upper bound)")
         return report
 
     async def aclose(self) -> None:
@@ -273,16 +251,6 @@ class LLMService:
                 if attempt >= limit:
                     return None, attempt, f"{_reason(exc)} (gave up after {attempt} attempts)"
                 await self._sleep(backoff_s(attempt, exc))
-
-    def _estimate(self, messages: list[dict[str, Any]], params: dict[str, Any], model: str, role: Role,
-                  tally: _Tally) -> Completion:
-        prompt = math.ceil(sum(len(str(m.get("content") or "")) for m in messages) / CHARS_PER_TOKEN)
-        completion = int(params.get("max_tokens", self.settings.llm_max_tokens))
-        tally.dry_run_calls += 1
-        tally.estimated_prompt_tokens += prompt
-        tally.estimated_completion_tokens += completion
-        return Completion("dry_run", None, model, role, Usage(prompt, completion), 0.0, attempts=0,
-                          cached=False)
 
     def _cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
         price = (self.settings.llm_prices or {}).get(model)

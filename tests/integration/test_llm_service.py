@@ -43,10 +43,10 @@ def make_service(server, tmp_path, waits):
     async def sleep(seconds: float) -> None:
         waits.append(seconds)
 
-    def make(*, dry_run: bool = False, **overrides) -> LLMService:
+    def make(**overrides) -> LLMService:
         settings = Settings(data_dir=tmp_path / "data", llm_base_url=server.base_url, llm_api_key=API_KEY,
                             llm_model=MODEL, llm_timeout_s=5.0, llm_cache=False)
-        return LLMService(dataclasses.replace(settings, **overrides), dry_run=dry_run, sleep=sleep)
+        return LLMService(dataclasses.replace(settings, **overrides), sleep=sleep)
 
     return make
 
@@ -80,7 +80,7 @@ def test_a_reply_with_its_usage_and_the_default_parameters(server, make_service)
     counts = ("calls", "http_requests", "prompt_tokens", "completion_tokens")
     assert [report[name] for name in counts] == [1, 1, 12, 3]
     assert report["by_role"]["judge"][MODEL]["completion_tokens"] == 3
-    assert report["cost_usd"] is None and report["dry_run"] is False
+    assert report["cost_usd"] is None
     assert API_KEY not in str(report)
 
 
@@ -246,31 +246,6 @@ def test_a_service_outlives_one_event_loop(server, make_service):
     assert asyncio.run(service.complete([{"role": "user", "content": "q"}], role="judge")).status == "ok"
     assert ask(service, "q")[0].status == "ok"  # a new loop gets a new client, not the dead loop's
     gc.collect()  # the first loop's client could not be closed after its loop: its sockets go here
-
-
-def test_a_dry_run_makes_no_http_call_and_estimates_tokens_and_cost(server, make_service):
-    server.script(Reply(text="already paid", usage=(5, 5)))
-    ask(make_service(llm_cache=True), "seen before", max_tokens=50)
-    service = make_service(dry_run=True, llm_cache=True,
-                           llm_prices={MODEL: {"input": 1.0, "output": 10.0}})
-
-    results = ask(service, "x" * 41, "y", "seen before", max_tokens=50)
-
-    assert len(server.chat_requests) == 1  # only the real call above
-    assert [r.status for r in results] == ["dry_run", "dry_run", "ok"]
-    assert results[0].usage == Usage(11, 50)  # ceil(41 / 4) prompt tokens, max_tokens for the reply
-    assert results[2].cached
-    report = service.usage_report()
-    assert (service.dry_run_calls, service.calls, service.cache_hits) == (2, 0, 1)
-    estimates = ("dry_run_calls", "estimated_prompt_tokens", "estimated_completion_tokens")
-    assert [report[name] for name in estimates] == [2, 12, 100]
-    assert report["estimated_cost_usd"] == pytest.approx((12 * 1.0 + 100 * 10.0) / 1e6)
-    assert "characters / 4" in report["estimate_method"]
-
-
-def test_a_dry_run_needs_no_endpoint(make_service):
-    service = make_service(dry_run=True, llm_base_url=None, llm_api_key=None)
-    assert ask(service, "q")[0].status == "dry_run"
 
 
 def test_cost_comes_from_the_price_table(server, make_service):
