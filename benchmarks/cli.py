@@ -172,7 +172,6 @@ for _name, _summary in (
     ("tier2", "Tier 2: generation on a fixed context, judged by an LLM, with ROUGE and BLEU"),
     ("tier3", "Tier 3: end to end: retrieve, generate, judge"),
     ("judge", "The LLM judge itself: repeatability, errors, latency"),
-    ("judge-pipeline", "The production show/no-show judge as a classifier"),
     ("ux", "User experience: semantic cache hit rate, multi-turn context preservation"),
     ("real-users", "Retrieval on logged real questions, chunk utilisation, topic coverage"),
     ("compare", "Two reports side by side, for pull requests and nightly regressions"),
@@ -273,6 +272,40 @@ def _print_plan(request: Any, settings: Any) -> None:
         table.add_row(row["metric"], str(row["calls"]), str(row["estimated_prompt_tokens"]))
     table.add_row("total", str(sum(r["calls"] for r in rows)), str(sum(r["estimated_prompt_tokens"] for r in rows)))
     stdout.print(table)
+
+
+@app.command("judge-pipeline")
+@guarded
+def judge_pipeline(
+    dataset: DatasetOpt,
+    prompt_template: Annotated[Optional[Path], typer.Option("--prompt-template", help="Your production judge's "
+                                                            "prompt, with {question}, {context} and {answer} "
+                                                            "placeholders (literal braces doubled). Default: "
+                                                            "bench's prompt in --language.")] = None,
+    model: Annotated[Optional[str], typer.Option("--model", help="The production judge's model (default: "
+                                                 "judge_model, else llm_model).")] = None,
+    language: Annotated[str, typer.Option("--language", help="Language of bench's default prompt: en or "
+                                          "ru.")] = "en",
+    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the LLM response "
+                                           "cache (latency is measured on calls the endpoint answers).")] = False,
+    concurrency: Annotated[Optional[int], _opt("llm_concurrency", "concurrency")] = None,
+    output_dir: OutputOpt = None,
+    config: ConfigOpt = None,
+    data_dir: DataDirOpt = None,
+    reports_dir: ReportsDirOpt = None,
+) -> None:
+    """The production show/no-show judge as a classifier: accuracy, precision, recall, F1, confusion."""
+    from benchmarks.console import print_summary
+    from benchmarks.judge_pipeline import load_template, run_judge_pipeline
+
+    _choice("--language", language, ("en", "ru"))
+    flags = {"llm_concurrency": concurrency, "data_dir": data_dir, "reports_dir": reports_dir,
+             "llm_cache": False if no_cache else None}
+    settings, sources = load_settings(flags, config_file=config)
+    template = load_template(prompt_template, language)  # type: ignore[arg-type]
+    outcome = run_judge_pipeline(dataset, settings, sources, template=template, model=model,
+                                 language=language, output_dir=output_dir, stderr=stderr)  # type: ignore[arg-type]
+    print_summary(outcome.report, outcome.directory, stdout)
 
 
 @db_app.command("upgrade")

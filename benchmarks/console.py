@@ -27,6 +27,12 @@ def print_summary(report: dict[str, Any], directory: Path, console: Console) -> 
     if latency and latency["n"]:
         console.print(f"retrieval latency: p50 {latency['p50']:.2f} ms, p95 {latency['p95']:.2f} ms "
                       f"({latency['n']} single queries)")
+    timing = report["volatile"].get("latency_ms")
+    if timing and timing["n"]:
+        console.print(f"latency: avg {timing['avg']:.1f} ms, p95 {timing['p95']:.1f} ms ({timing['n']} calls)")
+    confusion = report["notes"].get("confusion")
+    if confusion:
+        console.print("confusion (truth → decision): " + ", ".join(f"{k} {v}" for k, v in confusion.items()))
     embedder = report["provenance"].get("embedder")
     if embedder:
         index = report["provenance"].get("index")
