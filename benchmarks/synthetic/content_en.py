@@ -1707,4 +1707,14 @@ BANK = Bank(
     pages=PAGES,
     extra_entity=extra_entity,
     unanswerable=UNANSWERABLE,
+    unsupported_claims=(
+        "The board of directors additionally reviews every such case.",
+        "Employees who joined after 2022 must first clear this with the works council.",
+        "This rule is suspended during the December holiday freeze.",
+        "A paper copy of the confirmation must also be posted to the head office.",
+        "Anyone who breaks this rule loses their annual bonus.",
+        "The same terms are guaranteed to family members as well.",
+        "Requests sent on a Friday are handled only after two weeks.",
+        "This rule will be abolished at the end of next quarter.",
+    ),
 )

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from random import Random
 
+from benchmarks.synthetic.judge import judge_pipeline
 from benchmarks.synthetic.model import Bank, Family, Fields, Section, SectionText
 from benchmarks.synthetic.skeleton import (
     EXTRA_ENTITIES_PER_SCALE,
@@ -26,6 +27,7 @@ from benchmarks.synthetic.skeleton import (
     SEED,
     TOPICS,
     UNANSWERABLE_TOPICS,
+    UNSUPPORTED_CLAIMS,
     VOCABULARY_SIZES,
 )
 
@@ -43,10 +45,17 @@ class BankMismatch(ValueError):
 
 @dataclass(frozen=True)
 class RenderedSection:
+    """One chunk with what rendered it; `fact_keys` marks which `values` are skeleton facts.
+
+    The judge set alters only facts, never the bank's entity wording, so a changed
+    value is a number or an index both languages render grammatically.
+    """
+
     chunk_id: str
     context_id: str | None
     texts: SectionText
     values: Fields
+    fact_keys: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -116,6 +125,8 @@ def check_bank(bank: Bank) -> None:
         _check_sections(bank, page.key, page.sections, bank.pages[page.key].sections)
     if len(bank.unanswerable) != len(UNANSWERABLE_TOPICS):
         raise BankMismatch(f"{bank.language}: needs {len(UNANSWERABLE_TOPICS)} unanswerable questions")
+    if len(bank.unsupported_claims) != UNSUPPORTED_CLAIMS:
+        raise BankMismatch(f"{bank.language}: needs {UNSUPPORTED_CLAIMS} unsupported claims")
 
 
 def _check_sections(bank: Bank, owner: str, sections: tuple[Section, ...], wording: object) -> None:
@@ -144,6 +155,7 @@ def _render_page(
     sections: tuple[Section, ...],
     wording: dict[str, SectionText],
     values: Fields,
+    fact_keys: frozenset[str] = frozenset(),
 ) -> RenderedPage:
     prefix = f"{topic}-{page_slug}"
     number = {s.key: n for n, s in enumerate(sections, start=1)}
@@ -154,6 +166,7 @@ def _render_page(
             context_id=f"{prefix}#{number[s.context]}" if s.context else None,
             texts=wording[s.key],
             values=values,
+            fact_keys=fact_keys,
         )
         for s in sections
     )
@@ -173,7 +186,14 @@ def pages(bank: Bank, scale: int) -> list[RenderedPage]:
                 page_slug = family.page.format(slug=slug)
                 result.append(
                     _render_page(
-                        renderer, topic, page_slug, wording.title, family.sections, dict(wording.sections), values
+                        renderer,
+                        topic,
+                        page_slug,
+                        wording.title,
+                        family.sections,
+                        dict(wording.sections),
+                        values,
+                        frozenset(facts),
                     )
                 )
         for page in (p for p in PAGES if p.topic == topic):
@@ -284,7 +304,8 @@ def write_dataset(bank: Bank, out: Path, scale: int = 1) -> Path:
     rendered = pages(bank, scale)
     chunks = corpus(bank, rendered)
     qs = questions(bank, rendered)
-    files = {"corpus.jsonl": _jsonl(chunks), "questions.jsonl": _jsonl(qs)}
+    judged = judge_pipeline(bank, rendered, chunks, qs, _Renderer(bank).render)
+    files = {"corpus.jsonl": _jsonl(chunks), "questions.jsonl": _jsonl(qs), "judge_pipeline.jsonl": _jsonl(judged)}
     manifest = {
         "name": dataset_name(bank, scale),
         "version": VERSION,
@@ -292,7 +313,7 @@ def write_dataset(bank: Bank, out: Path, scale: int = 1) -> Path:
         "description": bank.description,
         "generator": GENERATOR if scale == 1 else f"{GENERATOR} --scale {scale}",
         "seed": SEED,
-        "counts": counts(chunks, qs, rendered),
+        "counts": {**counts(chunks, qs, rendered), "judge_pipeline": len(judged)},
         "files": {name: hashlib.sha256(data).hexdigest() for name, data in files.items()},
     }
     files["manifest.json"] = (json.dumps(manifest, ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode(

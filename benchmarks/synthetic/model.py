@@ -94,7 +94,9 @@ class Bank:
 
     `formats` renders neutral fact values (an index into a list of people, an amount of
     money) in the bank's language; `vocabularies` exposes the lists behind them so the
-    generator can check both banks index the same number of items.
+    generator can check both banks index the same number of items. `unsupported_claims`
+    are policy-sounding sentences that no page states; the judge set appends one to a
+    correct answer, and both banks list them in the same order so the languages stay parallel.
     """
 
     language: str
@@ -108,3 +110,4 @@ class Bank:
     pages: Mapping[str, PageText]
     extra_entity: Callable[[str, int], Fields]
     unanswerable: tuple[str, ...]
+    unsupported_claims: tuple[str, ...]

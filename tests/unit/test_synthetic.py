@@ -13,10 +13,11 @@ import pytest
 from benchmarks.services.datasets import load_dataset
 from benchmarks.synthetic.__main__ import main
 from benchmarks.synthetic.generate import LANGUAGES, BankMismatch, check_bank, load_bank, write_dataset
+from benchmarks.synthetic.judge import CASE_COUNTS, SHOWN
 from benchmarks.synthetic.model import Bank
 
 SHIPPED = Path(__file__).resolve().parents[2] / "datasets"
-FILES = ("corpus.jsonl", "questions.jsonl", "manifest.json")
+FILES = ("corpus.jsonl", "questions.jsonl", "judge_pipeline.jsonl", "manifest.json")
 CYRILLIC = re.compile("[А-Яа-яЁё]")
 
 
@@ -128,6 +129,8 @@ def test_manifest_describes_the_files(dataset: Path) -> None:
         assert hashlib.sha256((dataset / name).read_bytes()).hexdigest() == digest, name
     assert manifest["counts"]["chunks"] == len(_read_jsonl(dataset / "corpus.jsonl"))
     assert manifest["counts"]["questions"] == len(_read_jsonl(dataset / "questions.jsonl"))
+    assert manifest["counts"]["judge_pipeline"] == len(_read_jsonl(dataset / "judge_pipeline.jsonl"))
+    assert set(manifest["files"]) == set(FILES) - {"manifest.json"}
 
 
 def test_bench_loads_it_without_warnings(dataset: Path) -> None:
@@ -151,8 +154,43 @@ def test_russian_is_parallel_to_english(generated: Generated) -> None:
     for name, keys in (
         ("corpus.jsonl", ("id", "url", "topic")),
         ("questions.jsonl", ("id", "relevant", "topic", "variant", "paraphrase_of")),
+        ("judge_pipeline.jsonl", ("id", "ground_truth_show", "case")),
     ):
         assert skeleton(generated["ru"], name, keys) == skeleton(generated["en"], name, keys), name
+
+
+JUDGE_FIELDS = {"id": str, "question": str, "context": str, "answer": str, "ground_truth_show": bool, "case": str}
+
+
+def test_judge_items_have_typed_fields_and_sorted_ids(dataset: Path) -> None:
+    items = _read_jsonl(dataset / "judge_pipeline.jsonl")
+    assert [item["id"] for item in items] == sorted({item["id"] for item in items})
+    for item in items:
+        assert {key: type(value) for key, value in item.items()} == JUDGE_FIELDS, item["id"]
+        assert item["question"] and item["context"] and item["answer"], item["id"]
+
+
+def test_judge_labels_are_balanced_and_every_case_is_present(dataset: Path) -> None:
+    items = _read_jsonl(dataset / "judge_pipeline.jsonl")
+    assert 150 <= len(items) <= 250
+    assert 0.4 <= sum(item["ground_truth_show"] for item in items) / len(items) <= 0.6
+    assert {item["case"] for item in items} == set(CASE_COUNTS)
+    for item in items:
+        assert item["ground_truth_show"] == (item["case"] in SHOWN), item["id"]
+
+
+def test_judge_items_rest_on_the_corpus(dataset: Path) -> None:
+    """Shown answers are the reference answers with their own chunks; rejected ones differ from them."""
+    texts = {chunk["text"] for chunk in _read_jsonl(dataset / "corpus.jsonl")}
+    answers = {q["question"]: q["reference_answer"] for q in _read_jsonl(dataset / "questions.jsonl")}
+    for item in _read_jsonl(dataset / "judge_pipeline.jsonl"):
+        assert set(item["context"].split("\n\n")) <= texts, item["id"]
+        if item["case"] == "correct":
+            assert item["answer"] == answers[item["question"]], item["id"]
+        else:
+            assert item["answer"] != answers[item["question"]] or item["case"] == "context_lacks_answer", item["id"]
+        if item["case"] == "unsupported_claim":
+            assert item["answer"].startswith(answers[item["question"]]), item["id"]
 
 
 def test_scale_adds_entities_without_changing_the_curated_ones(generated: Generated, tmp_path: Path) -> None:
