@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 
 @dataclass(frozen=True)
@@ -33,6 +34,18 @@ class Warning:
     message: str
     count: int
     examples: tuple[str, ...] = ()
+
+
+class ReportedData(Protocol):
+    """What a report says about its input: a name for the run folder, warnings, and an identity block."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def warnings(self) -> tuple[Warning, ...]: ...
+
+    def report_block(self) -> dict[str, object]: ...
 
 
 @dataclass(frozen=True)

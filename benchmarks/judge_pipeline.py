@@ -26,9 +26,8 @@ from benchmarks.metrics.classification import Ratio, classification_report
 from benchmarks.metrics.judge_quality import rate_against_thresholds
 from benchmarks.metrics.stats import percentile, summarize
 from benchmarks.runner import RunClock, RunOutcome, progress_bar, publish
-from benchmarks.samples import SampleSet
 from benchmarks.services.llm import Completion, LLMService, model_for, require_llm
-from benchmarks.services.show_items import ShowItem, load_show_items, resolve
+from benchmarks.services.show_items import FILE_NAME, ShowItem, ShowItemSet, load_show_items, resolve
 from benchmarks.tiers.base import Metric, ReportKind, TierResult
 
 KIND_VERSION = "1.0"
@@ -74,9 +73,8 @@ def run_judge_pipeline(spec: str, settings: Settings, sources: dict[str, Source]
         task = progress.add_task("asking the production judge", total=len(items))
         completions, usage = asyncio.run(_ask_all(items, template, model, settings,
                                                   lambda: progress.advance(task)))
-    dataset = SampleSet(name=path.parent.name if path.name == "judge_pipeline.jsonl" else path.stem,
-                        format="judge-pipeline-jsonl", content_sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
-                        samples=(), language=language)
+    dataset = ShowItemSet(name=path.parent.name if path.name == FILE_NAME else path.stem, language=language,
+                          content_sha256=hashlib.sha256(path.read_bytes()).hexdigest(), items=tuple(items))
     result = _result(items, completions, template, model, settings)
     result.volatile["llm"] = usage
     kind = ReportKind("judge-pipeline", KIND_VERSION, "Judge pipeline — production show/no-show judge", "accuracy")

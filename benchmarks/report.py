@@ -18,8 +18,7 @@ from typing import Any
 
 from benchmarks import __version__
 from benchmarks.config import Settings, Source
-from benchmarks.dataset import Dataset
-from benchmarks.samples import SampleSet
+from benchmarks.dataset import ReportedData
 from benchmarks.tiers.base import ReportKind, TierResult
 
 SCHEMA_VERSION = 1
@@ -32,7 +31,7 @@ PACKAGES = ("numpy", "scipy", "torch", "sentence-transformers", "transformers", 
 def build(
     tier: ReportKind,
     result: TierResult,
-    dataset: Dataset | SampleSet,
+    dataset: ReportedData,
     settings: Settings,
     sources: dict[str, Source],
     volatile: dict[str, Any],

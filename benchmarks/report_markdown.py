@@ -48,7 +48,7 @@ def render(report: dict[str, Any]) -> str:
 
 
 def dataset_counts(ds: dict[str, Any]) -> str:
-    return ", ".join(f"{ds[key]} {key}" for key in ("documents", "questions", "samples") if key in ds)
+    return ", ".join(f"{ds[key]} {key}" for key in ("documents", "questions", "samples", "items") if key in ds)
 
 
 def format_value(value: Any) -> str:

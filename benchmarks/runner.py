@@ -20,8 +20,7 @@ from rich.progress import (
 
 from benchmarks import report as report_doc
 from benchmarks.config import Settings, Source
-from benchmarks.dataset import Dataset
-from benchmarks.samples import SampleSet
+from benchmarks.dataset import ReportedData
 from benchmarks.services import reports
 from benchmarks.services.datasets import load_dataset
 from benchmarks.tiers import TIERS
@@ -68,7 +67,7 @@ class RunClock:
                 "duration_s": round(time.perf_counter() - self.started, 3)}
 
 
-def publish(kind: ReportKind, result: TierResult, dataset: Dataset | SampleSet, settings: Settings,
+def publish(kind: ReportKind, result: TierResult, dataset: ReportedData, settings: Settings,
             sources: dict[str, Source], clock: RunClock, output_dir: Path | None) -> RunOutcome:
     """Build the report and write the run's files: into output_dir, or a new run folder plus `latest`."""
     report = report_doc.build(kind, result, dataset, settings, sources, clock.volatile())

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from benchmarks.dataset import Warning
 from benchmarks.errors import BenchError, InputError
 from benchmarks.services.datasets import SHIPPED, _read_jsonl, _string, _unique
 from benchmarks.services.shipped import shipped_dir
@@ -26,6 +27,19 @@ class ShowItem:
     context: str
     answer: str
     show: bool
+
+
+@dataclass(frozen=True)
+class ShowItemSet:
+    name: str
+    language: str
+    content_sha256: str
+    items: tuple[ShowItem, ...]
+    warnings: tuple[Warning, ...] = ()
+
+    def report_block(self) -> dict[str, object]:
+        return {"name": self.name, "language": self.language, "format": "judge-pipeline-jsonl",
+                "content_sha256": self.content_sha256, "items": len(self.items)}
 
 
 def resolve(spec: str) -> Path:

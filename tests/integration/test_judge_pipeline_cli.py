@@ -49,6 +49,7 @@ def test_classifier_metrics_confusion_and_unparseable(bench, tmp_path, monkeypat
     assert m["unparseable_rate"]["value"] == pytest.approx(1 / 5)
     assert report["notes"]["accuracy_band"] == "attention"
     assert report["provenance"]["production_judge"]["template"] == "bench:en"
+    assert report["dataset"]["name"] == "items" and report["dataset"]["items"] == 5
     items = {i["id"]: i for i in map(json.loads, (out / "items.jsonl").read_text().splitlines())}
     assert items["b"]["decision"] == "no" and items["b"]["rule"] == "marker"
     assert items["e"]["decision"] is None
