@@ -263,7 +263,7 @@ def _print_plan(request: Any, settings: Any) -> None:
     if request.backend == "offline":
         raise BenchError("--dry-run counts LLM calls; --judge offline makes none")
     require_llm(settings, dry_run=True)
-    models = judge_models(request, settings)
+    models = judge_models(request.models, settings)
     rows = plan(request, read_samples(request), models)
     table = Table(title=f"dry run: {', '.join(models)} (no call made)")
     for column in ("metric", "calls", "estimated prompt tokens"):

@@ -99,9 +99,9 @@ def run_evaluate(request: EvaluateRequest, settings: Settings, sources: dict[str
     return publish(kind, result, samples, settings, sources, clock, output_dir)
 
 
-def judge_models(request: EvaluateRequest, settings: Settings) -> tuple[str, ...]:
+def judge_models(models: tuple[str, ...] | None, settings: Settings) -> tuple[str, ...]:
     """--models, else the configured list for multi-model evaluation, else the judge role's model."""
-    return request.models or settings.llm_models or (str(model_for(settings, "judge")),)
+    return models or settings.llm_models or (str(model_for(settings, "judge")),)
 
 
 def read_samples(request: EvaluateRequest) -> SampleSet:
@@ -185,7 +185,7 @@ def _embedder_info(embedder: CachedEmbedder | None) -> dict[str, Any] | None:
 async def _judge(request: EvaluateRequest, settings: Settings, samples: Sequence[Sample],
                  embedder: CachedEmbedder | None, advance: Any) -> tuple[list[JudgeOutcome], dict[str, Any], tuple[str, ...]]:
     async with LLMService(settings) as service:
-        models = judge_models(request, settings)
+        models = judge_models(request.models, settings)
         judge = LLMJudge(service, request.language, _embed_fn(embedder), request.options)
 
         async def one(metric: str, sample: Sample) -> list[JudgeOutcome]:

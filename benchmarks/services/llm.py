@@ -117,11 +117,6 @@ class LLMService:
         self._tallies: dict[tuple[Role, str], _Tally] = {}
         self._bound: tuple[asyncio.AbstractEventLoop, openai.AsyncOpenAI, asyncio.Semaphore] | None = None
 
-    @property
-    def chat_models(self) -> tuple[str, ...]:
-        """The models a multi-model evaluation compares."""
-        return self.settings.llm_models or (str(self.settings.llm_model),)
-
     def model_for(self, role: Role) -> str:
         return str(model_for(self.settings, role))
 
