@@ -224,9 +224,8 @@ def evaluate(
     from benchmarks.evaluate import EvaluateRequest, parse_metrics, parse_weights, run_evaluate
     from benchmarks.judge.llm_judge import JudgeOptions
 
-    flags = {"llm_concurrency": concurrency, "data_dir": data_dir, "reports_dir": reports_dir,
-             "embedding_model": embedding_model, "llm_cache": False if no_cache else None}
-    settings, sources = load_settings(flags, config_file=config)
+    settings, sources = _llm_settings(config, no_cache=no_cache, llm_concurrency=concurrency, data_dir=data_dir,
+                                      reports_dir=reports_dir, embedding_model=embedding_model)
     _choice("--language", language, ("en", "ru"))
     _choice("--judge", judge, ("llm", "offline"))
     _choice("--factual-mode", factual_mode, ("f1", "precision", "recall"))
@@ -247,6 +246,11 @@ def evaluate(
         return
     outcome = run_evaluate(request, settings, sources, output_dir=output_dir, stderr=stderr)
     print_summary(outcome.report, outcome.directory, stdout)
+
+
+def _llm_settings(config: Path | None, *, no_cache: bool, **flags: Any) -> tuple[Any, Any]:
+    """Settings of a command that calls an LLM: --no-cache turns the cache off, its absence leaves it to config."""
+    return load_settings({**flags, "llm_cache": False if no_cache else None}, config_file=config)
 
 
 def _choice(option: str, value: str, choices: tuple[str, ...]) -> None:
@@ -299,9 +303,8 @@ def judge_pipeline(
     from benchmarks.judge_pipeline import load_template, run_judge_pipeline
 
     _choice("--language", language, ("en", "ru"))
-    flags = {"llm_concurrency": concurrency, "data_dir": data_dir, "reports_dir": reports_dir,
-             "llm_cache": False if no_cache else None}
-    settings, sources = load_settings(flags, config_file=config)
+    settings, sources = _llm_settings(config, no_cache=no_cache, llm_concurrency=concurrency, data_dir=data_dir,
+                                      reports_dir=reports_dir)
     template = load_template(prompt_template, language)  # type: ignore[arg-type]
     outcome = run_judge_pipeline(dataset, settings, sources, template=template, model=model,
                                  language=language, output_dir=output_dir, stderr=stderr)  # type: ignore[arg-type]
