@@ -27,7 +27,8 @@ from benchmarks.errors import BenchError
 Source = Literal["default", "bench.toml", "env", "cli"]
 REDACTED = "***"
 CONFIG_FILE = "bench.toml"
-URL_SETTINGS = ("database_url", "embedding_base_url", "llm_base_url")  # shown with any password masked
+# shown with any password masked
+URL_SETTINGS = ("database_url", "embedding_base_url", "llm_base_url", "generator_http_url", "show_judge_http_url")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
@@ -137,6 +138,56 @@ class Settings:
     llm_cache: bool = _setting(
         True, "Keep chat replies in a cache under data_dir, so a rerun pays only for prompts it has not sent."
     )
+    generator: Literal["openai", "http", "precomputed", "extractive"] = _setting(
+        "openai",
+        "The system under test in tiers 2 and 3. openai: generator_model with a RAG prompt template; http: your "
+        "RAG service over HTTP; precomputed: the answers already in the dataset (a response field); extractive: "
+        "an offline baseline that answers with the context sentences closest to the question.",
+    )
+    generator_template: Path | None = _setting(
+        None, "RAG prompt template for the openai generator, with {question} and {context} (default: bench's, "
+        "in the dataset's language)."
+    )
+    generator_http_url: str | None = _setting(None, "http generator: URL your RAG service answers a question at.")
+    generator_http_request: str = _setting(
+        '{"question": "{question}", "contexts": "{contexts}"}',
+        "http generator: JSON body template. A string holding exactly {contexts} becomes the list of contexts; "
+        "{question}, {context} (contexts joined) and {question_id} are filled in inside strings.",
+    )
+    generator_http_response_path: str = _setting(
+        "answer", "http generator: where the answer is in the response JSON, as a dotted path (data.answer, "
+        "choices.0.text)."
+    )
+    generator_http_api_key: str | None = _setting(
+        None, "http generator: bearer token sent as Authorization (environment only).", secret=True
+    )
+    show_judge_http_url: str | None = _setting(
+        None, "judge-pipeline --via http: URL of your production show/no-show judge."
+    )
+    show_judge_http_request: str = _setting(
+        '{"question": "{question}", "context": "{context}", "answer": "{answer}"}',
+        "judge-pipeline --via http: JSON body template with {question}, {context}, {answer} and {item_id}.",
+    )
+    show_judge_http_response_path: str = _setting(
+        "decision", "judge-pipeline --via http: dotted path of the judge's reply (Yes/No text) in the response JSON."
+    )
+    show_judge_http_api_key: str | None = _setting(
+        None, "judge-pipeline --via http: bearer token sent as Authorization (environment only).", secret=True
+    )
+    extractive_sentences: int = _setting(2, "extractive generator: context sentences per answer.")
+    judge_backend: Literal["llm", "offline"] = _setting(
+        "llm", "llm: judge_model grades answers; offline: embedding and token-overlap proxies, no LLM."
+    )
+    judge_mode: Literal["direct", "reasoned"] = _setting(
+        "direct", "direct: the judge answers with the score alone; reasoned: it reasons first, then gives the "
+        "score in a strict short format."
+    )
+    repeats: int = _setting(
+        2, "Tiers 2 and 3: generations per question (exact-match rate and semantic consistency need 2); "
+        "bench judge: scorings per item."
+    )
+    delta: float = _setting(0.5, "bench judge: two scores of one item agree when they differ by at most this.")
+    e2e_top_k: int = _setting(1, "Tier 3: retrieved chunks given to the generator (the seed's production: 1).")
     llm_prices: dict[str, dict[str, float]] | None = _setting(
         None,
         "USD per 1M tokens by model, for the cost in reports. bench.toml, at the end of the file: "
@@ -345,7 +396,8 @@ def _validate(s: Settings, origins: Mapping[str, str]) -> None:
 
     positive = ("ef_search", "hnsw_m", "hnsw_ef_construction", "retrieval_batch_size", "retrieval_workers",
                 "top_k", "consistency_runs", "neighbours", "pairwise_limit", "embedding_batch_size",
-                "llm_max_tokens", "llm_concurrency", "llm_max_attempts")
+                "llm_max_tokens", "llm_concurrency", "llm_max_attempts", "extractive_sentences", "repeats",
+                "e2e_top_k")
     for name in positive:
         if getattr(s, name) < 1:
             fail(name, "must be at least 1")
@@ -353,6 +405,8 @@ def _validate(s: Settings, origins: Mapping[str, str]) -> None:
         fail("llm_temperature", "must be between 0 and 2")
     if not 0 < s.llm_top_p <= 1:
         fail("llm_top_p", "must be above 0 and at most 1")
+    if not 0 <= s.delta <= 4:
+        fail("delta", "must be between 0 and 4 (the widest judge scale, 1–5)")
     if s.llm_timeout_s <= 0:
         fail("llm_timeout_s", "must be above 0")
     for name in ("latency_queries", "bootstrap_resamples"):

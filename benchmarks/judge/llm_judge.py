@@ -87,7 +87,7 @@ class JudgeOutcome:
     raw: tuple[dict[str, Any], ...] = ()
 
 
-class _Failed(Exception):
+class JudgeFailed(Exception):
     """A call that ended without a usable answer: the sample's status and why."""
 
     def __init__(self, status: Status, message: str):
@@ -96,9 +96,10 @@ class _Failed(Exception):
 
 
 @dataclass
-class _Trace:
+class Trace:
     calls: int = 0
     raw: list[dict[str, Any]] = field(default_factory=list)
+    latency_ms: list[float] = field(default_factory=list)  # per call, as the LLM service measured it
 
 
 class LLMJudge:
@@ -108,7 +109,7 @@ class LLMJudge:
         self.language = language
         self.embed = embed
         self.options = options
-        self._metrics: dict[str, Callable[[Sample, str, _Trace], Awaitable[tuple[judged.Score, str]]]] = {
+        self._metrics: dict[str, Callable[[Sample, str, Trace], Awaitable[tuple[judged.Score, str]]]] = {
             "faithfulness": self._faithfulness,
             "context_precision": self._context_precision,
             "context_recall": self._context_recall,
@@ -123,49 +124,37 @@ class LLMJudge:
 
     async def score(self, metric: str, sample: Sample, model: str) -> JudgeOutcome:
         started = time.perf_counter()
-        trace = _Trace()
+        trace = Trace()
         missing = sample.missing(NEEDS[metric])
         if missing:
             return self._outcome(metric, model, None, "undetermined", f"missing field(s): {', '.join(missing)}",
                                  trace, started)
         try:
             score, explanation = await self._metrics[metric](sample, model, trace)
-        except _Failed as failure:
+        except JudgeFailed as failure:
             return self._outcome(metric, model, None, failure.status, str(failure), trace, started)
         reason = "; ".join(p for p in (score.reason, explanation) if p) if score.status == "ok" else score.reason
         return self._outcome(metric, model, score.value, score.status, reason, trace, started)
 
     @staticmethod
-    def _outcome(metric: str, model: str, value: float | None, status: Status, explanation: str, trace: _Trace,
+    def _outcome(metric: str, model: str, value: float | None, status: Status, explanation: str, trace: Trace,
                  started: float) -> JudgeOutcome:
         return JudgeOutcome(metric, model, value, status, explanation, trace.calls,
                             round((time.perf_counter() - started) * 1000, 3), tuple(trace.raw))
 
     # --- one call, with one repair attempt --------------------------------------------------------
 
-    async def _ask(self, call: JudgeCall, variables: Mapping[str, str], model: str, trace: _Trace,
+    async def _ask(self, call: JudgeCall, variables: Mapping[str, str], model: str, trace: Trace,
                    shape: type[shapes.Shape] | None = None, **options: Any) -> Any:
-        shape = shape or call.shape
-        messages = [{"role": "user", "content": render(call.name, self.language, variables)}]
-        for attempt in ("first", "repair"):
-            completion = await self.service.complete(messages, role="judge", model=model, **options)
-            trace.calls += 1
-            trace.raw.append({"call": call.name, "attempt": attempt, "status": completion.status,
-                              "text": completion.text, "cached": completion.cached})
-            if completion.status != "ok":
-                raise _Failed("api_error", f"{call.name}: {completion.error or completion.status}")
-            parsed = parse_output(completion.text, shape)
-            if parsed.status == "ok":
-                return parsed.value
-            messages = [*messages, {"role": "assistant", "content": completion.text or ""},
-                        {"role": "user", "content": REPAIR[self.language].format(error=parsed.error)}]
-        raise _Failed("parse_error", f"{call.name}: {parsed.error} (after one repair attempt)")
+        prompt = render(call.name, self.language, variables)
+        return await ask_json(self.service, prompt, shape or call.shape, call=call.name, language=self.language,
+                              model=model, trace=trace, **options)
 
-    async def _statements(self, question: str, text: str, model: str, trace: _Trace) -> list[str]:
+    async def _statements(self, question: str, text: str, model: str, trace: Trace) -> list[str]:
         answer = await self._ask(STATEMENTS, {"question": question, "text": text}, model, trace)
         return list(answer.statements)
 
-    async def _verdicts(self, context: str, statements: Sequence[str], model: str, trace: _Trace) -> list[Any]:
+    async def _verdicts(self, context: str, statements: Sequence[str], model: str, trace: Trace) -> list[Any]:
         """One verdict per statement; no call at all when there is nothing to judge."""
         if not statements:
             return []
@@ -175,24 +164,24 @@ class LLMJudge:
 
     def _vectors(self, texts: Sequence[str]) -> np.ndarray:
         if self.embed is None:
-            raise _Failed("undetermined", "this metric needs an embedding model")
+            raise JudgeFailed("undetermined", "this metric needs an embedding model")
         return self.embed(list(texts))
 
     # --- the metrics ------------------------------------------------------------------------------
 
-    async def _faithfulness(self, s: Sample, model: str, trace: _Trace) -> tuple[judged.Score, str]:
+    async def _faithfulness(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
         statements = await self._statements(s.user_input, s.response, model, trace)
         verdicts = await self._verdicts(_joined(s.retrieved_contexts), statements, model, trace)
         return judged.faithfulness([v.verdict for v in verdicts]), _reasons(verdicts, "verdict")
 
-    async def _context_precision(self, s: Sample, model: str, trace: _Trace) -> tuple[judged.Score, str]:
+    async def _context_precision(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
         """Reference-based or response-based; auto takes the reference when the sample has one."""
         side = self.options.precision_against
         if side == "auto":
             side = "reference" if s.reference is not None else "response"
         against = getattr(s, side)
         if against is None:
-            raise _Failed("undetermined", f"missing field(s): {side}")
+            raise JudgeFailed("undetermined", f"missing field(s): {side}")
         answers = await asyncio.gather(*(
             self._ask(CONTEXT_USEFULNESS, {"question": s.user_input, "context": c, "reference": against}, model,
                       trace)
@@ -201,14 +190,14 @@ class LLMJudge:
         explanation = " | ".join(f"#{i + 1}: {a.verdict} ({a.reason})" for i, a in enumerate(answers))
         return judged.context_precision([a.verdict for a in answers]), explanation
 
-    async def _context_recall(self, s: Sample, model: str, trace: _Trace) -> tuple[judged.Score, str]:
+    async def _context_recall(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
         answer = await self._ask(REFERENCE_ATTRIBUTION, {"question": s.user_input,
                                                          "context": _joined(s.retrieved_contexts),
                                                          "reference": s.reference}, model, trace)
         classified = list(answer.classifications)
         return judged.context_recall([c.attributed for c in classified]), _reasons(classified, "attributed")
 
-    async def _context_entity_recall(self, s: Sample, model: str, trace: _Trace) -> tuple[judged.Score, str]:
+    async def _context_entity_recall(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
         reference, contexts = await asyncio.gather(
             self._ask(ENTITIES, {"text": s.reference}, model, trace),
             self._ask(ENTITIES, {"text": _joined(s.retrieved_contexts)}, model, trace),
@@ -218,7 +207,7 @@ class LLMJudge:
         explanation = f"missing from the contexts: {', '.join(missed)}" if missed else ""
         return judged.context_entity_recall(reference.entities, contexts.entities), explanation
 
-    async def _noise_sensitivity(self, s: Sample, model: str, trace: _Trace) -> tuple[judged.Score, str]:
+    async def _noise_sensitivity(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
         response, reference = await asyncio.gather(
             self._statements(s.user_input, s.response, model, trace),
             self._statements(s.user_input, s.reference, model, trace),
@@ -236,7 +225,7 @@ class LLMJudge:
         )
         return judged.noise_sensitivity(verdicts, self.options.noise_mode), _reasons(in_reference, "verdict")
 
-    async def _response_relevancy(self, s: Sample, model: str, trace: _Trace) -> tuple[judged.Score, str]:
+    async def _response_relevancy(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
         # distinct seeds make the n questions n distinct requests (and cache entries), as RAGAS's n samples
         answers = await asyncio.gather(*(
             self._ask(QUESTION_GENERATION, {"response": s.response}, model, trace, seed=i)
@@ -248,11 +237,11 @@ class LLMJudge:
         explanation = " | ".join(a.question for a in answers)
         return judged.response_relevancy(vectors[0], generated), explanation
 
-    async def _semantic_similarity(self, s: Sample, model: str, trace: _Trace) -> tuple[judged.Score, str]:
+    async def _semantic_similarity(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
         response, reference = self._vectors([s.response, s.reference])
         return judged.semantic_similarity(response, reference, threshold=self.options.threshold), ""
 
-    async def _factual_correctness(self, s: Sample, model: str, trace: _Trace) -> tuple[judged.Score, str]:
+    async def _factual_correctness(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
         mode = self.options.factual_mode
         response_claims, reference_claims = await asyncio.gather(
             self._claims(s.response, model, trace) if mode != "recall" else _none(),
@@ -269,10 +258,10 @@ class LLMJudge:
         score = judged.factual_correctness(verdicts, mode=mode, beta=self.options.beta)
         return score, _reasons([*(precision_side or []), *(recall_side or [])], "verdict")
 
-    async def _claims(self, text: str, model: str, trace: _Trace) -> list[str]:
+    async def _claims(self, text: str, model: str, trace: Trace) -> list[str]:
         return list((await self._ask(CLAIMS, {"text": text}, model, trace)).claims)
 
-    async def _answer_correctness(self, s: Sample, model: str, trace: _Trace) -> tuple[judged.Score, str]:
+    async def _answer_correctness(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
         response, reference = await asyncio.gather(
             self._statements(s.user_input, s.response, model, trace),
             self._statements(s.user_input, s.reference, model, trace),
@@ -293,7 +282,7 @@ class LLMJudge:
         explanation = f"TP {counts.tp}, FP {counts.fp}, FN {counts.fn}; similarity {similarity.value}"
         return judged.answer_correctness(factual, similarity, weights=self.options.weights), explanation
 
-    async def _context_relevance(self, s: Sample, model: str, trace: _Trace) -> tuple[judged.Score, str]:
+    async def _context_relevance(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
         answers = await asyncio.gather(*(
             self._ask(CONTEXT_RATING, {"question": s.user_input, "context": c}, model, trace,
                       temperature=CONTEXT_RELEVANCE_TEMPERATURE)
@@ -301,6 +290,27 @@ class LLMJudge:
         ))
         explanation = " | ".join(f"#{i + 1}: {a.rating} ({a.reason})" for i, a in enumerate(answers))
         return judged.context_relevance([a.rating for a in answers]), explanation
+
+
+async def ask_json(service: LLMService, prompt: str, shape: type[shapes.Shape], *, call: str,
+                   language: Language, model: str, trace: Trace, repeat: int = 0, **options: Any) -> Any:
+    """One judge request whose answer must validate against `shape`, with one repair attempt that
+    quotes the parse error back to the model; raises `JudgeFailed` with the status otherwise."""
+    messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
+    for attempt in ("first", "repair"):
+        completion = await service.complete(messages, role="judge", model=model, repeat=repeat, **options)
+        trace.calls += 1
+        trace.raw.append({"call": call, "attempt": attempt, "status": completion.status,
+                          "text": completion.text, "cached": completion.cached})
+        trace.latency_ms.append(completion.latency_ms)
+        if completion.status != "ok":
+            raise JudgeFailed("api_error", f"{call}: {completion.error or completion.status}")
+        parsed = parse_output(completion.text, shape)
+        if parsed.status == "ok":
+            return parsed.value
+        messages = [*messages, {"role": "assistant", "content": completion.text or ""},
+                    {"role": "user", "content": REPAIR[language].format(error=parsed.error)}]
+    raise JudgeFailed("parse_error", f"{call}: {parsed.error} (after one repair attempt)")
 
 
 async def _none() -> None:

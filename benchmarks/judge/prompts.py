@@ -55,6 +55,18 @@ STATEMENT_CLASSIFICATION = _call(
     "reference_statements",
 )
 CONTEXT_RATING = _call("context_rating", shapes.ContextRating, "question", "context")
+# Direct ratings (seed 004 §5.5, §6.4, §8) and the pairwise comparison. `output_format` is the mode's
+# answer instructions (`OUTPUT_FORMATS`), so one wording of each task serves both modes; the shape
+# given here is the direct one, the rater picks the reasoned one and the scale.
+RATE_FAITHFULNESS = _call("rate_faithfulness", shapes.ScaleScore, "question", "context", "answer", "output_format")
+RATE_ANSWER_RELEVANCE = _call("rate_answer_relevance", shapes.ScaleScore, "question", "answer", "output_format")
+RATE_ANSWER_CORRECTNESS = _call(
+    "rate_answer_correctness", shapes.ScaleScore, "question", "reference", "answer", "output_format"
+)
+RATE_E2E = _call("rate_e2e", shapes.ScaleScore, "question", "reference", "answer", "output_format")
+COMPARE_ANSWERS = _call(
+    "compare_answers", shapes.PairVerdict, "question", "context", "answer_a", "answer_b", "output_format"
+)
 
 CALLS: Mapping[str, JudgeCall] = {
     call.name: call
@@ -68,6 +80,11 @@ CALLS: Mapping[str, JudgeCall] = {
         CLAIMS,
         STATEMENT_CLASSIFICATION,
         CONTEXT_RATING,
+        RATE_FAITHFULNESS,
+        RATE_ANSWER_RELEVANCE,
+        RATE_ANSWER_CORRECTNESS,
+        RATE_E2E,
+        COMPARE_ANSWERS,
     )
 }
 

@@ -210,3 +210,50 @@ def _classification_for(response: int, reference: int) -> type[StatementClassifi
         raise ValueError(f"StatementClassification: reference count must be >= 0, got {reference}")
     name = f"Of{response}And{reference}"
     return _counted(StatementClassification, response, name, reference_total=reference)  # type: ignore[return-value]
+
+
+# --- direct ratings and pairwise comparison (tiers 2, 3 and bench judge) -----------------------
+
+
+class ScaleScore(Shape):
+    """A single score on a rating's scale (seed 004 §5.5, §6.4). The bounds are per rating, so
+    `on_scale` gives the subclass that rejects 1.2 on a 0–1 scale instead of clipping it.
+    """
+
+    low: ClassVar[float] = 0.0
+    high: ClassVar[float] = 1.0
+
+    score: float
+
+    @model_validator(mode="after")
+    def _within_scale(self) -> ScaleScore:
+        if not (self.low <= self.score <= self.high):
+            raise ValueError(f"score must be between {self.low:g} and {self.high:g}, got {self.score:g}")
+        return self
+
+    @classmethod
+    def on_scale(cls, low: float, high: float) -> type[ScaleScore]:
+        return _scaled(cls, low, high)
+
+
+class ReasonedScore(ScaleScore):
+    """Reasoned mode: the judge writes its reasoning first, then the score (the key order asks
+    for reasoning before the verdict, which is the point of the mode)."""
+
+    reasoning: Reason
+
+
+@cache
+def _scaled(base: type[ScaleScore], low: float, high: float) -> type[ScaleScore]:
+    namespace = {"low": low, "high": high, "__module__": base.__module__}
+    return type(f"{base.__name__}{low:g}To{high:g}", (base,), namespace)
+
+
+class PairVerdict(Shape):
+    """Which of two answers is better: A, B or Tie."""
+
+    verdict: Literal["A", "B", "Tie"]
+
+
+class ReasonedPairVerdict(PairVerdict):
+    reasoning: Reason

@@ -121,12 +121,15 @@ class LLMService:
         return str(model_for(self.settings, role))
 
     async def complete(self, messages: Sequence[Message], *, role: Role, model: str | None = None,
-                       **options: Any) -> Completion:
+                       repeat: int = 0, **options: Any) -> Completion:
+        """`repeat` r > 0 asks the same request again as an independent call: it is part of the
+        cache key only (never sent), so measuring repeatability is not defeated by the cache,
+        while a rerun of the whole benchmark still finds every repeat cached."""
         model = model or self.model_for(role)
         params = {name: value for name, value in {**self._defaults(), **options}.items() if value is not None}
         sent = [dict(m) for m in messages]
         tally = self._tallies.setdefault((role, model), _Tally())
-        key = cache_key(model, sent, params)
+        key = cache_key(model, sent, {**params, "bench_repeat": repeat} if repeat else params)
         started = time.perf_counter()
         if self.cache and (hit := self.cache.get(key)):
             tally.cache_hits += 1
@@ -245,7 +248,8 @@ class LLMService:
                     return None, attempt, _reason(exc)
                 if attempt >= limit:
                     return None, attempt, f"{_reason(exc)} (gave up after {attempt} attempts)"
-                await self._sleep(backoff_s(attempt, exc))
+                headers = exc.response.headers if isinstance(exc, openai.APIStatusError) else None
+                await self._sleep(backoff_s(attempt, headers))
 
     def _cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
         price = (self.settings.llm_prices or {}).get(model)
@@ -264,9 +268,13 @@ class LLMService:
         return (text.replace(key, REDACTED) if key else text)[:_REASON_CHARS]
 
 
-def backoff_s(attempt: int, exc: openai.APIError) -> float:
-    """The wait after failed attempt `attempt` (1-based): Retry-After if given, else 2 s doubling to 30 s."""
-    asked = retry_after_s(exc.response.headers) if isinstance(exc, openai.APIStatusError) else None
+def backoff_s(attempt: int, headers: Mapping[str, str] | None = None) -> float:
+    """The wait after failed attempt `attempt` (1-based): Retry-After if given, else 2 s doubling to 30 s.
+
+    `headers` are those of the failed reply (None when there was none, e.g. a timeout), so any HTTP
+    client bench uses follows one policy.
+    """
+    asked = retry_after_s(headers) if headers is not None else None
     if asked is not None:
         return min(asked, MAX_RETRY_AFTER_S)
     return min(FIRST_WAIT_S * 2 ** (attempt - 1), MAX_WAIT_S)

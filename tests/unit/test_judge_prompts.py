@@ -18,6 +18,7 @@ from benchmarks.judge.prompts import (
     template_fields,
     template_sha256,
 )
+from benchmarks.judge.ratings import output_format
 from benchmarks.metrics.judged import __doc__ as judged_doc
 
 CASES = [(call, language) for call in CALLS for language in LANGUAGES]
@@ -26,7 +27,11 @@ PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 
 
 def _rendered(call: str, language: str) -> str:
-    return render(call, language, {name: f"<{name}>" for name in CALLS[call].variables})
+    """Rating templates get their answer format (and its worked example) from the direct mode."""
+    shown = {name: f"<{name}>" for name in CALLS[call].variables}
+    if "output_format" in shown:
+        shown["output_format"] = output_format("verdict" if call == "compare_answers" else "score", "direct", language)
+    return render(call, language, shown)
 
 
 def _template_files(language: str) -> set[str]:
@@ -52,7 +57,7 @@ def test_template_declares_exactly_the_registered_variables(call, language):
 def test_template_renders_without_leftover_placeholders(call, language):
     text = _rendered(call, language)
     assert not PLACEHOLDER.search(text)
-    for name in CALLS[call].variables:
+    for name in CALLS[call].variables - {"output_format"}:
         assert f"<{name}>" in text
 
 

@@ -1,0 +1,1 @@
+"""The system under test of tiers 2 and 3: one interface, four adapters (see `base`)."""

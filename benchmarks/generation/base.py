@@ -1,0 +1,44 @@
+"""What a system under test is to bench: (question, contexts) in, an answer with a status out.
+
+An adapter never raises for a failed answer: like the LLM service, it returns an `Answer` with
+status `api_error` and the reason, so one failed question is counted, not fatal. `describe()` is
+the adapter's block in the report's provenance (adapter name, model or endpoint, template hash),
+so every number says which system produced the answers it grades.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Literal, Protocol
+
+Status = Literal["ok", "api_error"]
+GeneratorName = Literal["openai", "http", "precomputed", "extractive"]
+
+
+@dataclass(frozen=True)
+class GenerationRequest:
+    question_id: str
+    question: str
+    contexts: tuple[str, ...]
+    repeat: int  # 0-based; an adapter with a cache keys on it, so repeats are real generations
+
+
+@dataclass(frozen=True)
+class Answer:
+    status: Status
+    text: str | None
+    latency_ms: float
+    cached: bool = False
+    error: str | None = None
+
+    @classmethod
+    def failed(cls, error: str, latency_ms: float = 0.0) -> Answer:
+        return cls("api_error", None, latency_ms, error=error)
+
+
+class Generator(Protocol):
+    name: GeneratorName
+
+    def describe(self) -> dict[str, Any]: ...
+
+    async def answer(self, request: GenerationRequest) -> Answer: ...

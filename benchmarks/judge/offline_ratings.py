@@ -1,0 +1,45 @@
+"""`--judge offline` for the seed's direct ratings: each mapped onto an offline proxy, or refused.
+
+The proxies are those of `benchmarks.judge.offline` (sentence support by embeddings and shared
+content words); a report names the mapping next to every number. answer_relevance has none, for
+the reason `offline` gives for response_relevancy: a question-to-answer cosine is on another scale
+and cannot see an evasive answer, so a tier reports it as not measured rather than as a number.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from benchmarks.judge.offline import Embed, describe, offline_score
+from benchmarks.metrics.judged import Score
+from benchmarks.samples import Sample
+
+_DESCRIPTIONS: Mapping[str, str] = {
+    "faithfulness": "offline faithfulness proxy: " + describe("faithfulness"),
+    "answer_correctness": "1 + 4 × the offline answer_correctness proxy (0–1 mapped linearly onto 1–5): "
+                          + describe("answer_correctness"),
+    "e2e_score": "the offline answer_correctness proxy against the reference answer: "
+                 + describe("answer_correctness"),
+}
+OFFLINE_RATINGS = frozenset(_DESCRIPTIONS)
+NO_PROXY = "no offline proxy: a question-to-answer cosine is on another scale and cannot see an evasive answer"
+
+
+def describe_rating(name: str) -> str:
+    return _DESCRIPTIONS.get(name, NO_PROXY)
+
+
+def offline_rating(name: str, variables: Mapping[str, str], embed: Embed, *, language: str) -> Score:
+    """The proxy of one rating for one answer; undetermined (with the reason) where there is none."""
+    if name not in OFFLINE_RATINGS:
+        return Score.undetermined(NO_PROXY)
+    if name == "faithfulness":
+        sample = Sample(id="", user_input=variables["question"], response=variables["answer"],
+                        retrieved_contexts=(variables["context"],))
+        return offline_score("faithfulness", sample, embed, language=language)
+    sample = Sample(id="", user_input=variables["question"], response=variables["answer"],
+                    reference=variables["reference"])
+    score = offline_score("answer_correctness", sample, embed, language=language)
+    if name == "answer_correctness" and score.value is not None:
+        return Score.ok(1.0 + 4.0 * score.value, score.reason)
+    return score

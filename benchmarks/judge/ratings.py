@@ -1,0 +1,174 @@
+"""Direct ratings of one answer on a scale, and the pairwise A/B/Tie comparison (seed 004 §5, §6, §8).
+
+These are the seed's own judge metrics: one call returns one number on the rating's scale
+(faithfulness, answer relevance and the end-to-end score on 0–1, answer correctness on 1–5).
+They differ from the RAGAS-form metrics of `llm_judge` (statements, verdicts, ratios): cheaper,
+coarser, and exactly what the seed's tiers report, so both are available and named apart.
+
+A rating runs in one of two modes with the same task wording: `direct` asks for the score alone,
+`reasoned` for a short reasoning first and then the score in a strict format; the answer's shape
+(score within the scale, reasoning present) is validated, with one repair attempt, as for every
+judge call. The pairwise comparison can be asked with the answers swapped; `pairwise_outcome`
+turns the two verdicts into a preference with position bias made visible.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import cache
+from importlib.resources import files
+from typing import Any, Literal
+
+from benchmarks.judge import shapes
+from benchmarks.judge.llm_judge import JudgeFailed, Status, Trace, ask_json
+from benchmarks.judge.prompts import (
+    COMPARE_ANSWERS,
+    RATE_ANSWER_CORRECTNESS,
+    RATE_ANSWER_RELEVANCE,
+    RATE_E2E,
+    RATE_FAITHFULNESS,
+    JudgeCall,
+    Language,
+    render,
+    template_sha256,
+)
+from benchmarks.services.llm import LLMService
+
+Mode = Literal["direct", "reasoned"]
+MODES: tuple[Mode, ...] = ("direct", "reasoned")
+Verdict = Literal["A", "B", "Tie"]
+
+
+@dataclass(frozen=True)
+class Rating:
+    """A seed metric graded by one judge call: its call, its scale and what it reads."""
+
+    name: str
+    call: JudgeCall
+    low: float
+    high: float
+
+    @property
+    def needs(self) -> frozenset[str]:
+        return self.call.variables - {"output_format"}
+
+
+RATINGS: Mapping[str, Rating] = {
+    rating.name: rating
+    for rating in (
+        Rating("faithfulness", RATE_FAITHFULNESS, 0.0, 1.0),
+        Rating("answer_relevance", RATE_ANSWER_RELEVANCE, 0.0, 1.0),
+        Rating("answer_correctness", RATE_ANSWER_CORRECTNESS, 1.0, 5.0),
+        Rating("e2e_score", RATE_E2E, 0.0, 1.0),
+    )
+}
+
+
+@dataclass(frozen=True)
+class RatingOutcome:
+    name: str
+    model: str
+    value: float | None
+    status: Status
+    explanation: str
+    calls: int
+    latency_ms: tuple[float, ...]  # each call's, as measured by the LLM service (cached replies included)
+    cached: bool
+    raw: tuple[dict[str, Any], ...] = ()
+
+
+@dataclass(frozen=True)
+class PairOutcome:
+    model: str
+    verdict: Verdict | None  # in the order shown to the judge: A is whatever was shown first
+    status: Status
+    explanation: str
+    calls: int
+    raw: tuple[dict[str, Any], ...] = ()
+
+
+@cache
+def output_format(kind: Literal["score", "verdict"], mode: Mode, language: Language, low: float = 0.0,
+                  high: float = 1.0) -> str:
+    """The mode's answer instructions, with the scale filled in (an example score at mid-scale)."""
+    text = (files("benchmarks") / "prompts" / language / "formats" / f"{kind}_{mode}.txt").read_text("utf-8")
+    middle = (low + high) / 2
+    return text.format(low=f"{low:g}", high=f"{high:g}", example=f"{middle:g}").strip()
+
+
+def prompt_hashes(language: Language, mode: Mode, names: tuple[str, ...], *, pairwise: bool = False
+                  ) -> dict[str, str]:
+    """sha256 of each template file and answer format a run uses, for the report's provenance."""
+    hashes = {f"{language}/{RATINGS[n].call.name}": template_sha256(RATINGS[n].call.name, language) for n in names}
+    if pairwise:
+        hashes[f"{language}/{COMPARE_ANSWERS.name}"] = template_sha256(COMPARE_ANSWERS.name, language)
+    for kind in ("score",) * bool(names) + ("verdict",) * pairwise:
+        data = (files("benchmarks") / "prompts" / language / "formats" / f"{kind}_{mode}.txt").read_bytes()
+        hashes[f"{language}/formats/{kind}_{mode}"] = hashlib.sha256(data).hexdigest()
+    return hashes
+
+
+class Rater:
+    def __init__(self, service: LLMService, language: Language, mode: Mode = "direct"):
+        self.service = service
+        self.language = language
+        self.mode = mode
+
+    async def rate(self, name: str, variables: Mapping[str, str], model: str, *, repeat: int = 0) -> RatingOutcome:
+        rating = RATINGS[name]
+        trace = Trace()
+        shape = (shapes.ReasonedScore if self.mode == "reasoned" else shapes.ScaleScore).on_scale(rating.low,
+                                                                                                   rating.high)
+        prompt = render(rating.call.name, self.language, {
+            **{key: variables[key] for key in rating.needs},
+            "output_format": output_format("score", self.mode, self.language, rating.low, rating.high),
+        })
+        try:
+            answer = await ask_json(self.service, prompt, shape, call=rating.call.name, language=self.language,
+                                    model=model, trace=trace, repeat=repeat)
+        except JudgeFailed as failure:
+            return self._rating(name, model, None, failure.status, str(failure), trace)
+        return self._rating(name, model, float(answer.score), "ok", getattr(answer, "reasoning", ""), trace)
+
+    async def compare(self, variables: Mapping[str, str], model: str, *, repeat: int = 0) -> PairOutcome:
+        """One A/B/Tie verdict with the answers in the order given (answer_a is shown first)."""
+        trace = Trace()
+        shape = shapes.ReasonedPairVerdict if self.mode == "reasoned" else shapes.PairVerdict
+        prompt = render(COMPARE_ANSWERS.name, self.language, {
+            **{key: variables[key] for key in ("question", "context", "answer_a", "answer_b")},
+            "output_format": output_format("verdict", self.mode, self.language),
+        })
+        try:
+            answer = await ask_json(self.service, prompt, shape, call=COMPARE_ANSWERS.name, language=self.language,
+                                    model=model, trace=trace, repeat=repeat)
+        except JudgeFailed as failure:
+            return PairOutcome(model, None, failure.status, str(failure), trace.calls, tuple(trace.raw))
+        return PairOutcome(model, answer.verdict, "ok", getattr(answer, "reasoning", ""), trace.calls,
+                           tuple(trace.raw))
+
+    @staticmethod
+    def _rating(name: str, model: str, value: float | None, status: Status, explanation: str,
+                trace: Trace) -> RatingOutcome:
+        cached = bool(trace.raw) and all(call["cached"] for call in trace.raw)
+        return RatingOutcome(name, model, value, status, explanation, trace.calls,
+                             tuple(round(ms, 3) for ms in trace.latency_ms), cached, tuple(trace.raw))
+
+
+Preference = Literal["first", "second", "tie", "inconsistent"]
+
+
+def pairwise_outcome(original: Verdict, swapped: Verdict) -> Preference:
+    """Combine the verdict on (first, second) with the verdict on (second, first).
+
+    A consistent judge names the same answer both times (A then B), or Tie both times; any other
+    pair means the verdict followed the position, not the answers, and is `inconsistent`.
+    """
+    if original == "A" and swapped == "B":
+        return "first"
+    if original == "B" and swapped == "A":
+        return "second"
+    if original == swapped == "Tie":
+        return "tie"
+    return "inconsistent"
