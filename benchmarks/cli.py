@@ -100,6 +100,8 @@ def _run(tier: str, options: dict[str, Any], renamed: dict[str, str] | None = No
 
     flags = dict(options)
     dataset, output_dir, config = flags.pop("dataset"), flags.pop("output_dir"), flags.pop("config")
+    if "no_cache" in flags:
+        flags["llm_cache"] = False if flags.pop("no_cache") else None
     for flag, setting in (renamed or {}).items():
         flags[setting] = flags.pop(flag)
     settings, sources = load_settings(flags, config_file=config)
@@ -160,6 +162,45 @@ def tier1(
     _run("tier1", locals())
 
 
+GeneratorOpt = Annotated[Optional[str], _opt("generator")]
+GeneratorTemplateOpt = Annotated[Optional[Path], _opt("generator_template")]
+JudgeBackendOpt = Annotated[Optional[str], _opt("judge_backend", "judge")]
+JudgeModeOpt = Annotated[Optional[str], _opt("judge_mode", "mode")]
+RepeatsOpt = Annotated[Optional[int], _opt("repeats")]
+ExtraMetricsOpt = Annotated[Optional[str], _opt("extra_metrics", "metrics")]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the LLM response cache.")]
+ConcurrencyOpt = Annotated[Optional[int], _opt("llm_concurrency", "concurrency")]
+SentencesOpt = Annotated[Optional[int], _opt("extractive_sentences")]
+ANSWERING_FLAGS = {"judge": "judge_backend", "mode": "judge_mode", "metrics": "extra_metrics",
+                   "concurrency": "llm_concurrency"}
+
+
+@app.command()
+@guarded
+def tier2(
+    dataset: DatasetOpt,
+    generator: GeneratorOpt = None,
+    generator_template: GeneratorTemplateOpt = None,
+    judge: JudgeBackendOpt = None,
+    mode: JudgeModeOpt = None,
+    repeats: RepeatsOpt = None,
+    metrics: ExtraMetricsOpt = None,
+    extractive_sentences: SentencesOpt = None,
+    no_cache: NoCacheOpt = False,
+    concurrency: ConcurrencyOpt = None,
+    output_dir: OutputOpt = None,
+    config: ConfigOpt = None,
+    data_dir: DataDirOpt = None,
+    reports_dir: ReportsDirOpt = None,
+    embedding_model: ModelOpt = None,
+    seed: SeedOpt = None,
+    bootstrap_resamples: BootstrapOpt = None,
+) -> None:
+    """Tier 2: generation on the dataset's fixed context, judged (faithfulness, relevance, correctness 1–5),
+    with ROUGE, BLEU and repeatability."""
+    _run("tier2", locals(), ANSWERING_FLAGS)
+
+
 def _not_implemented(name: str, summary: str) -> None:
     @app.command(name=name, help=f"{summary} (not implemented yet).",
                  context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -169,7 +210,6 @@ def _not_implemented(name: str, summary: str) -> None:
 
 
 for _name, _summary in (
-    ("tier2", "Tier 2: generation on a fixed context, judged by an LLM, with ROUGE and BLEU"),
     ("tier3", "Tier 3: end to end: retrieve, generate, judge"),
     ("judge", "The LLM judge itself: repeatability, errors, latency"),
     ("ux", "User experience: semantic cache hit rate, multi-turn context preservation"),
@@ -290,6 +330,9 @@ def judge_pipeline(
                                                  "judge_model, else llm_model).")] = None,
     language: Annotated[str, typer.Option("--language", help="Language of bench's default prompt: en or "
                                           "ru.")] = "en",
+    via: Annotated[str, typer.Option("--via", help="llm: the prompt goes to the configured LLM; http: each item "
+                                     "goes to your own judge service (show_judge_http_url, "
+                                     "show_judge_http_request, show_judge_http_response_path).")] = "llm",
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the LLM response "
                                            "cache (latency is measured on calls the endpoint answers).")] = False,
     concurrency: Annotated[Optional[int], _opt("llm_concurrency", "concurrency")] = None,
@@ -300,13 +343,15 @@ def judge_pipeline(
 ) -> None:
     """The production show/no-show judge as a classifier: accuracy, precision, recall, F1, confusion."""
     from benchmarks.console import print_summary
-    from benchmarks.judge_pipeline import load_template, run_judge_pipeline
+    from benchmarks.judge_pipeline import production_judge, run_judge_pipeline
 
     _choice("--language", language, ("en", "ru"))
+    _choice("--via", via, ("llm", "http"))
     settings, sources = _llm_settings(config, no_cache=no_cache, llm_concurrency=concurrency, data_dir=data_dir,
                                       reports_dir=reports_dir)
-    template = load_template(prompt_template, language)  # type: ignore[arg-type]
-    outcome = run_judge_pipeline(dataset, settings, sources, template=template, model=model,
+    judge = production_judge(via, settings, prompt_template=prompt_template, model=model,  # type: ignore[arg-type]
+                             language=language)  # type: ignore[arg-type]
+    outcome = run_judge_pipeline(dataset, settings, sources, judge=judge,
                                  language=language, output_dir=output_dir, stderr=stderr)  # type: ignore[arg-type]
     print_summary(outcome.report, outcome.directory, stdout)
 

@@ -186,6 +186,10 @@ class Settings:
         2, "Tiers 2 and 3: generations per question (exact-match rate and semantic consistency need 2); "
         "bench judge: scorings per item."
     )
+    extra_metrics: tuple[str, ...] | None = _setting(
+        None, "Tiers 2 and 3: metrics of bench evaluate graded as well (e.g. faithfulness in RAGAS form); "
+        "bench.toml: a list; environment: comma-separated."
+    )
     delta: float = _setting(0.5, "bench judge: two scores of one item agree when they differ by at most this.")
     e2e_top_k: int = _setting(1, "Tier 3: retrieved chunks given to the generator (the seed's production: 1).")
     llm_prices: dict[str, dict[str, float]] | None = _setting(

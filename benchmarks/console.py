@@ -38,9 +38,18 @@ def print_summary(report: dict[str, Any], directory: Path, console: Console) -> 
         index = report["provenance"].get("index")
         console.print(f"embedder: {embedder['id']} ({embedder['dimension']} d)"
                       + (f" · index: {index['type']}" if index else ""))
+    generator = report["provenance"].get("generator")
+    if generator:
+        console.print(f"system under test: {generator['adapter']}"
+                      + (f" ({generator['model']})" if generator.get("model") else ""))
     judge = report["provenance"].get("judge")
     if judge:
-        console.print(f"judge: {judge['backend']} ({', '.join(judge['models'])}), language {judge['language']}")
+        models = judge.get("models") or [judge.get("model") or judge["backend"]]
+        console.print(f"judge: {judge['backend']} ({', '.join(map(str, models))}), language {judge['language']}")
+    for name, timing in sorted(report["volatile"].items()):
+        if name.endswith("_latency_ms") and timing["n"]:
+            console.print(f"{name.removesuffix('_latency_ms')} latency: avg {timing['avg']:.1f} ms, "
+                          f"p95 {timing['p95']:.1f} ms ({timing['n']} calls)")
     llm = report["volatile"].get("llm")
     if llm:
         console.print(f"LLM calls: {llm['calls']} made, {llm['cache_hits']} from cache, {llm['api_errors']} failed; "

@@ -24,6 +24,7 @@ class Question:
     reference_answer: str | None = None
     topic: str = ""
     variant: str = ""
+    responses: tuple[str, ...] = ()  # logged answers of the system under test, one per repeat (precomputed)
 
 
 @dataclass(frozen=True)

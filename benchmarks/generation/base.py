@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Literal, Protocol
 
-Status = Literal["ok", "api_error"]
+Status = Literal["ok", "api_error", "missing"]  # missing: a precomputed answer the dataset lacks
 GeneratorName = Literal["openai", "http", "precomputed", "extractive"]
 
 

@@ -15,11 +15,10 @@ from benchmarks.metrics.judged import Score
 from benchmarks.samples import Sample
 
 _DESCRIPTIONS: Mapping[str, str] = {
-    "faithfulness": "offline faithfulness proxy: " + describe("faithfulness"),
-    "answer_correctness": "1 + 4 × the offline answer_correctness proxy (0–1 mapped linearly onto 1–5): "
+    "faithfulness": describe("faithfulness"),
+    "answer_correctness": "1 + 4 × the offline answer_correctness (0–1 mapped linearly onto 1–5); "
                           + describe("answer_correctness"),
-    "e2e_score": "the offline answer_correctness proxy against the reference answer: "
-                 + describe("answer_correctness"),
+    "e2e_score": "the offline answer_correctness against the reference answer; " + describe("answer_correctness"),
 }
 OFFLINE_RATINGS = frozenset(_DESCRIPTIONS)
 NO_PROXY = "no offline proxy: a question-to-answer cosine is on another scale and cannot see an evasive answer"

@@ -178,3 +178,20 @@ def mean_determined(scores: Sequence[Score]) -> float | None:
     """
     values = [s.value for s in scores if s.value is not None]
     return math.fsum(values) / len(values) if values else None
+
+
+@dataclass(frozen=True)
+class Similarity:
+    """Answer against reference in embedding space (seed 004 §6.3): cosine, dot product, distance."""
+
+    cosine: float | None  # None for a zero vector, as `judged.cosine`
+    dot: float
+    euclidean: float
+
+
+def embedding_similarity(answer: np.ndarray, reference: np.ndarray) -> Similarity:
+    """The three tier 3 similarities of one answer. With unit-length embeddings (all-MiniLM-L6-v2
+    normalises) dot equals cosine and euclidean = sqrt(2 − 2·cosine); with others they differ,
+    which is why the seed reports all three."""
+    a, b = np.asarray(answer, dtype=np.float64), np.asarray(reference, dtype=np.float64)
+    return Similarity(cosine(a, b), float(a @ b), float(np.linalg.norm(a - b)))

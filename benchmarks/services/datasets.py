@@ -178,11 +178,27 @@ def _bench_questions(path: Path, known: set[str]) -> tuple[list[Question], list[
                 reference_answer=answer,
                 topic=_string(record, "topic", path, line, required=False),
                 variant=_string(record, "variant", path, line, required=False),
+                responses=_responses(record, path, line),
             )
         )
     if not questions:
         raise InputError(path, "no questions")
     return questions, unknown
+
+
+def _responses(record: dict[str, Any], path: Path, line: int) -> tuple[str, ...]:
+    """A logged answer (`response`) or several, one per repeat (`responses`), for --generator precomputed."""
+    if "response" in record and "responses" in record:
+        raise InputError(path, "give either response or responses, not both", line=line, field="responses")
+    if "response" in record:
+        value = record["response"]
+        if not isinstance(value, str):
+            raise InputError(path, "expected a string", line=line, field="response")
+        return (value,)
+    value = record.get("responses", [])
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise InputError(path, "expected a list of strings", line=line, field="responses")
+    return tuple(value)
 
 
 def _grades(value: Any, path: Path, line: int) -> dict[str, int]:

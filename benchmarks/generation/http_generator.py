@@ -1,0 +1,53 @@
+"""The `http` adapter: the user's own RAG service, called over HTTP with the configured JSON mapping.
+
+It is the live system under test, so nothing is cached: every repeat is a real call, and repeat
+consistency measures the service, not bench's cache.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, Self
+
+from benchmarks.config import Settings
+from benchmarks.generation.base import Answer, GenerationRequest, GeneratorName
+from benchmarks.services.http_endpoint import EndpointConfig, HttpEndpoint
+from benchmarks.services.llm import Sleep
+
+TEXT_VARIABLES = ("question", "question_id", "context")
+LIST_VARIABLES = ("contexts",)
+CONTEXT_SEPARATOR = "\n\n"
+
+
+class HttpGenerator:
+    name: GeneratorName = "http"
+
+    def __init__(self, settings: Settings, *, sleep: Sleep = asyncio.sleep):
+        """Checks the generator_http_* settings at once, so a bad template stops the run before any call."""
+        self.config = EndpointConfig.from_settings(settings, "generator", texts=TEXT_VARIABLES,
+                                                   lists=LIST_VARIABLES)
+        self.endpoint = HttpEndpoint(self.config, sleep=sleep)
+
+    def describe(self) -> dict[str, Any]:
+        return {"adapter": self.name, **self.config.provenance()}
+
+    async def answer(self, request: GenerationRequest) -> Answer:
+        reply = await self.endpoint.call({
+            "question": request.question,
+            "question_id": request.question_id,
+            "contexts": list(request.contexts),
+            "context": CONTEXT_SEPARATOR.join(request.contexts),
+        })
+        return Answer(reply.status, reply.text, reply.latency_ms, error=reply.error)
+
+    def usage_report(self) -> dict[str, int]:
+        return self.endpoint.usage_report()
+
+    async def aclose(self) -> None:
+        await self.endpoint.aclose()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()

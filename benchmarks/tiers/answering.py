@@ -1,0 +1,369 @@
+"""Shared by tiers 2 and 3: ask the system under test, grade its answers, count every failure.
+
+Per case (a question with the contexts it is answered from) the generator is asked `repeats`
+times; the first answer is graded by the judge (seed ratings, plus any `bench evaluate` metric
+named in `extra_metrics`) and compared with the reference (ROUGE, BLEU); all answers feed the
+repeatability metrics. Generation and judging of different cases overlap, bounded only by the
+services' concurrency, so a run costs about its calls × latency / concurrency.
+
+A failed generation is an error of every metric of its case (it could not be graded); a failed
+judge call is an error of that metric only; an undetermined value (no reference answer, a rating
+with no offline proxy) is left out of the mean and counted in notes, never scored as zero.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+from collections.abc import Callable, Sequence
+from contextlib import AsyncExitStack
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import numpy as np
+
+from benchmarks.config import Settings
+from benchmarks.dataset import Dataset, Question
+from benchmarks.errors import BenchError
+from benchmarks.generation.base import Answer, GenerationRequest, Generator
+from benchmarks.generation.extractive import ExtractiveGenerator
+from benchmarks.generation.openai_generator import OpenAIGenerator, load_rag_template
+from benchmarks.generation.precomputed import PrecomputedGenerator
+from benchmarks.judge.llm_judge import LOWER_IS_BETTER, NEEDS, JudgeOptions, LLMJudge
+from benchmarks.judge.offline import OFFLINE_METRICS, describe, offline_score
+from benchmarks.judge.offline_ratings import describe_rating, offline_rating
+from benchmarks.judge.prompts import Language
+from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes
+from benchmarks.metrics import text
+from benchmarks.metrics.judged import Score
+from benchmarks.metrics.stats import percentile, summarize
+from benchmarks.samples import Sample
+from benchmarks.services.embedder import CachedEmbedder
+from benchmarks.services.llm import LLMService, model_for, require_llm
+from benchmarks.tiers.base import Metric, RunContext
+
+CONTEXT_SEPARATOR = "\n\n"
+ERROR_STATUSES = ("api_error", "parse_error")
+
+
+@dataclass(frozen=True)
+class Case:
+    question: Question
+    contexts: tuple[str, ...]
+    context_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class Grade:
+    """One metric's outcome for one case, whatever produced it (LLM rating, offline proxy, RAGAS form)."""
+
+    value: float | None
+    status: str  # ok, undetermined, api_error, parse_error, no_answer
+    explanation: str = ""
+    latency_ms: tuple[float, ...] = ()
+    cached: bool = False
+
+
+@dataclass
+class Graded:
+    case: Case
+    answers: list[Answer]
+    grades: dict[str, Grade] = field(default_factory=dict)
+
+    @property
+    def first(self) -> Answer:
+        return self.answers[0]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What a tier grades: seed ratings (by RATINGS name) and `bench evaluate` metrics."""
+
+    ratings: tuple[str, ...]
+    extra_metrics: tuple[str, ...]
+
+
+def language_of(dataset: Dataset) -> Language:
+    return "ru" if dataset.language == "ru" else "en"
+
+
+def require_fields(dataset: Dataset, tier: str, needed: dict[str, Callable[[Question], bool]]) -> None:
+    """One message naming every field the tier needs that no question has (a field only some questions
+    have is fine: those questions' values are undetermined and counted in the report)."""
+    missing = [name for name, has in needed.items() if not any(has(q) for q in dataset.questions)]
+    if missing:
+        raise BenchError(f"dataset '{dataset.name}': {tier} needs field(s) that no question in questions.jsonl "
+                         f"has: {', '.join(missing)}")
+
+
+def check_plan(settings: Settings, plan: Plan) -> None:
+    """Refuse before any work what the run could not do: an unknown metric, a proxy that does not exist."""
+    unknown = [m for m in plan.extra_metrics if m not in NEEDS]
+    if unknown:
+        raise BenchError(f"--metrics: unknown metric(s) {', '.join(unknown)}; known: {', '.join(NEEDS)}")
+    if settings.judge_backend == "offline":
+        refused = [m for m in plan.extra_metrics if m not in OFFLINE_METRICS]
+        if refused:
+            raise BenchError(f"--judge offline has no proxy for {', '.join(refused)}; offline metrics: "
+                             f"{', '.join(sorted(OFFLINE_METRICS))}")
+    if settings.generator == "openai" or settings.judge_backend == "llm":
+        require_llm(settings)
+    if settings.generator == "http" and not settings.generator_http_url:
+        raise BenchError("--generator http needs generator_http_url (bench.toml, BENCH_GENERATOR_HTTP_URL)")
+
+
+def answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder,
+                     reference_of: Callable[[Case], str | None]) -> tuple[list[Graded], dict[str, Any], Generator]:
+    """Run the generator and the judge over every case; returns the graded cases, LLM usage, the generator."""
+    return asyncio.run(_answer_and_grade(ctx, cases, plan, embedder, reference_of))
+
+
+async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder,
+                            reference_of: Callable[[Case], str | None]
+                            ) -> tuple[list[Graded], dict[str, Any], Generator]:
+    s = ctx.settings
+    language = language_of(ctx.dataset)
+    embed = _embed_fn(embedder)
+    needs_llm = s.generator == "openai" or s.judge_backend == "llm"
+    async with AsyncExitStack() as stack:
+        service = await stack.enter_async_context(LLMService(s)) if needs_llm else None
+        generator = await _generator(s, ctx.dataset, service, embedder, language, stack)
+        judge_model = str(model_for(s, "judge")) if s.judge_backend == "llm" else "offline"
+        rater = Rater(service, language, s.judge_mode) if s.judge_backend == "llm" and service else None
+        ragas = LLMJudge(service, language, embed, JudgeOptions()) if rater and service else None
+        task = ctx.progress.add_task(f"answering ({generator.name}) and judging", total=len(cases))
+
+        async def one(case: Case) -> Graded:
+            answers = await asyncio.gather(*(
+                generator.answer(GenerationRequest(case.question.id, case.question.text, case.contexts, r))
+                for r in range(s.repeats)
+            ))
+            graded = Graded(case, list(answers))
+            if rater and ragas and graded.first.status == "ok":
+                variables = _variables(case, str(graded.first.text), reference_of(case))
+                names = list(plan.ratings) + list(plan.extra_metrics)
+                found = await asyncio.gather(
+                    *(_llm_rating(rater, name, variables, judge_model) for name in plan.ratings),
+                    *(_llm_metric(ragas, metric, _sample(case, graded.first, reference_of(case)), judge_model)
+                      for metric in plan.extra_metrics),
+                )
+                graded.grades = dict(zip(names, found, strict=True))
+            ctx.progress.advance(task)
+            return graded
+
+        graded = list(await asyncio.gather(*(one(c) for c in cases)))
+        ctx.progress.remove_task(task)
+        usage = service.usage_report() if service else None
+    if s.judge_backend == "offline":
+        _grade_offline(graded, plan, embed, language, reference_of)
+    for item in graded:
+        if item.first.status != "ok":
+            reason = item.first.error or "no answer"
+            item.grades = {name: Grade(None, "no_answer", reason) for name in (*plan.ratings, *plan.extra_metrics)}
+    return graded, usage or {}, generator
+
+
+async def _generator(settings: Settings, dataset: Dataset, service: LLMService | None, embedder: CachedEmbedder,
+                     language: Language, stack: AsyncExitStack) -> Generator:
+    if settings.generator == "openai":
+        assert service is not None
+        return OpenAIGenerator(service, load_rag_template(settings.generator_template, language))
+    if settings.generator == "precomputed":
+        return PrecomputedGenerator({q.id: q.responses for q in dataset.questions}, dataset.content_sha256)
+    if settings.generator == "extractive":
+        return ExtractiveGenerator(_embed_fn(embedder), settings.extractive_sentences, embedder.model_id)
+    from benchmarks.generation.http_generator import HttpGenerator
+
+    return await stack.enter_async_context(HttpGenerator.from_settings(settings))
+
+
+def _embed_fn(embedder: CachedEmbedder) -> Callable[[Sequence[str]], np.ndarray]:
+    return lambda texts: embedder.encode(list(texts), purpose="answers")
+
+
+def _variables(case: Case, answer: str, reference: str | None) -> dict[str, str]:
+    variables = {"question": case.question.text, "context": CONTEXT_SEPARATOR.join(case.contexts), "answer": answer}
+    if reference is not None:
+        variables["reference"] = reference
+    return variables
+
+
+def _sample(case: Case, answer: Answer, reference: str | None) -> Sample:
+    return Sample(id=case.question.id, user_input=case.question.text, retrieved_contexts=case.contexts,
+                  response=answer.text, reference=reference)
+
+
+async def _llm_rating(rater: Rater, name: str, variables: dict[str, str], model: str) -> Grade:
+    missing = sorted(RATINGS[name].needs - set(variables))
+    if missing:
+        return Grade(None, "undetermined", f"no {', '.join(missing)} for this question")
+    outcome = await rater.rate(name, variables, model)
+    return Grade(outcome.value, outcome.status, outcome.explanation, outcome.latency_ms, outcome.cached)
+
+
+async def _llm_metric(judge: LLMJudge, metric: str, sample: Sample, model: str) -> Grade:
+    outcome = await judge.score(metric, sample, model)
+    return Grade(outcome.value, outcome.status, outcome.explanation)
+
+
+def _grade_offline(graded: list[Graded], plan: Plan, embed: Callable[[Sequence[str]], np.ndarray],
+                   language: Language, reference_of: Callable[[Case], str | None]) -> None:
+    for item in graded:
+        if item.first.status != "ok":
+            continue
+        reference = reference_of(item.case)
+        variables = _variables(item.case, str(item.first.text), reference)
+        for name in plan.ratings:
+            if RATINGS[name].needs - set(variables):
+                item.grades[name] = Grade(None, "undetermined", "no reference answer for this question")
+            else:
+                item.grades[name] = _from_score(offline_rating(name, variables, embed, language=language))
+        for metric in plan.extra_metrics:
+            item.grades[metric] = _from_score(offline_score(metric, _sample(item.case, item.first, reference), embed,
+                                                            language=language))
+
+
+def _from_score(score: Score) -> Grade:
+    return Grade(score.value, score.status, score.reason)
+
+
+# --- numbers ------------------------------------------------------------------------------------
+
+
+def grade_metrics(graded: Sequence[Graded], plan: Plan, settings: Settings) -> dict[str, Metric]:
+    """avg_<rating> for the seed ratings, the metric's own name for `bench evaluate` metrics."""
+    metrics = {}
+    for name in plan.ratings:
+        metrics[f"avg_{name}"] = _summary([g.grades[name] for g in graded], settings, higher_is_better=True)
+    for metric in plan.extra_metrics:
+        metrics[metric] = _summary([g.grades[metric] for g in graded], settings,
+                                   higher_is_better=metric not in LOWER_IS_BETTER)
+    return metrics
+
+
+def _summary(grades: Sequence[Grade], settings: Settings, *, higher_is_better: bool) -> Metric:
+    values = np.array([g.value for g in grades if g.status == "ok" and g.value is not None], dtype=float)
+    errors = sum(g.status in (*ERROR_STATUSES, "no_answer") for g in grades)
+    return Metric.from_summary(summarize(values, errors=errors, resamples=settings.bootstrap_resamples,
+                                         seed=settings.seed), higher_is_better=higher_is_better)
+
+
+def text_metrics(graded: Sequence[Graded], reference_of: Callable[[Case], str | None], settings: Settings
+                 ) -> tuple[dict[str, Metric], list[dict[str, Any]]]:
+    """ROUGE-1/2/L F and BLEU of each first answer against the reference, and the per-item values."""
+    per_item: list[dict[str, Any]] = []
+    columns: dict[str, list[float]] = {"avg_rouge1_f": [], "avg_rouge2_f": [], "avg_rougeL_f": [], "avg_bleu": []}
+    errors = 0
+    for item in graded:
+        reference = reference_of(item.case)
+        if item.first.status != "ok":
+            errors += 1
+            per_item.append({})
+            continue
+        if reference is None:
+            per_item.append({})
+            continue
+        rouge = text.rouge(str(item.first.text), reference)
+        scores = {"avg_rouge1_f": rouge.rouge1, "avg_rouge2_f": rouge.rouge2, "avg_rougeL_f": rouge.rougeL,
+                  "avg_bleu": text.bleu(str(item.first.text), reference)}
+        for name, score in scores.items():
+            if score.value is not None:
+                columns[name].append(score.value)
+        per_item.append({name.removeprefix("avg_"): score.value for name, score in scores.items()})
+    metrics = {name: Metric.from_summary(summarize(np.array(values), errors=errors,
+                                                   resamples=settings.bootstrap_resamples, seed=settings.seed))
+               for name, values in columns.items()}
+    return metrics, per_item
+
+
+def repeat_metrics(graded: Sequence[Graded], embedder: CachedEmbedder, settings: Settings
+                   ) -> tuple[dict[str, Metric], list[dict[str, Any]]]:
+    """Exact-match rate and semantic consistency over the ok answers of each case's repeats."""
+    answers = [[str(a.text) for a in item.answers if a.status == "ok"] for item in graded]
+    texts = [t for group in answers for t in group]
+    vectors = embedder.encode(texts, purpose="answers") if texts else np.zeros((0, 1))
+    matches, cosines, per_item = [], [], []
+    start = 0
+    for group in answers:
+        exact = text.exact_match(group)
+        consistency = text.semantic_consistency(vectors[start:start + len(group)])
+        start += len(group)
+        if exact.value is not None:
+            matches.append(exact.value)
+        if consistency.value is not None:
+            cosines.append(consistency.value)
+        per_item.append({"exact_match": exact.value, "semantic_consistency": consistency.value})
+    errors = sum(any(a.status == "api_error" for a in item.answers) for item in graded)
+    if settings.repeats < 2:
+        return {}, per_item
+    return {
+        "response_exact_match_rate": Metric.from_summary(summarize(
+            np.array(matches), errors=errors, resamples=settings.bootstrap_resamples, seed=settings.seed)),
+        "response_semantic_consistency": Metric.from_summary(summarize(
+            np.array(cosines), errors=errors, resamples=settings.bootstrap_resamples, seed=settings.seed)),
+    }, per_item
+
+
+def status_counts(graded: Sequence[Graded], plan: Plan) -> dict[str, dict[str, int]]:
+    counts: dict[str, dict[str, int]] = {}
+    for name in (*plan.ratings, *plan.extra_metrics):
+        row: dict[str, int] = {}
+        for item in graded:
+            status = item.grades[name].status
+            row[status] = row.get(status, 0) + 1
+        counts[name] = dict(sorted(row.items()))
+    answers: dict[str, int] = {}
+    for item in graded:
+        for answer in item.answers:
+            answers[answer.status] = answers.get(answer.status, 0) + 1
+    counts["generation"] = dict(sorted(answers.items()))
+    return counts
+
+
+def judge_notes(settings: Settings, plan: Plan) -> dict[str, Any]:
+    notes: dict[str, Any] = {
+        "backend": settings.judge_backend,
+        "mode": settings.judge_mode if settings.judge_backend == "llm" else None,
+        "graded_answer": "the first of each question's repeated answers",
+        "repeats": settings.repeats,
+        "means": "over questions whose value is determined; failed generations and failed judge calls are the "
+                 "metric's errors; undetermined values are counted under statuses",
+    }
+    if settings.judge_backend == "offline":
+        notes["offline_proxies"] = {**{f"avg_{n}": describe_rating(n) for n in plan.ratings},
+                                    **{m: describe(m) for m in plan.extra_metrics}}
+    return notes
+
+
+def judge_provenance(settings: Settings, plan: Plan, language: Language, generator: Generator) -> dict[str, Any]:
+    judge: dict[str, Any] = {"backend": settings.judge_backend, "language": language}
+    if settings.judge_backend == "llm":
+        judge.update(model=model_for(settings, "judge"), mode=settings.judge_mode,
+                     prompts_sha256=prompt_hashes(language, settings.judge_mode, plan.ratings))
+    return {"generator": generator.describe(), "judge": judge}
+
+
+def latency_block(graded: Sequence[Graded]) -> dict[str, Any]:
+    """Generation and judge latency over calls the services answered live (cached replies excluded)."""
+    generation = np.array([a.latency_ms for item in graded for a in item.answers
+                           if a.status == "ok" and not a.cached and a.latency_ms > 0])
+    judging = np.array([ms for item in graded for g in item.grades.values() if not g.cached for ms in g.latency_ms])
+    return {"generation_latency_ms": _latency(generation), "judge_latency_ms": _latency(judging)}
+
+
+def _latency(values: np.ndarray) -> dict[str, Any]:
+    return {"avg": _round(float(values.mean())) if values.size else None, "p95": _round(percentile(values, 95)),
+            "n": int(values.size)}
+
+
+def _round(value: float | None) -> float | None:
+    return None if value is None or math.isnan(value) else round(value, 3)
+
+
+def answer_rows(item: Graded) -> list[dict[str, Any]]:
+    return [{key: value for key, value in asdict(a).items() if value is not None} for a in item.answers]
+
+
+def grade_rows(item: Graded) -> dict[str, Any]:
+    return {name: {"value": g.value, "status": g.status, "explanation": g.explanation}
+            for name, g in item.grades.items()}

@@ -1,0 +1,88 @@
+"""Tier 2: generation on a fixed context (seed 004 §5).
+
+Each question with relevant chunks is answered from those chunks (highest grade first): the
+"ideal context" of the seed, so retrieval errors are out of the picture and what is measured is
+how the system under test turns a right context into an answer. Questions without a relevant
+chunk (unanswerable ones) have no fixed context and are left out, counted in notes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from benchmarks.dataset import Dataset
+from benchmarks.services.database import connect
+from benchmarks.services.embedder import build_embedder
+from benchmarks.services.store import VectorStore
+from benchmarks.tiers import answering
+from benchmarks.tiers.answering import Case, Plan
+from benchmarks.tiers.base import RunContext, Tier, TierResult
+
+RATINGS = ("faithfulness", "answer_relevance", "answer_correctness")
+
+
+def cases(dataset: Dataset) -> list[Case]:
+    text_of = {c.id: c.text for c in dataset.chunks}
+    found = []
+    for q in dataset.questions:
+        ids = tuple(sorted((cid for cid, grade in q.relevant.items() if grade > 0 and cid in text_of),
+                           key=lambda cid: (-q.relevant[cid], cid)))
+        if ids:
+            found.append(Case(q, tuple(text_of[cid] for cid in ids), ids))
+    return found
+
+
+def run(ctx: RunContext) -> TierResult:
+    s, dataset = ctx.settings, ctx.dataset
+    plan = Plan(RATINGS, s.extra_metrics or ())
+    answering.check_plan(s, plan)
+    needed = {"relevant (a chunk with grade > 0, the fixed context)": lambda q: any(g > 0 for g in q.relevant.values()),
+              "reference_answer": lambda q: q.reference_answer is not None}
+    if s.generator == "precomputed":
+        needed["response or responses"] = lambda q: bool(q.responses)
+    answering.require_fields(dataset, "tier 2", needed)
+    todo = cases(dataset)
+    database = connect(s)
+    try:
+        embedder = build_embedder(s, VectorStore(database.engine))
+        graded, usage, generator = answering.answer_and_grade(ctx, todo, plan, embedder, _reference)
+        text_metrics, text_rows = answering.text_metrics(graded, _reference, s)
+        repeat_metrics, repeat_rows = answering.repeat_metrics(graded, embedder, s)
+        embedder_info = {"id": embedder.model_id, "dimension": embedder.dimension,
+                         "backend": embedder.inner.backend}
+    finally:
+        database.engine.dispose()
+    language = answering.language_of(dataset)
+    metrics = {**answering.grade_metrics(graded, plan, s), **text_metrics, **repeat_metrics}
+    items = [_item(g, t, r) for g, t, r in zip(graded, text_rows, repeat_rows, strict=True)]
+    provenance = {**answering.judge_provenance(s, plan, language, generator), "embedder": embedder_info}
+    return TierResult(
+        metrics=metrics,
+        items=sorted(items, key=lambda item: item["id"]),
+        notes={
+            **answering.judge_notes(s, plan),
+            "context": "the question's relevant chunks, highest grade first (the dataset's fixed context)",
+            "questions": {"total": len(dataset.questions), "answered": len(todo),
+                          "without_context": len(dataset.questions) - len(todo)},
+            "statuses": answering.status_counts(graded, plan),
+            "scales": {"avg_faithfulness": "0–1", "avg_answer_relevance": "0–1", "avg_answer_correctness": "1–5",
+                       "avg_bleu": "0–100 (sentence BLEU, sacreBLEU intl tokenizer)"},
+        },
+        provenance=provenance,
+        volatile={"llm": usage or None, **answering.latency_block(graded)},
+    )
+
+
+def _reference(case: Case) -> str | None:
+    return case.question.reference_answer
+
+
+def _item(graded: answering.Graded, text_row: dict[str, Any], repeat_row: dict[str, Any]) -> dict[str, Any]:
+    q = graded.case.question
+    return {"id": q.id, "question": q.text, "context_ids": list(graded.case.context_ids),
+            "reference_answer": q.reference_answer, "answers": answering.answer_rows(graded),
+            "grades": answering.grade_rows(graded), "text": text_row, "repeats": repeat_row}
+
+
+TIER = Tier(name="tier2", version="1.0", title="Tier 2 — generation on a fixed context",
+            main_metric="avg_faithfulness", run=run)
