@@ -2,7 +2,8 @@
 
 With no other option this rewrites the shipped `synthetic` (English) and `synthetic-ru`
 (Russian) sets byte for byte, each with `judge_pipeline.jsonl` (200 show/no-show items for
-the production judge, the same size at every scale). `--scale N` adds 20 numbered entities per scalable page
+the production judge) and `judge_pairs.jsonl` (100 answer pairs for `bench judge --pairwise`),
+both the same size at every scale. `--scale N` adds 20 numbered entities per scalable page
 family for every step above 1 and writes `synthetic-xN` / `synthetic-ru-xN` instead, for
 performance benchmarks: `--scale 28` is the smallest scale with at least 10,000 chunks
 (10,031) and 2,000 questions (14,126) per language. Write scaled sets outside `datasets/`

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from random import Random
 
-from benchmarks.synthetic.judge import judge_pipeline
+from benchmarks.synthetic.judge import judge_pairs, judge_pipeline
 from benchmarks.synthetic.model import Bank, Family, Fields, Section, SectionText
 from benchmarks.synthetic.skeleton import (
     EXTRA_ENTITIES_PER_SCALE,
@@ -305,7 +305,9 @@ def write_dataset(bank: Bank, out: Path, scale: int = 1) -> Path:
     chunks = corpus(bank, rendered)
     qs = questions(bank, rendered)
     judged = judge_pipeline(bank, rendered, chunks, qs, _Renderer(bank).render)
-    files = {"corpus.jsonl": _jsonl(chunks), "questions.jsonl": _jsonl(qs), "judge_pipeline.jsonl": _jsonl(judged)}
+    pairs = judge_pairs(bank, rendered, chunks, qs, _Renderer(bank).render)
+    files = {"corpus.jsonl": _jsonl(chunks), "questions.jsonl": _jsonl(qs), "judge_pipeline.jsonl": _jsonl(judged),
+             "judge_pairs.jsonl": _jsonl(pairs)}
     manifest = {
         "name": dataset_name(bank, scale),
         "version": VERSION,
@@ -313,7 +315,7 @@ def write_dataset(bank: Bank, out: Path, scale: int = 1) -> Path:
         "description": bank.description,
         "generator": GENERATOR if scale == 1 else f"{GENERATOR} --scale {scale}",
         "seed": SEED,
-        "counts": {**counts(chunks, qs, rendered), "judge_pipeline": len(judged)},
+        "counts": {**counts(chunks, qs, rendered), "judge_pipeline": len(judged), "judge_pairs": len(pairs)},
         "files": {name: hashlib.sha256(data).hexdigest() for name, data in files.items()},
     }
     files["manifest.json"] = (json.dumps(manifest, ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode(

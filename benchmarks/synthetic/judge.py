@@ -1,18 +1,23 @@
-"""Items for the production show/no-show judge: answers it must let through or stop.
+"""Items for the judges: show/no-show answers for the production judge, and answer pairs.
 
 Every item is built from the dataset's own questions and chunks, so the context is
 text the corpus really contains and the label follows from how the answer was made.
 Which question becomes which case is decided by generators seeded with question ids,
 which both languages share, so the English and Russian files have the same ids, labels
-and cases and differ only in wording. The set keeps the same size at every --scale: it
-measures a classifier, not throughput, and a larger corpus only widens the pool.
+and cases and differ only in wording. The sets keep the same size at every --scale: they
+measure a judge, not throughput, and a larger corpus only widens the pool.
+
+The pairs (`judge_pairs.jsonl`, for `bench judge --pairwise`) put the reference answer
+beside a flawed one made by the same case builders, or beside itself for a tie. Half of the
+decided pairs show the better answer first, so a judge that always picks the first answer
+scores exactly 0.5 on them instead of riding on the order.
 """
 
 from __future__ import annotations
 
 import re
 import string
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from random import Random
 from typing import TYPE_CHECKING
 
@@ -35,6 +40,13 @@ CASE_COUNTS = {
     "correct": 100,
 }
 SHOWN = frozenset({"correct"})
+# Flawed answers a judge must rank below the reference, and ties (the reference twice).
+PAIR_COUNTS = {
+    "contradicts_context": 35,
+    "unsupported_claim": 30,
+    "off_topic": 25,
+    "tie": 10,
+}
 
 # Fact strings made only of digits and separators (times, versions, extensions, "99.9%")
 # can have a digit changed and still read naturally; names and product strings cannot.
@@ -60,7 +72,7 @@ class _Builder:
         rng = Random(f"{SEED}:judge:{case}:{question['id']}")
         context = self._context(question)
         reference = str(question["reference_answer"])
-        if case == "correct":
+        if case in ("correct", "tie"):  # a tie pairs the reference answer with itself
             return context, reference
         if case == "refusal_when_answerable":
             return context, self._bank.no_answer
@@ -133,6 +145,28 @@ def _nudged(value: object) -> list[object]:
     return [int(v) for v in variants] if isinstance(value, int) else list(variants)
 
 
+def _assign(
+    builder: _Builder, pool: list[Record], counts: Mapping[str, int], what: str
+) -> Iterator[tuple[str, Record, str, str]]:
+    """(case, question, context, answer) for each case's count of questions, taken in pool order.
+
+    A question serves one case only; one a case cannot be built from stays for the next case.
+    """
+    for case, count in counts.items():
+        taken: list[Record] = []
+        for question in pool:
+            if len(taken) == count:
+                break
+            built = builder.build(case, question)
+            if built is not None:
+                taken.append(question)
+                yield case, question, *built
+        if len(taken) < count:
+            raise ValueError(f"only {len(taken)} questions can make {case!r} {what}, {count} needed")
+        used = {q["id"] for q in taken}
+        pool = [q for q in pool if q["id"] not in used]
+
+
 def judge_pipeline(
     bank: Bank, rendered: list[RenderedPage], chunks: list[Record], qs: list[Record], render: Render
 ) -> list[Record]:
@@ -145,29 +179,42 @@ def judge_pipeline(
     builder = _Builder(bank, rendered, chunks, originals, render)
     pool = list(originals)
     Random(f"{SEED}:judge:pool").shuffle(pool)
-    drafts: list[Record] = []
-    for case, count in CASE_COUNTS.items():
-        taken: list[Record] = []
-        for question in pool:
-            if len(taken) == count:
-                break
-            built = builder.build(case, question)
-            if built is not None:
-                taken.append(question)
-                context, answer = built
-                drafts.append(
-                    {
-                        "question": question["question"],
-                        "context": context,
-                        "answer": answer,
-                        "ground_truth_show": case in SHOWN,
-                        "case": case,
-                    }
-                )
-        if len(taken) < count:
-            raise ValueError(f"only {len(taken)} questions can make {case!r} items, {count} needed")
-        used = {q["id"] for q in taken}
-        pool = [q for q in pool if q["id"] not in used]
+    drafts: list[Record] = [
+        {"question": question["question"], "context": context, "answer": answer,
+         "ground_truth_show": case in SHOWN, "case": case}
+        for case, question, context, answer in _assign(builder, pool, CASE_COUNTS, "items")
+    ]
     Random(f"{SEED}:judge:order").shuffle(drafts)
     width = max(4, len(str(len(drafts))))
     return [{**draft, "id": f"jp{n:0{width}d}"} for n, draft in enumerate(drafts, start=1)]
+
+
+def judge_pairs(
+    bank: Bank, rendered: list[RenderedPage], chunks: list[Record], qs: list[Record], render: Render
+) -> list[Record]:
+    """Pair each chosen question's reference answer with a flawed answer (or itself, for a tie).
+
+    The questions come from their own seeded pool, independent of the judge-pipeline items;
+    which decided pairs show the reference first is a seeded shuffle of an even split.
+    """
+    originals = sorted((q for q in qs if q["variant"] == "original"), key=lambda q: str(q["id"]))
+    builder = _Builder(bank, rendered, chunks, originals, render)
+    pool = list(originals)
+    Random(f"{SEED}:pairs:pool").shuffle(pool)
+    drafts: list[Record] = [
+        {"question": question["question"], "context": context, "reference": question["reference_answer"],
+         "flawed": answer, "case": case}
+        for case, question, context, answer in _assign(builder, pool, PAIR_COUNTS, "pairs")
+    ]
+    decided = [draft for draft in drafts if draft["case"] != "tie"]
+    positions = ["a", "b"] * (len(decided) // 2) + ["a"] * (len(decided) % 2)  # where the reference goes
+    Random(f"{SEED}:pairs:positions").shuffle(positions)
+    records: list[Record] = []
+    for draft in drafts:
+        better = "tie" if draft["case"] == "tie" else positions.pop()
+        a, b = (draft["flawed"], draft["reference"]) if better == "b" else (draft["reference"], draft["flawed"])
+        records.append({"question": draft["question"], "context": draft["context"], "answer_a": a, "answer_b": b,
+                        "better": better, "case": draft["case"]})
+    Random(f"{SEED}:pairs:order").shuffle(records)
+    width = max(4, len(str(len(records))))
+    return [{**record, "id": f"pair{n:0{width}d}"} for n, record in enumerate(records, start=1)]
