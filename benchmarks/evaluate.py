@@ -25,16 +25,14 @@ from benchmarks.errors import BenchError
 from benchmarks.judge.llm_judge import LOWER_IS_BETTER, NEEDS, JudgeOptions, JudgeOutcome, LLMJudge
 from benchmarks.judge.offline import OFFLINE_METRICS, describe, offline_score
 from benchmarks.judge.prompts import METRIC_CALLS, Language, calls_of, load_template, template_sha256
-from benchmarks.metrics.agreement import krippendorff_alpha, mean_absolute_difference
+from benchmarks.metrics.agreement import mean_over_models, model_agreement
 from benchmarks.metrics.judged import WEIGHT_PRESETS, AnswerCorrectnessWeights
 from benchmarks.metrics.stats import summarize
 from benchmarks.runner import RunClock, RunOutcome, progress_bar, publish
 from benchmarks.samples import Sample, SampleSet
-from benchmarks.services.database import connect
-from benchmarks.services.embedder import CachedEmbedder, build_embedder
+from benchmarks.services.embedder import CachedEmbedder, open_embedder
 from benchmarks.services.llm import LLMService, model_for, require_llm
 from benchmarks.services.samples import load_samples
-from benchmarks.services.store import VectorStore
 from benchmarks.tiers.base import Metric, ReportKind, TierResult
 
 Backend = Literal["llm", "offline"]
@@ -93,7 +91,7 @@ def run_evaluate(request: EvaluateRequest, settings: Settings, sources: dict[str
             outcomes, llm_usage, models = asyncio.run(
                 _judge(request, settings, samples.samples, embedder, lambda: progress.advance(task))
             )
-    result = _result(request, samples, outcomes, models, settings, embedder_info=_embedder_info(embedder))
+    result = _result(request, samples, outcomes, models, settings, embedder_info=embedder.provenance() if embedder else None)
     result.volatile.update(llm=llm_usage, embedding_cache=asdict(embedder.stats) if embedder else None)
     kind = ReportKind("evaluate", VERSION, "RAGAS-style evaluation", main_metric=request.metrics[0])
     return publish(kind, result, samples, settings, sources, clock, output_dir)
@@ -163,23 +161,14 @@ def _embedder(settings: Settings, request: EvaluateRequest) -> Iterator[CachedEm
     if request.backend == "llm" and not EMBEDDING_METRICS.intersection(request.metrics):
         yield None
         return
-    database = connect(settings)
-    try:
-        yield build_embedder(settings, VectorStore(database.engine))
-    finally:
-        database.engine.dispose()
+    with open_embedder(settings) as embedder:
+        yield embedder
 
 
 def _embed_fn(embedder: CachedEmbedder | None) -> Any:
     if embedder is None:
         return None
     return lambda texts: embedder.encode(list(texts), purpose="evaluate")
-
-
-def _embedder_info(embedder: CachedEmbedder | None) -> dict[str, Any] | None:
-    if embedder is None:
-        return None
-    return {"id": embedder.model_id, "dimension": embedder.dimension, "backend": embedder.inner.backend}
 
 
 async def _judge(request: EvaluateRequest, settings: Settings, samples: Sequence[Sample],
@@ -222,7 +211,7 @@ def _result(request: EvaluateRequest, samples: SampleSet, outcomes: list[JudgeOu
         higher = metric not in LOWER_IS_BETTER
         table = np.array([[_value(by_key[metric, i, m]) for i in ids] for m in models], dtype=float)
         errors = sum(by_key[metric, i, m].status in ERROR_STATUSES for i in ids for m in models)
-        per_sample = _nanmean_rows(table)
+        per_sample = mean_over_models(table)
         metrics[metric] = Metric.from_summary(
             summarize(per_sample[~np.isnan(per_sample)], errors=errors, resamples=settings.bootstrap_resamples,
                       seed=settings.seed), higher_is_better=higher)
@@ -232,7 +221,7 @@ def _result(request: EvaluateRequest, samples: SampleSet, outcomes: list[JudgeOu
                 metrics[f"{metric}/{model}"] = Metric.from_summary(summarize(
                     values[~np.isnan(values)], errors=sum(by_key[metric, i, model].status in ERROR_STATUSES for i in ids),
                     resamples=settings.bootstrap_resamples, seed=settings.seed), higher_is_better=higher)
-            notes["agreement"][metric] = _agreement(table, models)
+            notes["agreement"][metric] = model_agreement(table, models)
         notes["statuses"][metric] = _status_counts([by_key[metric, i, m] for i in ids for m in models])
     if request.backend == "offline":
         notes["offline_proxies"] = {m: describe(m) for m in request.metrics}
@@ -261,21 +250,6 @@ def _with_ids(outcomes: list[JudgeOutcome], samples: SampleSet, request: Evaluat
 
 def _value(outcome: JudgeOutcome) -> float:
     return outcome.value if outcome.status == "ok" and outcome.value is not None else np.nan
-
-
-def _nanmean_rows(table: np.ndarray) -> np.ndarray:
-    """Per sample, the mean over the models that scored it; NaN where none did."""
-    counts = (~np.isnan(table)).sum(axis=0)
-    sums = np.nansum(table, axis=0)
-    return np.divide(sums, counts, out=np.full(table.shape[1], np.nan), where=counts > 0)
-
-
-def _agreement(table: np.ndarray, models: tuple[str, ...]) -> dict[str, Any]:
-    scores = {m: [None if np.isnan(v) else float(v) for v in table[row]] for row, m in enumerate(models)}
-    mad = mean_absolute_difference(scores)
-    alpha = krippendorff_alpha([[None if np.isnan(v) else float(v) for v in row] for row in table], level="interval")
-    return {"mean_absolute_difference": mad.value, "krippendorff_alpha_interval": alpha.value,
-            "units": alpha.units, "reason": alpha.reason or mad.reason}
 
 
 def _status_counts(outcomes: list[JudgeOutcome]) -> dict[str, int]:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 
@@ -129,3 +129,19 @@ def krippendorff_alpha(matrix: Ratings, level: Level = "interval") -> Agreement:
             reason="no variation in the pairable values: expected disagreement is 0",
         )
     return Agreement(1.0 - observed / expected, units=units, skipped=skipped)
+
+
+def mean_over_models(table: np.ndarray) -> np.ndarray:
+    """Per item (column), the mean over the models (rows) that scored it; NaN where none did."""
+    counts = (~np.isnan(table)).sum(axis=0)
+    sums = np.nansum(table, axis=0)
+    return np.divide(sums, counts, out=np.full(table.shape[1], np.nan), where=counts > 0)
+
+
+def model_agreement(table: np.ndarray, models: Sequence[str]) -> dict[str, Any]:
+    """Both statistics for a models × items table of scores (NaN where a model has none), as reports show them."""
+    scores = {m: [None if np.isnan(v) else float(v) for v in table[row]] for row, m in enumerate(models)}
+    mad = mean_absolute_difference(scores)
+    alpha = krippendorff_alpha([[None if np.isnan(v) else float(v) for v in row] for row in table], level="interval")
+    return {"mean_absolute_difference": mad.value, "krippendorff_alpha_interval": alpha.value,
+            "units": alpha.units, "reason": alpha.reason or mad.reason}

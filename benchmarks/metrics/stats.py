@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,3 +59,15 @@ def percentile(values: np.ndarray, q: float) -> float | None:
     """Linear-interpolated percentile (numpy's default); None for no data."""
     values = np.asarray(values, dtype=float)
     return float(np.percentile(values, q)) if values.size else None
+
+
+def latency_summary(latencies_ms: Sequence[float]) -> dict[str, float | int | None]:
+    """Average and p95 of call latencies in ms (rounded to the microsecond), and how many calls they rest on.
+
+    The caller chooses the calls: a report's latency means calls an endpoint answered, so cached replies
+    (answered in microseconds) must be left out or they would flatter a slow endpoint.
+    """
+    values = np.asarray(latencies_ms, dtype=float)
+    p95 = percentile(values, 95)
+    return {"avg": round(float(values.mean()), 3) if values.size else None,
+            "p95": None if p95 is None else round(p95, 3), "n": int(values.size)}

@@ -9,7 +9,8 @@ from __future__ import annotations
 import hashlib
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -18,6 +19,7 @@ import numpy as np
 
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
+from benchmarks.services.database import connect
 from benchmarks.services.store import VectorStore
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
@@ -166,6 +168,9 @@ class CachedEmbedder:
     def dimension(self) -> int:
         return self.known_dimension or self.inner.dimension
 
+    def provenance(self) -> dict[str, Any]:
+        return {"id": self.model_id, "dimension": self.dimension, "backend": self.inner.backend}
+
     def encode(self, texts: Sequence[str], *, purpose: str, progress: Progress | None = None) -> np.ndarray:
         digests = [hashlib.sha256(t.encode("utf-8")).hexdigest() for t in texts]
         found = self.store.cached_embeddings(self.model_id, sorted(set(digests)))
@@ -202,6 +207,16 @@ def build_embedder(settings: Settings, store: VectorStore) -> CachedEmbedder:
     else:
         inner = SentenceTransformerEmbedder(settings.embedding_model, settings.embedding_batch_size)
     return CachedEmbedder(inner, store)
+
+
+@contextmanager
+def open_embedder(settings: Settings) -> Iterator[CachedEmbedder]:
+    """The cached embedder of a command that has no store of its own open: its cache lives in PostgreSQL."""
+    database = connect(settings)
+    try:
+        yield build_embedder(settings, VectorStore(database.engine))
+    finally:
+        database.engine.dispose()
 
 
 def _locate(name_or_path: str) -> tuple[str, str]:
