@@ -201,6 +201,37 @@ def tier2(
     _run("tier2", locals(), ANSWERING_FLAGS)
 
 
+@app.command()
+@guarded
+def tier3(
+    dataset: DatasetOpt,
+    top_k: Annotated[Optional[int], _opt("e2e_top_k", "top-k")] = None,
+    generator: GeneratorOpt = None,
+    generator_template: GeneratorTemplateOpt = None,
+    judge: JudgeBackendOpt = None,
+    mode: JudgeModeOpt = None,
+    repeats: RepeatsOpt = None,
+    metrics: ExtraMetricsOpt = None,
+    extractive_sentences: SentencesOpt = None,
+    index: IndexOpt = None,
+    ef_search: EfSearchOpt = None,
+    no_cache: NoCacheOpt = False,
+    concurrency: ConcurrencyOpt = None,
+    output_dir: OutputOpt = None,
+    config: ConfigOpt = None,
+    data_dir: DataDirOpt = None,
+    reports_dir: ReportsDirOpt = None,
+    embedding_model: ModelOpt = None,
+    embedding_backend: BackendOpt = None,
+    embedding_base_url: BaseUrlOpt = None,
+    seed: SeedOpt = None,
+    bootstrap_resamples: BootstrapOpt = None,
+) -> None:
+    """Tier 3: end to end: retrieve from pgvector, answer from the retrieved chunks, judge (e2e score,
+    similarity to the reference, ROUGE, BLEU, repeatability), with each item's retrieval hit."""
+    _run("tier3", locals(), {**ANSWERING_FLAGS, "top_k": "e2e_top_k"})
+
+
 def _not_implemented(name: str, summary: str) -> None:
     @app.command(name=name, help=f"{summary} (not implemented yet).",
                  context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -210,7 +241,6 @@ def _not_implemented(name: str, summary: str) -> None:
 
 
 for _name, _summary in (
-    ("tier3", "Tier 3: end to end: retrieve, generate, judge"),
     ("judge", "The LLM judge itself: repeatability, errors, latency"),
     ("ux", "User experience: semantic cache hit rate, multi-turn context preservation"),
     ("real-users", "Retrieval on logged real questions, chunk utilisation, topic coverage"),

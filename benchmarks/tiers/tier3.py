@@ -1,0 +1,151 @@
+"""Tier 3: end to end (seed 004 §6): retrieve from pgvector, answer from what was retrieved, judge.
+
+Retrieval is tier 1's (same index, same embedder, exact or HNSW), at depth `e2e_top_k` (1 by
+default, the seed's production setting). Each item records whether retrieval found a relevant
+chunk, so the report can show how retrieval errors carry into answer quality: the e2e score of
+items where retrieval hit next to those where it missed.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from benchmarks.config import Settings
+from benchmarks.dataset import Dataset, Question
+from benchmarks.metrics import text
+from benchmarks.metrics.stats import summarize
+from benchmarks.services.corpus_index import IndexedCorpus, open_index
+from benchmarks.tiers import answering
+from benchmarks.tiers.answering import Case, Graded, Plan
+from benchmarks.tiers.base import Metric, RunContext, Tier, TierResult
+
+RATINGS = ("e2e_score",)
+
+
+def run(ctx: RunContext) -> TierResult:
+    s, dataset = ctx.settings, ctx.dataset
+    plan = Plan(RATINGS, s.extra_metrics or ())
+    answering.check_plan(s, plan)
+    needed = {"reference_answer": lambda q: q.reference_answer is not None}
+    if s.generator == "precomputed":
+        needed["response or responses"] = lambda q: bool(q.responses)
+    answering.require_fields(dataset, "tier 3", needed)
+    with open_index(s, dataset, ctx.progress) as corpus:
+        todo = _retrieve(corpus, dataset, ctx)
+        graded, usage, generator = answering.answer_and_grade(ctx, todo, plan, corpus.embedder, _reference)
+        similarity_metrics, similarity_rows = _similarities(graded, corpus, s)
+        text_metrics, text_rows = answering.text_metrics(graded, _reference, s)
+        repeat_metrics, repeat_rows = answering.repeat_metrics(graded, corpus.embedder, s)
+        provenance = {**corpus.provenance(), **answering.judge_provenance(s, plan, answering.language_of(dataset),
+                                                                            generator)}
+        warnings = corpus.warnings(dataset)
+        volatile = corpus.volatile()
+    hits = [_hit(g.case) for g in graded]
+    grades = answering.grade_metrics(graded, plan, s)
+    metrics = {
+        **grades,
+        **similarity_metrics,
+        **repeat_metrics,
+        **text_metrics,
+        f"retrieval_hit_rate@{s.e2e_top_k}": Metric.from_summary(summarize(
+            np.array([h for h in hits if h is not None], dtype=float), resamples=s.bootstrap_resamples,
+            seed=s.seed)),
+    }
+    items = [_item(g, hit, sim, t, r)
+             for g, hit, sim, t, r in zip(graded, hits, similarity_rows, text_rows, repeat_rows, strict=True)]
+    return TierResult(
+        metrics=metrics,
+        items=sorted(items, key=lambda item: item["id"]),
+        notes={
+            **answering.judge_notes(s, plan),
+            "retrieval": {"depth": s.e2e_top_k, "index": s.index,
+                          "hit": "a retrieved chunk is judged relevant (grade > 0); questions with no relevant "
+                                 "chunk have no hit value and are left out of the hit rate"},
+            "e2e_by_retrieval": e2e_by_retrieval(hits, [g.grades["e2e_score"].value for g in graded]),
+            "questions": {"total": len(dataset.questions)},
+            "statuses": answering.status_counts(graded, plan),
+            "scales": {"avg_e2e_score": "0–1", "avg_semantic_similarity": "cosine, −1 to 1",
+                       "avg_euclidean_distance": "lower is closer", "avg_bleu": "0–100 (sentence BLEU)"},
+        },
+        provenance=provenance,
+        volatile={**volatile, "llm": usage or None, **answering.latency_block(graded)},
+        warnings=warnings,
+    )
+
+
+def _retrieve(corpus: IndexedCorpus, dataset: Dataset, ctx: RunContext) -> list[Case]:
+    s = ctx.settings
+    vectors = corpus.embed([q.text for q in dataset.questions], purpose="questions", progress=ctx.progress)
+    task = ctx.progress.add_task("retrieving", total=len(vectors))
+    found = corpus.store.search_many(
+        corpus.space_id, corpus.dimension, vectors, s.e2e_top_k, batch_size=s.retrieval_batch_size,
+        workers=s.retrieval_workers, hnsw_ef_search=s.ef_search if s.index == "hnsw" else None,
+        progress=lambda n: ctx.progress.advance(task, n),
+    )
+    ctx.progress.remove_task(task)
+    text_of = {c.id: c.text for c in dataset.chunks}
+    return [Case(q, tuple(text_of[h.chunk_id] for h in hits), tuple(h.chunk_id for h in hits))
+            for q, hits in zip(dataset.questions, found, strict=True)]
+
+
+def _hit(case: Case) -> bool | None:
+    relevant = {cid for cid, grade in case.question.relevant.items() if grade > 0}
+    return bool(relevant.intersection(case.context_ids)) if relevant else None
+
+
+def e2e_by_retrieval(hits: list[bool | None], scores: list[float | None]) -> dict[str, Any]:
+    """Mean e2e score where retrieval hit, where it missed, and how many questions had no relevant chunk."""
+    def group(flag: bool) -> dict[str, Any]:
+        values = [v for h, v in zip(hits, scores, strict=True) if h is flag and v is not None]
+        return {"questions": sum(h is flag for h in hits), "scored": len(values),
+                "avg_e2e_score": float(np.mean(values)) if values else None}
+
+    return {"hit": group(True), "miss": group(False), "no_relevant_chunk": sum(h is None for h in hits)}
+
+
+def _similarities(graded: list[Graded], corpus: IndexedCorpus, settings: Settings
+                  ) -> tuple[dict[str, Metric], list[dict[str, Any]]]:
+    """Cosine, dot product and euclidean distance between each first answer and its reference."""
+    pairs = [(str(g.first.text), str(_reference(g.case))) for g in graded
+             if g.first.status == "ok" and _reference(g.case) is not None]
+    vectors = corpus.embedder.encode([t for pair in pairs for t in pair], purpose="answers") if pairs else None
+    rows: list[dict[str, Any]] = []
+    columns: dict[str, list[float]] = {"avg_semantic_similarity": [], "avg_dot_similarity": [],
+                                       "avg_euclidean_distance": []}
+    row = 0
+    for g in graded:
+        if g.first.status != "ok" or _reference(g.case) is None:
+            rows.append({})
+            continue
+        assert vectors is not None
+        sim = text.embedding_similarity(vectors[2 * row], vectors[2 * row + 1])
+        row += 1
+        if sim.cosine is not None:
+            columns["avg_semantic_similarity"].append(sim.cosine)
+        columns["avg_dot_similarity"].append(sim.dot)
+        columns["avg_euclidean_distance"].append(sim.euclidean)
+        rows.append({"semantic_similarity": sim.cosine, "dot_similarity": sim.dot, "euclidean_distance": sim.euclidean})
+    errors = sum(g.first.status != "ok" for g in graded)
+    metrics = {name: Metric.from_summary(summarize(np.array(values), errors=errors,
+                                                   resamples=settings.bootstrap_resamples, seed=settings.seed),
+                                         higher_is_better=name != "avg_euclidean_distance")
+               for name, values in columns.items()}
+    return metrics, rows
+
+
+def _reference(case: Case) -> str | None:
+    return case.question.reference_answer
+
+
+def _item(graded: Graded, hit: bool | None, similarity: dict[str, Any], text_row: dict[str, Any],
+          repeat_row: dict[str, Any]) -> dict[str, Any]:
+    q: Question = graded.case.question
+    return {"id": q.id, "question": q.text, "retrieved_ids": list(graded.case.context_ids),
+            "relevant": q.relevant, "retrieval_hit": hit, "reference_answer": q.reference_answer,
+            "answers": answering.answer_rows(graded), "grades": answering.grade_rows(graded),
+            "similarity": similarity, "text": text_row, "repeats": repeat_row}
+
+
+TIER = Tier(name="tier3", version="1.0", title="Tier 3 — end to end", main_metric="avg_e2e_score", run=run)
