@@ -14,7 +14,6 @@ with no offline proxy) is left out of the mean and counted in notes, never score
 from __future__ import annotations
 
 import asyncio
-import math
 from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass, field
@@ -36,7 +35,7 @@ from benchmarks.judge.prompts import Language
 from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes
 from benchmarks.metrics import text
 from benchmarks.metrics.judged import Score
-from benchmarks.metrics.stats import percentile, summarize
+from benchmarks.metrics.stats import latency_summary, summarize
 from benchmarks.samples import Sample
 from benchmarks.services.embedder import CachedEmbedder
 from benchmarks.services.llm import LLMService, model_for, require_llm
@@ -348,16 +347,7 @@ def latency_block(graded: Sequence[Graded]) -> dict[str, Any]:
     generation = np.array([a.latency_ms for item in graded for a in item.answers
                            if a.status == "ok" and not a.cached and a.latency_ms > 0])
     judging = np.array([ms for item in graded for g in item.grades.values() if not g.cached for ms in g.latency_ms])
-    return {"generation_latency_ms": _latency(generation), "judge_latency_ms": _latency(judging)}
-
-
-def _latency(values: np.ndarray) -> dict[str, Any]:
-    return {"avg": _round(float(values.mean())) if values.size else None, "p95": _round(percentile(values, 95)),
-            "n": int(values.size)}
-
-
-def _round(value: float | None) -> float | None:
-    return None if value is None or math.isnan(value) else round(value, 3)
+    return {"generation_latency_ms": latency_summary(generation), "judge_latency_ms": latency_summary(judging)}
 
 
 def answer_rows(item: Graded) -> list[dict[str, Any]]:

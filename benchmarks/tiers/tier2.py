@@ -11,9 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.dataset import Dataset
-from benchmarks.services.database import connect
-from benchmarks.services.embedder import build_embedder
-from benchmarks.services.store import VectorStore
+from benchmarks.services.embedder import open_embedder
 from benchmarks.tiers import answering
 from benchmarks.tiers.answering import Case, Plan
 from benchmarks.tiers.base import RunContext, Tier, TierResult
@@ -42,16 +40,11 @@ def run(ctx: RunContext) -> TierResult:
         needed["response or responses"] = lambda q: bool(q.responses)
     answering.require_fields(dataset, "tier 2", needed)
     todo = cases(dataset)
-    database = connect(s)
-    try:
-        embedder = build_embedder(s, VectorStore(database.engine))
+    with open_embedder(s) as embedder:
         graded, usage, generator = answering.answer_and_grade(ctx, todo, plan, embedder, _reference)
         text_metrics, text_rows = answering.text_metrics(graded, _reference, s)
         repeat_metrics, repeat_rows = answering.repeat_metrics(graded, embedder, s)
-        embedder_info = {"id": embedder.model_id, "dimension": embedder.dimension,
-                         "backend": embedder.inner.backend}
-    finally:
-        database.engine.dispose()
+        embedder_info = embedder.provenance()
     language = answering.language_of(dataset)
     metrics = {**answering.grade_metrics(graded, plan, s), **text_metrics, **repeat_metrics}
     items = [_item(g, t, r) for g, t, r in zip(graded, text_rows, repeat_rows, strict=True)]
