@@ -1,19 +1,23 @@
 """`bench judge-pipeline`: the production show/no-show judge measured as a classifier (seed 004 §9).
 
-Each labelled item goes through the production prompt (the user's template file, or bench's default)
-and the LLM service; the answer is read as Yes/No (Да/Нет) by `parse_show_decision`, and anything
-else is counted as unparseable, never guessed. A failed call is an error, not a "No".
+Each labelled item goes to the production judge: either the production prompt (the user's template
+file, or bench's default) through the LLM service, or the user's own judge service over HTTP
+(`--via http`), whose prompt and model bench never sees. Either way the reply is read as Yes/No
+(Да/Нет) by `parse_show_decision`, and anything else is counted as unparseable, never guessed. A
+failed call is an error, not a "No".
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import string
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from importlib.resources import files
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import numpy as np
 from rich.console import Console
@@ -26,12 +30,15 @@ from benchmarks.metrics.classification import Ratio, classification_report
 from benchmarks.metrics.judge_quality import rate_against_thresholds
 from benchmarks.metrics.stats import percentile, summarize
 from benchmarks.runner import RunClock, RunOutcome, progress_bar, publish
-from benchmarks.services.llm import Completion, LLMService, model_for, require_llm
+from benchmarks.services.http_endpoint import EndpointConfig, HttpEndpoint
+from benchmarks.services.llm import LLMService, model_for, require_llm
 from benchmarks.services.show_items import FILE_NAME, ShowItem, ShowItemSet, load_show_items, resolve
 from benchmarks.tiers.base import Metric, ReportKind, TierResult
 
 KIND_VERSION = "1.0"
 VARIABLES = frozenset({"question", "context", "answer"})
+HTTP_VARIABLES = ("question", "context", "answer", "item_id")
+Via = Literal["llm", "http"]
 
 
 @dataclass(frozen=True)
@@ -61,44 +68,104 @@ def load_template(path: Path | None, language: Language) -> Template:
     return Template(raw, source, hashlib.sha256(raw.encode("utf-8")).hexdigest())
 
 
-def run_judge_pipeline(spec: str, settings: Settings, sources: dict[str, Source], *, template: Template,
-                       model: str | None, language: Language, output_dir: Path | None,
-                       stderr: Console) -> RunOutcome:
+@dataclass(frozen=True)
+class LLMJudge:
+    template: Template
+    model: str
+
+    def provenance(self) -> dict[str, Any]:
+        return {"via": "llm", "model": self.model, "template": self.template.source,
+                "template_sha256": self.template.sha256}
+
+
+@dataclass(frozen=True)
+class HttpJudge:
+    endpoint: EndpointConfig
+
+    def provenance(self) -> dict[str, Any]:
+        return {"via": "http", **self.endpoint.provenance()}
+
+
+ProductionJudge = LLMJudge | HttpJudge
+
+
+@dataclass(frozen=True)
+class _Reply:
+    """What the metrics need of one verdict call, whichever way it went."""
+
+    status: Literal["ok", "api_error"]
+    text: str | None
+    latency_ms: float
+    cached: bool
+    error: str | None
+
+
+def production_judge(via: Via, settings: Settings, *, prompt_template: Path | None, model: str | None,
+                     language: Language) -> ProductionJudge:
+    """The judge to measure, checked before any item is read; over HTTP the service owns prompt and model."""
+    if via == "http":
+        given = [flag for flag, value in (("--prompt-template", prompt_template), ("--model", model))
+                 if value is not None]
+        if given:
+            raise BenchError(f"{' and '.join(given)}: not used with --via http, where your service holds the "
+                             "judge's prompt and model; configure show_judge_http_request instead")
+        return HttpJudge(EndpointConfig.from_settings(settings, "show_judge", texts=HTTP_VARIABLES))
+    template = load_template(prompt_template, language)
+    require_llm(settings)
+    return LLMJudge(template, model or str(model_for(settings, "judge")))
+
+
+def run_judge_pipeline(spec: str, settings: Settings, sources: dict[str, Source], *, judge: ProductionJudge,
+                       language: Language, output_dir: Path | None, stderr: Console) -> RunOutcome:
     path = resolve(spec)
     items = load_show_items(path)
-    require_llm(settings)
-    model = model or str(model_for(settings, "judge"))
     clock = RunClock.start()
     with progress_bar(stderr) as progress:
         task = progress.add_task("asking the production judge", total=len(items))
-        completions, usage = asyncio.run(_ask_all(items, template, model, settings,
-                                                  lambda: progress.advance(task)))
+        advance = functools.partial(progress.advance, task)
+        if isinstance(judge, HttpJudge):
+            replies, usage = asyncio.run(_ask_http(items, judge, advance))
+        else:
+            replies, usage = asyncio.run(_ask_llm(items, judge, settings, advance))
     dataset = ShowItemSet(name=path.parent.name if path.name == FILE_NAME else path.stem, language=language,
                           content_sha256=hashlib.sha256(path.read_bytes()).hexdigest(), items=tuple(items))
-    result = _result(items, completions, template, model, settings)
-    result.volatile["llm"] = usage
+    result = _result(items, replies, judge, settings)
+    result.volatile["http" if isinstance(judge, HttpJudge) else "llm"] = usage
     kind = ReportKind("judge-pipeline", KIND_VERSION, "Judge pipeline — production show/no-show judge", "accuracy")
     return publish(kind, result, dataset, settings, sources, clock, output_dir)
 
 
-async def _ask_all(items: list[ShowItem], template: Template, model: str, settings: Settings,
-                   advance: Any) -> tuple[list[Completion], dict[str, Any]]:
+async def _ask_llm(items: list[ShowItem], judge: LLMJudge, settings: Settings,
+                   advance: Callable[[], None]) -> tuple[list[_Reply], dict[str, Any]]:
     async with LLMService(settings) as service:
-        async def one(item: ShowItem) -> Completion:
-            prompt = template.text.format_map({"question": item.question, "context": item.context,
-                                               "answer": item.answer})
-            completion = await service.complete([{"role": "user", "content": prompt}], role="judge", model=model)
+        async def one(item: ShowItem) -> _Reply:
+            prompt = judge.template.text.format_map({"question": item.question, "context": item.context,
+                                                     "answer": item.answer})
+            c = await service.complete([{"role": "user", "content": prompt}], role="judge", model=judge.model)
             advance()
-            return completion
+            return _Reply(c.status, c.text, c.latency_ms, c.cached, c.error)
 
-        completions = await asyncio.gather(*(one(item) for item in items))
-        return list(completions), service.usage_report()
+        replies = await asyncio.gather(*(one(item) for item in items))
+        return list(replies), service.usage_report()
 
 
-def _result(items: list[ShowItem], completions: list[Completion], template: Template, model: str,
+async def _ask_http(items: list[ShowItem], judge: HttpJudge,
+                    advance: Callable[[], None]) -> tuple[list[_Reply], dict[str, Any]]:
+    async with HttpEndpoint(judge.endpoint) as endpoint:
+        async def one(item: ShowItem) -> _Reply:
+            r = await endpoint.call({"question": item.question, "context": item.context,
+                                     "answer": item.answer, "item_id": item.id})
+            advance()
+            return _Reply(r.status, r.text, r.latency_ms, False, r.error)
+
+        replies = await asyncio.gather(*(one(item) for item in items))
+        return list(replies), endpoint.usage_report()
+
+
+def _result(items: list[ShowItem], replies: list[_Reply], judge: ProductionJudge,
             settings: Settings) -> TierResult:
-    decisions = [parse_show_decision(c.text) if c.status == "ok" else None for c in completions]
-    judged = [i for i, c in enumerate(completions) if c.status == "ok"]
+    decisions = [parse_show_decision(c.text) if c.status == "ok" else None for c in replies]
+    judged = [i for i, c in enumerate(replies) if c.status == "ok"]
     errors = len(items) - len(judged)
     predicted = [decisions[i].decision for i in judged]  # type: ignore[union-attr]
     truth = ["yes" if items[i].show else "no" for i in judged]
@@ -112,7 +179,7 @@ def _result(items: list[ShowItem], completions: list[Completion], template: Temp
         "f1_score": _ratio_metric(report.f1, report.confusion.parseable, errors),
         "unparseable_rate": Metric(report.unparseable_rate.value, len(judged), errors, None, higher_is_better=False),
     }
-    live = np.array([c.latency_ms for c in completions if c.status == "ok" and not c.cached])
+    live = np.array([c.latency_ms for c in replies if c.status == "ok" and not c.cached])
     notes = {
         "positive_class": "yes (show the answer)",
         "confusion": asdict(report.confusion),
@@ -132,14 +199,13 @@ def _result(items: list[ShowItem], completions: list[Completion], template: Temp
         {"id": item.id, "ground_truth_show": item.show, "status": c.status,
          "decision": d.decision if d else None, "rule": d.rule if d else None, "raw": c.text, "error": c.error,
          "latency_ms": round(c.latency_ms, 3), "cached": c.cached}
-        for item, c, d in zip(items, completions, decisions, strict=True)
+        for item, c, d in zip(items, replies, decisions, strict=True)
     ]
     return TierResult(
         metrics=metrics,
         items=sorted(items_out, key=lambda row: row["id"]),
         notes=notes,
-        provenance={"production_judge": {"model": model, "template": template.source,
-                                         "template_sha256": template.sha256}},
+        provenance={"production_judge": judge.provenance()},
         volatile=volatile,
     )
 
