@@ -1,0 +1,184 @@
+"""Measure `bench tier2` end to end against a slow endpoint: wall time against the ideal.
+
+    python -m perf.tier2          (make perf, after perf.run)
+
+500 questions, each answered twice (repeats) and rated three times (faithfulness, answer relevance,
+answer correctness): 5 chat calls per item, every one answered by the project's local
+OpenAI-compatible test server after 100 ms. The ideal is items × calls per item × 0.1 s /
+concurrency: what a perfect scheduler would need for the calls alone. The measured time is the
+whole tier (dataset loading, generation, judging, ROUGE/BLEU, embeddings for semantic consistency,
+the report), so the ratio includes everything bench adds. A rerun in the same data folder must be
+served from the cache entirely. The server runs in its own process: in bench's process its threads
+would compete with bench for the interpreter and the timing would include the fake's own cost.
+Writes only its own section of BENCHMARKS.md.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import platform
+import re
+import tempfile
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+
+from benchmarks.config import load_settings
+from benchmarks.runner import run_tier
+from tests.integration.openai_server import FakeOpenAI, Reply
+
+ROOT = Path(__file__).resolve().parent.parent
+ITEMS = 500
+LATENCY_S = 0.1
+CONCURRENCY = 16
+CALLS_PER_ITEM = 5  # 2 generations (repeats) + 3 ratings
+GOAL = 1.25
+MARK, END_MARK = "<!-- tier2 -->", "<!-- /tier2 -->"
+
+
+def main() -> None:
+    with tempfile.TemporaryDirectory(prefix="bench-perf-tier2-") as scratch, _server() as (base_url, served):
+        work = Path(scratch)
+        dataset = _dataset(work / "perf-tier2")
+        settings, sources = load_settings(environ={
+            "BENCH_DATA_DIR": str(work / "data"),
+            "BENCH_REPORTS_DIR": str(work / "reports"),
+            "BENCH_LLM_BASE_URL": base_url,
+            "BENCH_LLM_MODEL": "perf-model",
+            "BENCH_LLM_CONCURRENCY": str(CONCURRENCY),
+            "BENCH_LLM_MAX_ATTEMPTS": "1",
+            "BENCH_BOOTSTRAP_RESAMPLES": "200",
+        })
+        quiet = Console(stderr=True, quiet=True)
+        _warm_up(settings, sources, work, quiet)
+        started = time.perf_counter()
+        first = run_tier("tier2", str(dataset), settings, sources, output_dir=work / "first", stderr=quiet)
+        seconds = time.perf_counter() - started
+        calls = served()
+        started = time.perf_counter()
+        rerun = run_tier("tier2", str(dataset), settings, sources, output_dir=work / "rerun", stderr=quiet)
+        rerun_seconds = time.perf_counter() - started
+        rerun_calls = served() - calls
+    _check(first.report, rerun.report, calls, rerun_calls)
+    ideal = ITEMS * CALLS_PER_ITEM * LATENCY_S / CONCURRENCY
+    rows = [
+        {"what": f"`bench tier2`, {ITEMS} items × {CALLS_PER_ITEM} calls, {LATENCY_S * 1000:.0f} ms a call, "
+                 f"concurrency {CONCURRENCY} (seconds, whole tier)",
+         "bench": f"{seconds:.2f} ({calls} calls)",
+         "baseline": f"{ideal:.2f} (ideal: {ITEMS} × {CALLS_PER_ITEM} × {LATENCY_S:g} s / {CONCURRENCY})",
+         "ratio": f"{seconds / ideal:.2f}× of ideal (goal ≤ {GOAL:.2f})"},
+        {"what": "the same run again, same data folder (seconds, whole tier)",
+         "bench": f"{rerun_seconds:.2f} ({rerun_calls} calls reached the server)",
+         "baseline": f"{seconds:.2f} (first run)",
+         "ratio": f"{seconds / rerun_seconds:.1f}× faster"},
+    ]
+    _write(_section(rows))
+
+
+@contextmanager
+def _server() -> Iterator[tuple[str, Any]]:
+    """The test server in a child process: its base URL, and a function counting the chat calls it served."""
+    parent, child = multiprocessing.Pipe()
+    process = multiprocessing.get_context("spawn").Process(target=_serve, args=(child,), daemon=True)
+    process.start()
+    try:
+        def served() -> int:
+            parent.send("count")
+            return int(parent.recv())
+
+        yield str(parent.recv()), served
+    finally:
+        parent.send("stop")
+        process.join(10)
+
+
+def _serve(pipe: Any) -> None:
+    with FakeOpenAI(latency=LATENCY_S) as server:
+        server.responder = _respond
+        pipe.send(server.base_url)
+        while (command := pipe.recv()) != "stop":
+            assert command == "count"
+            pipe.send(len(server.chat_requests))
+
+
+def _dataset(root: Path) -> Path:
+    root.mkdir(parents=True)
+    with (root / "corpus.jsonl").open("w") as corpus, (root / "questions.jsonl").open("w") as questions:
+        for i in range(ITEMS):
+            corpus.write(json.dumps({"id": f"c{i}", "text": f"Policy {i}: requests of type {i} are approved "
+                                                            f"within {i % 9 + 1} working days by team {i % 13}."}) + "\n")
+            questions.write(json.dumps({"id": f"q{i}", "question": f"How long does a type {i} request take?",
+                                        "relevant": {f"c{i}": 1},
+                                        "reference_answer": f"{i % 9 + 1} working days."}) + "\n")
+    return root
+
+
+def _respond(body: dict[str, Any]) -> Reply:
+    """Generator prompts get an answer naming the question's number; judge prompts a valid score."""
+    prompt = body["messages"][-1]["content"]
+    if '"score"' in prompt:
+        return Reply(text='{"score": 4}' if "from 1 to 5" in prompt else '{"score": 0.8}')
+    number = re.search(r"type (\d+) request", prompt)
+    return Reply(text=f"Type {number.group(1) if number else '?'} requests take a few working days.")
+
+
+def _warm_up(settings: Any, sources: Any, work: Path, quiet: Console) -> None:
+    """Start PostgreSQL and load the embedding model once, as any earlier bench command would have."""
+    root = work / "warm-up"
+    root.mkdir()
+    (root / "corpus.jsonl").write_text(json.dumps({"id": "c", "text": "warm up"}) + "\n")
+    (root / "questions.jsonl").write_text(json.dumps({"id": "q", "question": "warm up?", "relevant": {"c": 1},
+                                                      "reference_answer": "yes"}) + "\n")
+    run_tier("tier2", str(root), replace(settings, generator="extractive", judge_backend="offline"), sources,
+             output_dir=work / "warm-up-report", stderr=quiet)
+
+
+def _check(first: dict[str, Any], rerun: dict[str, Any], calls: int, rerun_calls: int) -> None:
+    errors = {name: m["errors"] for name, m in first["metrics"].items() if m["errors"]}
+    if errors:
+        raise SystemExit(f"the perf run had errors: {errors}")
+    if calls != ITEMS * CALLS_PER_ITEM:
+        raise SystemExit(f"the first run sent {calls} calls; expected {ITEMS * CALLS_PER_ITEM}")
+    if rerun_calls:
+        raise SystemExit(f"the rerun sent {rerun_calls} calls to the server; it must send none")
+    if first["metrics"] != rerun["metrics"]:
+        raise SystemExit("the cached rerun reported different metrics")
+
+
+def _section(rows: list[dict[str, str]]) -> str:
+    lines = [
+        MARK,
+        "## Tier 2 against a slow endpoint",
+        "",
+        "Written by `python -m perf.tier2` (run by `make perf`): `bench tier2` with the openai generator and the",
+        "LLM judge on the project's local OpenAI-compatible test server, which answers every call after",
+        f"{LATENCY_S * 1000:.0f} ms. PostgreSQL and the embedding model are started by a warm-up run first, as any",
+        "earlier command would have; the timed runs include everything else.",
+        "",
+        f"Measured {datetime.now(UTC):%Y-%m-%d}, Python {platform.python_version()}.",
+        "",
+        "| what | bench | baseline | ratio |",
+        "|---|---|---|---|",
+        *(f"| {r['what']} | {r['bench']} | {r['baseline']} | {r['ratio']} |" for r in rows),
+        END_MARK,
+    ]
+    return "\n".join(lines)
+
+
+def _write(section: str) -> None:
+    path = ROOT / "BENCHMARKS.md"
+    old = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
+    start, end = old.find(MARK), old.find(END_MARK)
+    new = old[:start] + section + old[end + len(END_MARK):] if 0 <= start < end else old.rstrip("\n") + "\n\n" + section + "\n"
+    path.write_text(new, encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()
