@@ -23,6 +23,7 @@ calibrate:                              ## seed examples against the real LLM ju
 perf:                                   ## performance benchmarks; writes BENCHMARKS.md
 	$(BIN)/python -m perf.run
 	$(BIN)/python -m perf.llm
+	$(BIN)/python -m perf.tier2
 
 synthetic:                              ## regenerate the shipped synthetic datasets (deterministic)
 	$(BIN)/python -m benchmarks.synthetic --out datasets
