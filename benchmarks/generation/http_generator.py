@@ -22,11 +22,15 @@ CONTEXT_SEPARATOR = "\n\n"
 class HttpGenerator:
     name: GeneratorName = "http"
 
-    def __init__(self, settings: Settings, *, sleep: Sleep = asyncio.sleep):
+    def __init__(self, config: EndpointConfig, *, sleep: Sleep = asyncio.sleep):
+        self.config = config
+        self.endpoint = HttpEndpoint(config, sleep=sleep)
+
+    @classmethod
+    def from_settings(cls, settings: Settings, *, sleep: Sleep = asyncio.sleep) -> Self:
         """Checks the generator_http_* settings at once, so a bad template stops the run before any call."""
-        self.config = EndpointConfig.from_settings(settings, "generator", texts=TEXT_VARIABLES,
-                                                   lists=LIST_VARIABLES)
-        self.endpoint = HttpEndpoint(self.config, sleep=sleep)
+        config = EndpointConfig.from_settings(settings, "generator", texts=TEXT_VARIABLES, lists=LIST_VARIABLES)
+        return cls(config, sleep=sleep)
 
     def describe(self) -> dict[str, Any]:
         return {"adapter": self.name, **self.config.provenance()}

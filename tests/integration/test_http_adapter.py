@@ -50,7 +50,7 @@ def generate(settings: Settings, waits: list[float], *requests: GenerationReques
         waits.append(seconds)
 
     async def go() -> tuple[list[Answer], dict]:
-        async with HttpGenerator(settings, sleep=sleep) as generator:
+        async with HttpGenerator.from_settings(settings, sleep=sleep) as generator:
             return [await generator.answer(r) for r in requests], generator.usage_report()
 
     return asyncio.run(go())
@@ -88,7 +88,7 @@ def test_repeats_are_real_calls_and_the_description_names_the_endpoint(service, 
     assert len(service.requests) == 2 and usage["calls"] == 2
 
     async def describe() -> dict:
-        async with HttpGenerator(settings) as generator:
+        async with HttpGenerator.from_settings(settings) as generator:
             return generator.describe()
 
     sha = hashlib.sha256(Settings.generator_http_request.encode()).hexdigest()
