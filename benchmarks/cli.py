@@ -241,7 +241,6 @@ def _not_implemented(name: str, summary: str) -> None:
 
 
 for _name, _summary in (
-    ("judge", "The LLM judge itself: repeatability, errors, latency"),
     ("ux", "User experience: semantic cache hit rate, multi-turn context preservation"),
     ("real-users", "Retrieval on logged real questions, chunk utilisation, topic coverage"),
     ("compare", "Two reports side by side, for pull requests and nightly regressions"),
@@ -306,7 +305,7 @@ def evaluate(
         metrics=parse_metrics(metrics),
         backend=judge,  # type: ignore[arg-type]
         language=language,  # type: ignore[arg-type]
-        models=tuple(m.strip() for m in models.split(",") if m.strip()) if models else None,
+        models=_names(models),
         options=JudgeOptions(questions=questions, threshold=threshold, weights=parse_weights(weights),
                              factual_mode=factual_mode, beta=beta, noise_mode=noise_mode,  # type: ignore[arg-type]
                              precision_against=precision_against),  # type: ignore[arg-type]
@@ -316,6 +315,11 @@ def evaluate(
         return
     outcome = run_evaluate(request, settings, sources, output_dir=output_dir, stderr=stderr)
     print_summary(outcome.report, outcome.directory, stdout)
+
+
+def _names(text: str | None) -> tuple[str, ...] | None:
+    """A comma-separated option (--models a,b) as names; None when not given."""
+    return tuple(name.strip() for name in text.split(",") if name.strip()) if text else None
 
 
 def _llm_settings(config: Path | None, *, no_cache: bool, **flags: Any) -> tuple[Any, Any]:
@@ -383,6 +387,51 @@ def judge_pipeline(
                              language=language)  # type: ignore[arg-type]
     outcome = run_judge_pipeline(dataset, settings, sources, judge=judge,
                                  language=language, output_dir=output_dir, stderr=stderr)  # type: ignore[arg-type]
+    print_summary(outcome.report, outcome.directory, stdout)
+
+
+@app.command("judge")
+@guarded
+def judge_tier(
+    dataset: Annotated[str, typer.Option("--dataset", "-d", help="A shipped dataset (synthetic, synthetic-ru: its "
+                                         "judge_pipeline.jsonl, or judge_pairs.jsonl with --pairwise), a folder "
+                                         "holding that file, or a JSONL file: items with id, question, context, "
+                                         "answer (reference when the rating reads it), or pairs with id, question, "
+                                         "context, answer_a, answer_b and optionally better (a, b or tie).")],
+    metric: Annotated[Optional[str], typer.Option("--metric", "-m", help="The rating the judge gives: "
+                                                  "faithfulness (default), answer_relevance, answer_correctness "
+                                                  "(1–5) or e2e_score; the last two read a reference.")] = None,
+    pairwise: Annotated[bool, typer.Option("--pairwise", help="Ask which of two answers is better, in both "
+                                           "orders: position bias, ties and, with labels, accuracy.")] = False,
+    models: Annotated[Optional[str], typer.Option("--models", help="Comma-separated judge models; each one rates "
+                                                  "every item (default: llm_models, else judge_model).")] = None,
+    language: Annotated[str, typer.Option("--language", help="Prompt and explanation language: en or ru.")] = "en",
+    judge: JudgeBackendOpt = None,
+    mode: JudgeModeOpt = None,
+    repeats: RepeatsOpt = None,
+    delta: Annotated[Optional[float], _opt("delta")] = None,
+    no_cache: NoCacheOpt = False,
+    concurrency: ConcurrencyOpt = None,
+    output_dir: OutputOpt = None,
+    config: ConfigOpt = None,
+    data_dir: DataDirOpt = None,
+    reports_dir: ReportsDirOpt = None,
+    embedding_model: ModelOpt = None,
+    seed: SeedOpt = None,
+    bootstrap_resamples: BootstrapOpt = None,
+) -> None:
+    """The LLM judge itself: repeatability of its scores, errors, latency; with --pairwise, position bias."""
+    from benchmarks.console import print_summary
+    from benchmarks.judge_tier import JudgeRequest, run_judge
+
+    _choice("--language", language, ("en", "ru"))
+    settings, sources = _llm_settings(config, no_cache=no_cache, llm_concurrency=concurrency, judge_backend=judge,
+                                      judge_mode=mode, repeats=repeats, delta=delta, data_dir=data_dir,
+                                      reports_dir=reports_dir, embedding_model=embedding_model, seed=seed,
+                                      bootstrap_resamples=bootstrap_resamples)
+    request = JudgeRequest(spec=dataset, rating=metric, pairwise=pairwise, language=language,  # type: ignore[arg-type]
+                           models=_names(models))
+    outcome = run_judge(request, settings, sources, output_dir=output_dir, stderr=stderr)
     print_summary(outcome.report, outcome.directory, stdout)
 
 

@@ -22,7 +22,14 @@ from rich.console import Console
 
 from benchmarks.config import Settings, Source
 from benchmarks.errors import BenchError
-from benchmarks.judge.llm_judge import LOWER_IS_BETTER, NEEDS, JudgeOptions, JudgeOutcome, LLMJudge
+from benchmarks.judge.llm_judge import (
+    LOWER_IS_BETTER,
+    NEEDS,
+    JudgeOptions,
+    JudgeOutcome,
+    LLMJudge,
+    status_counts,
+)
 from benchmarks.judge.offline import OFFLINE_METRICS, describe, offline_score
 from benchmarks.judge.prompts import METRIC_CALLS, Language, calls_of, load_template, template_sha256
 from benchmarks.metrics.agreement import mean_over_models, model_agreement
@@ -222,7 +229,7 @@ def _result(request: EvaluateRequest, samples: SampleSet, outcomes: list[JudgeOu
                     values[~np.isnan(values)], errors=sum(by_key[metric, i, model].status in ERROR_STATUSES for i in ids),
                     resamples=settings.bootstrap_resamples, seed=settings.seed), higher_is_better=higher)
             notes["agreement"][metric] = model_agreement(table, models)
-        notes["statuses"][metric] = _status_counts([by_key[metric, i, m] for i in ids for m in models])
+        notes["statuses"][metric] = status_counts([by_key[metric, i, m] for i in ids for m in models])
     if request.backend == "offline":
         notes["offline_proxies"] = {m: describe(m) for m in request.metrics}
     provenance: dict[str, Any] = {"judge": {"backend": request.backend, "models": list(models),
@@ -250,13 +257,6 @@ def _with_ids(outcomes: list[JudgeOutcome], samples: SampleSet, request: Evaluat
 
 def _value(outcome: JudgeOutcome) -> float:
     return outcome.value if outcome.status == "ok" and outcome.value is not None else np.nan
-
-
-def _status_counts(outcomes: list[JudgeOutcome]) -> dict[str, int]:
-    counts = {"ok": 0, "undetermined": 0, "parse_error": 0, "api_error": 0}
-    for outcome in outcomes:
-        counts[outcome.status] = counts.get(outcome.status, 0) + 1
-    return counts
 
 
 def _item(sample: Sample, metrics: tuple[str, ...], models: tuple[str, ...],

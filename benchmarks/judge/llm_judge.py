@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -85,6 +85,21 @@ class JudgeOutcome:
     calls: int
     duration_ms: float
     raw: tuple[dict[str, Any], ...] = ()
+
+
+class HasStatus(Protocol):
+    """Any judge outcome: RAGAS-form metric, seed rating or pairwise verdict."""
+
+    @property
+    def status(self) -> Status: ...
+
+
+def status_counts(outcomes: Iterable[HasStatus]) -> dict[str, int]:
+    """Outcomes per status, every status listed (zeros included), so two reports line up."""
+    counts = dict.fromkeys(("ok", "undetermined", "parse_error", "api_error"), 0)
+    for outcome in outcomes:
+        counts[outcome.status] += 1
+    return counts
 
 
 class JudgeFailed(Exception):

@@ -176,7 +176,7 @@ def test_db_upgrade_is_idempotent(bench):
     assert "already current" in result.output
 
 
-@pytest.mark.parametrize("command", ["judge", "ux", "real-users",
+@pytest.mark.parametrize("command", ["ux", "real-users",
                                      "compare"])
 def test_later_tiers_say_not_implemented(bench, command):
     result = bench(command)

@@ -1,0 +1,514 @@
+"""`bench judge`: how far the LLM judge itself can be trusted (seed 004 §8).
+
+Every score of bench's LLM-judged tiers is only as good as its judge, so this tier grades the
+grader. The judge rates every item `repeats` times with one of the seed's ratings; repeat r is an
+independent call (`repeat=r` keys the LLM cache apart), so the cache cannot make the repeats agree,
+while a rerun of the whole command is answered from the cache. From the repeats come the seed's
+consistency score (for more than two repeats: max − min ≤ δ, i.e. every two repeats within δ),
+the mean difference between repeats, the error rate and the mean score; with several models,
+each model's numbers and how far the models agree.
+
+`--pairwise` asks for A/B/Tie verdicts on answer pairs twice, the answers swapped the second time:
+a judge that follows the position rather than the answers shows it as inconsistent preferences
+and a first-position rate away from 0.5; labelled pairs also give its accuracy.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import itertools
+import math
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import numpy as np
+from rich.console import Console
+
+from benchmarks.config import Settings, Source
+from benchmarks.dataset import Warning
+from benchmarks.errors import BenchError
+from benchmarks.evaluate import ERROR_STATUSES, judge_models
+from benchmarks.judge.llm_judge import status_counts
+from benchmarks.judge.offline_ratings import OFFLINE_RATINGS, describe_rating, offline_rating
+from benchmarks.judge.prompts import Language
+from benchmarks.judge.ratings import (
+    RATINGS,
+    PairOutcome,
+    Rater,
+    RatingOutcome,
+    Verdict,
+    pairwise_outcome,
+    prompt_hashes,
+)
+from benchmarks.metrics.agreement import mean_over_models, model_agreement
+from benchmarks.metrics.judge_quality import (
+    consistency_score,
+    error_rate,
+    mean_repeat_difference,
+    rate_against_thresholds,
+)
+from benchmarks.metrics.stats import latency_summary, summarize
+from benchmarks.runner import RunClock, RunOutcome, progress_bar, publish
+from benchmarks.services.embedder import CachedEmbedder, open_embedder
+from benchmarks.services.llm import LLMService, require_llm
+from benchmarks.services.show_items import (
+    FILE_NAME,
+    PAIRS_FILE_NAME,
+    AnswerPair,
+    Better,
+    RatedItem,
+    load_pairs,
+    load_rated_items,
+    resolve,
+)
+from benchmarks.tiers.base import Metric, ReportKind, TierResult
+
+VERSION = "1.0"
+KIND = ReportKind("judge", VERSION, "Judge — repeatability, errors and latency of the LLM judge", "consistency_score")
+PAIRWISE_KIND = ReportKind("judge-pairwise", VERSION, "Judge — position bias and accuracy on answer pairs",
+                           "position_consistency")
+DEFAULT_RATING = "faithfulness"
+FIELD_ORDER = ("question", "context", "answer", "reference")  # how missing fields are listed
+LATENCY_CALLS = "judge calls answered by the endpoint (cached replies excluded)"
+Preference = Literal["a", "b", "tie", "inconsistent"]
+_PREFERENCES: dict[str, Preference] = {"first": "a", "second": "b", "tie": "tie", "inconsistent": "inconsistent"}
+
+
+@dataclass(frozen=True)
+class JudgeRequest:
+    spec: str
+    rating: str | None  # a RATINGS name; None: the default rating (ratings) or nothing (pairwise)
+    pairwise: bool
+    language: Language
+    models: tuple[str, ...] | None
+
+
+@dataclass(frozen=True)
+class ItemFile:
+    """The judged file as a report names it: the shipped dataset's name, or the file's stem."""
+
+    name: str
+    format: str
+    language: str
+    content_sha256: str
+    items: int
+    warnings: tuple[Warning, ...] = ()
+
+    @classmethod
+    def of(cls, path: Path, format: str, language: str, items: int) -> ItemFile:
+        name = path.parent.name if path.name in (FILE_NAME, PAIRS_FILE_NAME) else path.stem
+        return cls(name, format, language, hashlib.sha256(path.read_bytes()).hexdigest(), items)
+
+    def report_block(self) -> dict[str, object]:
+        return {"name": self.name, "language": self.language, "format": self.format,
+                "content_sha256": self.content_sha256, "items": self.items}
+
+
+# --- pure parts ---------------------------------------------------------------------------------
+
+
+def repeats_agree(scores: Sequence[float | None], delta: float) -> bool | None:
+    """Whether an item's scored repeats all lie within δ of each other (max − min ≤ δ).
+
+    For two repeats this is the seed's |s1 − s2| ≤ δ. A failed repeat (None or NaN) is left out;
+    with fewer than two scored repeats there is nothing to compare: None.
+    """
+    scored = _scored(scores)
+    if len(scored) < 2:
+        return None
+    return consistency_score([min(scored)], [max(scored)], delta).value == 1.0
+
+
+def repeat_difference(scores: Sequence[float | None]) -> float | None:
+    """Mean |s_i − s_j| over every two of an item's scored repeats; None with fewer than two."""
+    scored = _scored(scores)
+    if len(scored) < 2:
+        return None
+    pairs = list(itertools.combinations(scored, 2))
+    return mean_repeat_difference([a for a, _ in pairs], [b for _, b in pairs]).value
+
+
+def _scored(scores: Sequence[float | None]) -> list[float]:
+    return [s for s in scores if s is not None and not math.isnan(s)]
+
+
+def preference(original: Verdict, swapped: Verdict) -> Preference:
+    """The judge's choice between answer_a and answer_b, from its verdicts on (a, b) and on (b, a)."""
+    return _PREFERENCES[pairwise_outcome(original, swapped)]
+
+
+@dataclass(frozen=True)
+class PairwiseIndicators:
+    """0/1 per unit, so each rate is a mean with a bootstrap interval."""
+
+    consistent: list[float]  # per pair judged in both orders: its preference survived the swap
+    first: list[float]  # per decisive (A or B) verdict: it chose the answer shown first
+    tie: list[float]  # per valid verdict: Tie
+    correct: list[float]  # per labelled pair judged in both orders: its preference equals the label
+
+
+def pairwise_indicators(verdicts: Sequence[tuple[Verdict | None, Verdict | None]],
+                        labels: Sequence[Better | None]) -> PairwiseIndicators:
+    """Per pair the verdicts on (answer_a, answer_b) and on (answer_b, answer_a), None where the call
+    failed, and the pair's label. A failed verdict takes its pair out of consistency and accuracy; the
+    other verdict still counts for the first-position and tie rates. A tie names no position, so
+    the first-position rate is over decisive verdicts: 0.5 for a judge the order does not sway."""
+    consistent, first, tie, correct = [], [], [], []
+    for (original, swapped), label in zip(verdicts, labels, strict=True):
+        valid = [v for v in (original, swapped) if v is not None]
+        tie += [float(v == "Tie") for v in valid]
+        first += [float(v == "A") for v in valid if v != "Tie"]
+        if original is None or swapped is None:
+            continue
+        chosen = preference(original, swapped)
+        consistent.append(float(chosen != "inconsistent"))
+        if label is not None:
+            correct.append(float(chosen == label))
+    return PairwiseIndicators(consistent, first, tie, correct)
+
+
+# --- the run ------------------------------------------------------------------------------------
+
+
+def run_judge(request: JudgeRequest, settings: Settings, sources: dict[str, Source], *, output_dir: Path | None,
+              stderr: Console) -> RunOutcome:
+    _check(request, settings)
+    if request.pairwise:
+        return _run_pairwise(request, settings, sources, output_dir, stderr)
+    return _run_ratings(request, settings, sources, output_dir, stderr)
+
+
+def _check(request: JudgeRequest, settings: Settings) -> None:
+    """Refuse before reading any item what the run could not do."""
+    offline = settings.judge_backend == "offline"
+    if request.pairwise:
+        if request.rating is not None:
+            raise BenchError("--metric: not used with --pairwise, which asks which of two answers is better")
+        if offline:
+            raise BenchError("--pairwise needs an LLM judge: there is no offline A/B verdict")
+    else:
+        rating = request.rating or DEFAULT_RATING
+        if rating not in RATINGS:
+            raise BenchError(f"--metric: unknown rating {rating!r}; known: {', '.join(RATINGS)}")
+        if settings.repeats < 2:
+            raise BenchError(f"--repeats: bench judge compares every item's scores, so it needs at least 2, "
+                             f"got {settings.repeats}")
+        if offline and rating not in OFFLINE_RATINGS:
+            raise BenchError(f"--judge offline cannot rate {rating}: {describe_rating(rating)}")
+        if offline and request.models:
+            raise BenchError("--models: not used with --judge offline, which asks no model")
+    if not offline:
+        require_llm(settings)
+
+
+def _run_ratings(request: JudgeRequest, settings: Settings, sources: dict[str, Source], output_dir: Path | None,
+                 stderr: Console) -> RunOutcome:
+    rating = RATINGS[request.rating or DEFAULT_RATING]
+    path = resolve(request.spec)
+    items = load_rated_items(path, [f for f in FIELD_ORDER if f in rating.needs],
+                             f"bench judge --metric {rating.name}")
+    offline = settings.judge_backend == "offline"
+    models = ("offline",) if offline else judge_models(request.models, settings)
+    clock = RunClock.start()
+    with progress_bar(stderr) as progress, _embedder(offline, settings) as embedder:
+        task = progress.add_task(f"rating {rating.name}", total=len(items) * len(models) * settings.repeats)
+        advance = functools.partial(progress.advance, task)
+        if embedder is not None:
+            outcomes, usage = _rate_offline(items, rating.name, embedder, request.language, settings.repeats,
+                                            advance), None
+        else:
+            outcomes, usage = asyncio.run(_rate_llm(items, rating.name, models, request.language, settings, advance))
+    result = _ratings_result(items, outcomes, models, rating.name, request.language, settings)
+    if embedder is not None:
+        result.provenance["embedder"] = embedder.provenance()
+    result.volatile.update(llm=usage, embedding_cache=asdict(embedder.stats) if embedder else None)
+    dataset = ItemFile.of(path, "judge-items-jsonl", request.language, len(items))
+    return publish(KIND, result, dataset, settings, sources, clock, output_dir)
+
+
+@contextmanager
+def _embedder(offline: bool, settings: Settings) -> Iterator[CachedEmbedder | None]:
+    """The offline proxies embed sentences; an LLM judge needs no embedder (nor the database)."""
+    if not offline:
+        yield None
+        return
+    with open_embedder(settings) as embedder:
+        yield embedder
+
+
+Outcomes = dict[tuple[str, str], list[RatingOutcome]]  # (item id, model) -> one outcome per repeat
+
+
+async def _rate_llm(items: Sequence[RatedItem], rating: str, models: Sequence[str], language: Language,
+                    settings: Settings, advance: Callable[[], None]) -> tuple[Outcomes, dict[str, Any]]:
+    async with LLMService(settings) as service:
+        rater = Rater(service, language, settings.judge_mode)
+
+        async def one(item: RatedItem, model: str, repeat: int) -> RatingOutcome:
+            outcome = await rater.rate(rating, item.variables(), model, repeat=repeat)
+            advance()
+            return outcome
+
+        keys = [(item, model, r) for item in items for model in models for r in range(settings.repeats)]
+        found = await asyncio.gather(*(one(*key) for key in keys))
+        outcomes: Outcomes = {}
+        for (item, model, _), outcome in zip(keys, found, strict=True):
+            outcomes.setdefault((item.id, model), []).append(outcome)
+        return outcomes, service.usage_report()
+
+
+def _rate_offline(items: Sequence[RatedItem], rating: str, embedder: CachedEmbedder, language: Language,
+                  repeats: int, advance: Callable[[], None]) -> Outcomes:
+    """A proxy is a deterministic function of its inputs: it is computed once and stands for every repeat."""
+    embed = functools.partial(embedder.encode, purpose="judge")
+    outcomes: Outcomes = {}
+    for item in items:
+        score = offline_rating(rating, item.variables(), embed, language=language)
+        outcome = RatingOutcome(rating, "offline", score.value, score.status, score.reason, 0, (), False)
+        outcomes[item.id, "offline"] = [outcome] * repeats
+        advance(repeats)
+    return outcomes
+
+
+def _ratings_result(items: Sequence[RatedItem], outcomes: Outcomes, models: Sequence[str], rating: str,
+                    language: Language, settings: Settings) -> TierResult:
+    delta, offline = settings.delta, settings.judge_backend == "offline"
+    scores = {key: [o.value if o.status == "ok" else None for o in found] for key, found in outcomes.items()}
+    table = np.array([[_mean(scores[item.id, model]) for item in items] for model in models], dtype=float)
+    item_means = mean_over_models(table)
+
+    def block(chosen: Sequence[str]) -> dict[str, Metric]:
+        keys = [(item.id, model) for model in chosen for item in items]
+        ratings = [o for key in keys for o in outcomes[key]]
+        errors = sum(o.status in ERROR_STATUSES for o in ratings)
+        agree = [repeats_agree(scores[key], delta) for key in keys]
+        spread = [repeat_difference(scores[key]) for key in keys]
+        means = mean_over_models(table[[models.index(m) for m in chosen]])
+        failed = error_rate(errors, len(ratings))
+        return {
+            "consistency_score": _summary([float(a) for a in agree if a is not None], errors, settings),
+            "mean_abs_difference": _summary([s for s in spread if s is not None], errors, settings,
+                                            higher_is_better=False),
+            "error_rate": Metric(failed.value, len(ratings), errors, None, higher_is_better=False),
+            f"avg_{rating}": _summary(means[~np.isnan(means)].tolist(), errors, settings),
+        }
+
+    metrics = block(models)
+    if len(models) > 1:
+        for model in models:
+            metrics.update({f"{name}/{model}": metric for name, metric in block([model]).items()})
+    consistency = metrics["consistency_score"].value
+    everything = [o for found in outcomes.values() for o in found]
+    missing = sum(repeats_agree(s, delta) is None for s in scores.values())
+    notes: dict[str, Any] = {
+        "rating": rating,
+        "scale": [RATINGS[rating].low, RATINGS[rating].high],
+        "backend": settings.judge_backend,
+        "mode": None if offline else settings.judge_mode,
+        "language": language,
+        "models": list(models),
+        "repeats": settings.repeats,
+        "delta": delta,
+        "consistency_score": f"share of items whose scored repeats all lie within δ = {delta:g} of each other "
+                             "(max − min ≤ δ; for 2 repeats the seed's |s1 − s2| ≤ δ); an item with fewer than "
+                             "two scored repeats is left out and counted under missing",
+        "mean_abs_difference": "mean over items of the mean |s_i − s_j| over every two scored repeats; 0 is a "
+                               "perfectly repeatable judge, and it shows drifts smaller than δ",
+        "error_rate": "ratings (item × repeat × model) that ended in api_error or parse_error (after one repair "
+                      "attempt) over the ratings attempted",
+        f"avg_{rating}": "mean over items of the item's mean score (over its scored repeats, then over models)",
+        "missing": missing,
+        "undetermined": sum(o.status == "undetermined" for o in everything),
+        "statuses": status_counts(everything),
+        "consistency_band": None if consistency is None else rate_against_thresholds("consistency", consistency),
+    }
+    if len(models) > 1:
+        notes["models_pooled"] = ("the metrics without a model suffix pool every (item, model); avg_ takes each "
+                                  "item's mean over the models")
+        notes["agreement"] = model_agreement(table, models)
+    labelled = {show: [m for item, m in zip(items, item_means, strict=True) if item.show is show and not np.isnan(m)]
+                for show in (True, False)}
+    if labelled[True] or labelled[False]:
+        notes[f"avg_{rating}_by_ground_truth_show"] = {
+            str(show).lower(): float(np.mean(values)) if values else None for show, values in labelled.items()}
+    if offline:
+        notes["offline"] = (f"{describe_rating(rating)}. A proxy is deterministic: every repeat is the same "
+                            "computation, so consistency_score is 1.0 and mean_abs_difference 0.0 by construction; "
+                            "they say nothing about an LLM judge")
+    provenance = {"judge": {"backend": settings.judge_backend, "models": list(models), "language": language,
+                            "mode": None if offline else settings.judge_mode}}
+    if not offline:
+        provenance["judge"]["prompts_sha256"] = prompt_hashes(language, settings.judge_mode, (rating,))
+    volatile = {"latency_ms": {**latency_summary(_live_latencies(everything)), "what": LATENCY_CALLS}}
+    if len(models) > 1:
+        volatile["latency_ms_by_model"] = {
+            model: latency_summary(_live_latencies([o for item in items for o in outcomes[item.id, model]]))
+            for model in models}
+    rows = [_item_row(item, {m: outcomes[item.id, m] for m in models}, mean, delta)
+            for item, mean in zip(items, item_means, strict=True)]
+    return TierResult(metrics=metrics, items=sorted(rows, key=lambda row: row["id"]), notes=notes,
+                      provenance=provenance, volatile=volatile)
+
+
+def _mean(scores: Sequence[float | None]) -> float:
+    scored = _scored(scores)
+    return math.fsum(scored) / len(scored) if scored else math.nan
+
+
+def _summary(values: Sequence[float], errors: int, settings: Settings, *, higher_is_better: bool | None = True
+             ) -> Metric:
+    return Metric.from_summary(summarize(np.array(values, dtype=float), errors=errors,
+                                         resamples=settings.bootstrap_resamples, seed=settings.seed),
+                               higher_is_better=higher_is_better)
+
+
+def _live_latencies(outcomes: Sequence[RatingOutcome]) -> list[float]:
+    return [ms for o in outcomes for ms, call in zip(o.latency_ms, o.raw, strict=True)
+            if call["status"] == "ok" and not call["cached"]]
+
+
+def _item_row(item: RatedItem, by_model: dict[str, list[RatingOutcome]], mean: float, delta: float
+              ) -> dict[str, Any]:
+    row: dict[str, Any] = {"id": item.id, "question": item.question, "mean": None if np.isnan(mean) else float(mean)}
+    if item.show is not None:
+        row["ground_truth_show"] = item.show
+    row["judges"] = {}
+    for model, found in by_model.items():
+        scores = [o.value if o.status == "ok" else None for o in found]
+        row["judges"][model] = {
+            "scores": scores,
+            "statuses": [o.status for o in found],
+            "explanations": [o.explanation for o in found],
+            "consistent": repeats_agree(scores, delta),
+            "mean_abs_difference": repeat_difference(scores),
+            "raw": [list(o.raw) for o in found],
+        }
+    return row
+
+
+# --- pairwise -----------------------------------------------------------------------------------
+
+
+Verdicts = dict[tuple[str, str], tuple[PairOutcome, PairOutcome]]  # (pair id, model) -> (a first, b first)
+
+
+def _run_pairwise(request: JudgeRequest, settings: Settings, sources: dict[str, Source], output_dir: Path | None,
+                  stderr: Console) -> RunOutcome:
+    path = resolve(request.spec, PAIRS_FILE_NAME)
+    pairs = load_pairs(path)
+    models = judge_models(request.models, settings)
+    clock = RunClock.start()
+    with progress_bar(stderr) as progress:
+        task = progress.add_task("comparing answers in both orders", total=len(pairs) * len(models) * 2)
+        verdicts, usage = asyncio.run(_compare_all(pairs, models, request.language, settings,
+                                                   functools.partial(progress.advance, task)))
+    result = _pairwise_result(pairs, verdicts, models, request.language, settings)
+    result.volatile["llm"] = usage
+    dataset = ItemFile.of(path, "judge-pairs-jsonl", request.language, len(pairs))
+    return publish(PAIRWISE_KIND, result, dataset, settings, sources, clock, output_dir)
+
+
+async def _compare_all(pairs: Sequence[AnswerPair], models: Sequence[str], language: Language, settings: Settings,
+                       advance: Callable[[], None]) -> tuple[Verdicts, dict[str, Any]]:
+    async with LLMService(settings) as service:
+        rater = Rater(service, language, settings.judge_mode)
+
+        async def one(pair: AnswerPair, model: str, first: str, second: str) -> PairOutcome:
+            outcome = await rater.compare({"question": pair.question, "context": pair.context, "answer_a": first,
+                                           "answer_b": second}, model)
+            advance()
+            return outcome
+
+        keys = [(pair, model) for pair in pairs for model in models]
+        found = await asyncio.gather(*(
+            asyncio.gather(one(pair, model, pair.answer_a, pair.answer_b), one(pair, model, pair.answer_b,
+                                                                                pair.answer_a))
+            for pair, model in keys))
+        verdicts: Verdicts = {(pair.id, model): (original, swapped)
+                              for (pair, model), (original, swapped) in zip(keys, found, strict=True)}
+        return verdicts, service.usage_report()
+
+
+def _pairwise_result(pairs: Sequence[AnswerPair], verdicts: Verdicts, models: Sequence[str], language: Language,
+                     settings: Settings) -> TierResult:
+    labelled = any(pair.better is not None for pair in pairs)
+
+    def block(chosen: Sequence[str]) -> dict[str, Metric]:
+        keys = [(pair, model) for model in chosen for pair in pairs]
+        asked = [o for pair, model in keys for o in verdicts[pair.id, model]]
+        errors = sum(o.status in ERROR_STATUSES for o in asked)
+        units = pairwise_indicators([_verdict_pair(verdicts[pair.id, model]) for pair, model in keys],
+                                    [pair.better for pair, _ in keys])
+        metrics = {
+            "position_consistency": _summary(units.consistent, errors, settings),
+            "first_position_rate": _summary(units.first, errors, settings, higher_is_better=None),
+            "tie_rate": _summary(units.tie, errors, settings, higher_is_better=None),
+        }
+        if labelled:
+            metrics["pairwise_accuracy"] = _summary(units.correct, errors, settings)
+        failed = error_rate(errors, len(asked))
+        metrics["error_rate"] = Metric(failed.value, len(asked), errors, None, higher_is_better=False)
+        return metrics
+
+    metrics = block(models)
+    if len(models) > 1:
+        for model in models:
+            metrics.update({f"{name}/{model}": metric for name, metric in block([model]).items()})
+    everything = [o for found in verdicts.values() for o in found]
+    chosen = [preference(*pair) for pair in map(_verdict_pair, verdicts.values()) if None not in pair]
+    notes: dict[str, Any] = {
+        "mode": settings.judge_mode,
+        "language": language,
+        "models": list(models),
+        "orders": "every pair is judged twice: answer_a shown first, then answer_b shown first",
+        "position_consistency": "share of pairs judged in both orders whose preference survived the swap (the same "
+                                "answer chosen both times, or Tie both times)",
+        "first_position_rate": "share of decisive (A or B) verdicts that chose whichever answer was shown first: 0.5 "
+                               "means the order does not sway the judge, 1.0 that it always picks the first answer, "
+                               "0.0 the second; ties name no position and are left out",
+        "tie_rate": "share of valid verdicts that were Tie",
+        "error_rate": "verdict calls that ended in api_error or parse_error (after one repair attempt) over the "
+                      "calls asked (2 per pair and model); a pair with a failed verdict is left out of "
+                      "position_consistency and pairwise_accuracy",
+        "preferences": {p: chosen.count(p) for p in ("a", "b", "tie", "inconsistent")},
+        "statuses": status_counts(everything),
+        "labelled_pairs": sum(pair.better is not None for pair in pairs),
+    }
+    if labelled:
+        notes["pairwise_accuracy"] = ("share of labelled pairs judged in both orders whose preference equals the "
+                                      "label (a, b or tie); an inconsistent preference counts as wrong")
+    if len(models) > 1:
+        notes["models_pooled"] = "the metrics without a model suffix pool every (pair, model)"
+    provenance = {"judge": {"backend": "llm", "models": list(models), "language": language,
+                            "mode": settings.judge_mode,
+                            "prompts_sha256": prompt_hashes(language, settings.judge_mode, (), pairwise=True)}}
+    rows = [_pair_row(pair, {m: verdicts[pair.id, m] for m in models}) for pair in pairs]
+    return TierResult(metrics=metrics, items=sorted(rows, key=lambda row: row["id"]), notes=notes,
+                      provenance=provenance)
+
+
+def _verdict_pair(found: tuple[PairOutcome, PairOutcome]) -> tuple[Verdict | None, Verdict | None]:
+    original, swapped = found
+    return original.verdict, swapped.verdict
+
+
+def _pair_row(pair: AnswerPair, by_model: dict[str, tuple[PairOutcome, PairOutcome]]) -> dict[str, Any]:
+    judges = {}
+    for model, found in by_model.items():
+        original, swapped = _verdict_pair(found)
+        chosen = preference(original, swapped) if original and swapped else None
+        judges[model] = {
+            "original": original,
+            "swapped": swapped,
+            "preference": chosen,
+            "correct": None if chosen is None or pair.better is None else chosen == pair.better,
+            "statuses": [o.status for o in found],
+            "explanations": [o.explanation for o in found],
+            "raw": [list(o.raw) for o in found],
+        }
+    return {"id": pair.id, "question": pair.question, "better": pair.better, "judges": judges}
