@@ -23,12 +23,17 @@ def render(report: dict[str, Any]) -> str:
                      (f" · PostgreSQL {prov['store']['postgres']}, pgvector {prov['store']['pgvector']} "
                       f"({prov['store']['backend']})" if "store" in prov else ""))
         lines.append("")
+    if "generator" in prov:
+        lines += [_system_line(prov["generator"], prov.get("judge", {})), ""]
     lines += ["| metric | value | 95% CI | n | errors |", "|---|---:|---|---:|---:|"]
     for name, m in report["metrics"].items():
         marker = " ★" if name == report.get("main_metric") else ""
         lines.append(f"| `{name}`{marker} | {format_value(m['value'])} | {format_ci(m['ci95'])} | {m['n']} | "
                      f"{m['errors']} |")
     lines.append("")
+    by_retrieval = report.get("notes", {}).get("e2e_by_retrieval")
+    if by_retrieval:
+        lines += _retrieval_table(by_retrieval)
     if report.get("warnings"):
         lines += ["## Warnings", ""]
         for w in report["warnings"]:
@@ -45,6 +50,28 @@ def render(report: dict[str, Any]) -> str:
         lines.append(f"| `{name}` | `{value}`" + (f" ({source})" if source else "") + " |")
     lines.append("")
     return "\n".join(lines)
+
+
+def _system_line(generator: dict[str, Any], judge: dict[str, Any]) -> str:
+    """Who answered and who graded: the first thing a reader of a generation tier needs."""
+    answered = f"System under test `{generator['adapter']}`" + (f" (`{generator['model']}`)" if generator.get("model")
+                                                                  else "")
+    if generator.get("url"):
+        answered += f" at `{generator['url']}`"
+    graded = f"judge `{judge.get('backend', '?')}`" + (f" (`{judge['model']}`, {judge.get('mode')} mode)"
+                                                        if judge.get("model") else "")
+    note = f" · {generator['note']}" if generator.get("note") else ""
+    return f"{answered} · {graded}{note}"
+
+
+def _retrieval_table(groups: dict[str, Any]) -> list[str]:
+    """Tier 3: how retrieval errors carry into answers, e2e score where retrieval hit and missed."""
+    lines = ["| retrieval | questions | scored | avg_e2e_score |", "|---|---:|---:|---:|"]
+    for name in ("hit", "miss"):
+        row = groups[name]
+        lines.append(f"| {name} | {row['questions']} | {row['scored']} | {format_value(row['avg_e2e_score'])} |")
+    lines += [f"| no relevant chunk | {groups['no_relevant_chunk']} | | |", ""]
+    return lines
 
 
 def dataset_counts(ds: dict[str, Any]) -> str:
