@@ -28,7 +28,7 @@ from benchmarks.judge.prompts import Language
 from benchmarks.judge.show_decision import parse_show_decision
 from benchmarks.metrics.classification import Ratio, classification_report
 from benchmarks.metrics.judge_quality import rate_against_thresholds
-from benchmarks.metrics.stats import percentile, summarize
+from benchmarks.metrics.stats import latency_summary, summarize
 from benchmarks.runner import RunClock, RunOutcome, progress_bar, publish
 from benchmarks.services.http_endpoint import EndpointConfig, HttpEndpoint
 from benchmarks.services.llm import LLMService, model_for, require_llm
@@ -192,8 +192,7 @@ def _result(items: list[ShowItem], replies: list[_Reply], judge: ProductionJudge
                                                       ("f1_score", report.f1)) if r.value is None},
         "api_errors": errors,
     }
-    volatile = {"latency_ms": {"avg": _rounded(float(live.mean())) if live.size else None,
-                               "p95": _rounded(percentile(live, 95)), "n": int(live.size),
+    volatile = {"latency_ms": {**latency_summary(live),
                                "what": "calls answered by the endpoint (cached replies excluded)"}}
     items_out = [
         {"id": item.id, "ground_truth_show": item.show, "status": c.status,
@@ -213,6 +212,3 @@ def _result(items: list[ShowItem], replies: list[_Reply], judge: ProductionJudge
 def _ratio_metric(ratio: Ratio, n: int, errors: int) -> Metric:
     return Metric(ratio.value, n, errors, None, higher_is_better=True)
 
-
-def _rounded(value: float | None) -> float | None:
-    return None if value is None else round(value, 3)
