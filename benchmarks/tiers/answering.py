@@ -81,6 +81,17 @@ class Plan:
     ratings: tuple[str, ...]
     extra_metrics: tuple[str, ...]
 
+    @property
+    def keys(self) -> tuple[str, ...]:
+        """Names of an item's grades: a rating's own, a metric's `metric_key`."""
+        return (*self.ratings, *map(metric_key, self.extra_metrics))
+
+
+def metric_key(metric: str) -> str:
+    """A `bench evaluate` metric among an item's grades, apart from the seed rating of the same name
+    (`--metrics faithfulness` must not overwrite the faithfulness rating)."""
+    return f"ragas:{metric}"
+
 
 def language_of(dataset: Dataset) -> Language:
     return "ru" if dataset.language == "ru" else "en"
@@ -140,7 +151,7 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
             graded = Graded(case, list(answers))
             if rater and ragas and graded.first.status == "ok":
                 variables = _variables(case, str(graded.first.text), reference_of(case))
-                names = list(plan.ratings) + list(plan.extra_metrics)
+                names = plan.keys
                 found = await asyncio.gather(
                     *(_llm_rating(rater, name, variables, judge_model) for name in plan.ratings),
                     *(_llm_metric(ragas, metric, _sample(case, graded.first, reference_of(case)), judge_model)
@@ -158,7 +169,7 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
     for item in graded:
         if item.first.status != "ok":
             reason = item.first.error or "no answer"
-            item.grades = {name: Grade(None, "no_answer", reason) for name in (*plan.ratings, *plan.extra_metrics)}
+            item.grades = {name: Grade(None, "no_answer", reason) for name in plan.keys}
     return graded, usage or {}, generator
 
 
@@ -218,8 +229,8 @@ def _grade_offline(graded: list[Graded], plan: Plan, embed: Callable[[Sequence[s
             else:
                 item.grades[name] = _from_score(offline_rating(name, variables, embed, language=language))
         for metric in plan.extra_metrics:
-            item.grades[metric] = _from_score(offline_score(metric, _sample(item.case, item.first, reference), embed,
-                                                            language=language))
+            sample = _sample(item.case, item.first, reference)
+            item.grades[metric_key(metric)] = _from_score(offline_score(metric, sample, embed, language=language))
 
 
 def _from_score(score: Score) -> Grade:
@@ -235,7 +246,7 @@ def grade_metrics(graded: Sequence[Graded], plan: Plan, settings: Settings) -> d
     for name in plan.ratings:
         metrics[f"avg_{name}"] = _summary([g.grades[name] for g in graded], settings, higher_is_better=True)
     for metric in plan.extra_metrics:
-        metrics[metric] = _summary([g.grades[metric] for g in graded], settings,
+        metrics[metric] = _summary([g.grades[metric_key(metric)] for g in graded], settings,
                                    higher_is_better=metric not in LOWER_IS_BETTER)
     return metrics
 
@@ -305,7 +316,7 @@ def repeat_metrics(graded: Sequence[Graded], embedder: CachedEmbedder, settings:
 
 def status_counts(graded: Sequence[Graded], plan: Plan) -> dict[str, dict[str, int]]:
     counts: dict[str, dict[str, int]] = {}
-    for name in (*plan.ratings, *plan.extra_metrics):
+    for name in plan.keys:
         row: dict[str, int] = {}
         for item in graded:
             status = item.grades[name].status
