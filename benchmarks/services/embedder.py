@@ -198,7 +198,10 @@ class CachedEmbedder:
         counts["embedded"] += len(missing)
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
-        return np.stack([found[d] for d in digests])
+        vectors = np.stack([found[d] for d in digests])
+        # cached vectors tell the dimension, so a fully cached run never loads the model to report it
+        self.known_dimension = self.known_dimension or int(vectors.shape[1])
+        return vectors
 
 
 def build_embedder(settings: Settings, store: VectorStore) -> CachedEmbedder:
