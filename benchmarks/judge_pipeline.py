@@ -69,7 +69,7 @@ def load_template(path: Path | None, language: Language) -> Template:
 
 
 @dataclass(frozen=True)
-class LLMJudge:
+class PromptedJudge:
     template: Template
     model: str
 
@@ -86,7 +86,7 @@ class HttpJudge:
         return {"via": "http", **self.endpoint.provenance()}
 
 
-ProductionJudge = LLMJudge | HttpJudge
+ProductionJudge = PromptedJudge | HttpJudge
 
 
 @dataclass(frozen=True)
@@ -112,7 +112,7 @@ def production_judge(via: Via, settings: Settings, *, prompt_template: Path | No
         return HttpJudge(EndpointConfig.from_settings(settings, "show_judge", texts=HTTP_VARIABLES))
     template = load_template(prompt_template, language)
     require_llm(settings)
-    return LLMJudge(template, model or str(model_for(settings, "judge")))
+    return PromptedJudge(template, model or str(model_for(settings, "judge")))
 
 
 def run_judge_pipeline(spec: str, settings: Settings, sources: dict[str, Source], *, judge: ProductionJudge,
@@ -135,7 +135,7 @@ def run_judge_pipeline(spec: str, settings: Settings, sources: dict[str, Source]
     return publish(kind, result, dataset, settings, sources, clock, output_dir)
 
 
-async def _ask_llm(items: list[ShowItem], judge: LLMJudge, settings: Settings,
+async def _ask_llm(items: list[ShowItem], judge: PromptedJudge, settings: Settings,
                    advance: Callable[[], None]) -> tuple[list[_Reply], dict[str, Any]]:
     async with LLMService(settings) as service:
         async def one(item: ShowItem) -> _Reply:
