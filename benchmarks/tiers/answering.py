@@ -117,7 +117,11 @@ def check_plan(settings: Settings, plan: Plan) -> None:
             raise BenchError(f"--judge offline has no proxy for {', '.join(refused)}; offline metrics: "
                              f"{', '.join(sorted(OFFLINE_METRICS))}")
     if settings.generator == "openai" or settings.judge_backend == "llm":
-        require_llm(settings)
+        try:
+            require_llm(settings)
+        except BenchError as exc:
+            raise BenchError(f"{exc}; the whole tier runs offline with --generator extractive --judge offline "
+                             "(a baseline system, graded by proxies)") from None
     if settings.generator == "http" and not settings.generator_http_url:
         raise BenchError("--generator http needs generator_http_url (bench.toml, BENCH_GENERATOR_HTTP_URL)")
 
