@@ -1,0 +1,229 @@
+"""Tier UX metrics (seed §10): cache hit rate, context preservation, multi-turn consistency.
+
+Pure functions on embeddings already computed; nothing here does I/O or draws random numbers.
+
+Cache hit rate
+--------------
+For each test question, the highest cosine similarity to any cached question (the historical
+questions users rated 5) is found by :func:`max_similarity`; a question is a hit when that
+maximum is *strictly* above τ, as the seed's ``1[max cos > τ]`` says, so a similarity exactly
+equal to τ is not a hit. :func:`hit_rate_curve` gives the rate for several τ at once, so a user
+can choose τ from data instead of trusting 0.85.
+
+The Q x C similarity matrix is never held: queries are processed ``block`` rows at a time, each
+block against the whole cache with one float32 matrix product (float32 halves memory and roughly
+doubles BLAS speed against float64). The value reported for a query is then recomputed in float64
+for the cache row the float32 search ranked first, so a similarity that is exactly τ in float64
+stays exactly τ (a float32 value of 0.6 is 0.60000002, which would be a false hit above τ = 0.6).
+That value is the exact maximum unless another cache row is within float32 rounding of the best
+one (worst case about 2·D·2⁻²⁴, 5e-5 at D = 384; typically 1e-7), where it may be low by at most
+that much.
+
+Undefined cosines: a zero vector has no direction, so its cosine with anything is undefined. A
+zero cache row can never be the most similar question and is left out of the search; a zero query
+gets ``-inf`` ("no similar question"), which is never a hit but stays in the denominator, because
+the question was asked. An empty cache gives ``-inf`` for every query; :func:`cache_hit_rate`
+cannot tell that case from a cache without any similar question, so the caller must report the
+rate as undetermined when the cache is empty.
+
+Sessions
+--------
+``context_preservation`` is the seed's per-session mean of the cosine between consecutive
+questions, averaged within each session first and then across sessions (each session weighs the
+same, however long it is). A session of one turn has no consecutive pair and is left out, as is a
+pair whose cosine is undefined (a zero vector). ``multi_turn_consistency``: the seed (§10.3.3)
+says that in its current version it is computed by the same procedure as
+``context_preservation`` and logged separately; it is implemented exactly so, and is therefore
+equal to ``context_preservation`` by definition, not by coincidence.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+
+from benchmarks.metrics.judged import Score
+
+DEFAULT_THRESHOLD = 0.85
+"""τ of the seed (§10.3.1)."""
+
+CURVE_THRESHOLDS: tuple[float, ...] = (0.70, 0.75, 0.80, 0.85, 0.90, 0.95)
+"""Literal values, not ``0.70 + 0.05 * i`` (which gives 0.7500000000000001 and so on)."""
+
+DEFAULT_BLOCK = 256
+"""Queries per matrix product: the float32 tile is block x len(cache), 100 MB for 100,000 cached
+questions, and larger blocks were no faster on a 2-core machine (perf/ux_cache.py)."""
+
+_NORMALISE_ROWS = 8192
+"""Rows normalised per step, so the float64 working copy is at most 8192 x D, not the whole cache."""
+
+
+def _matrix(values: np.ndarray, what: str) -> np.ndarray:
+    """A 2-D real matrix without NaN or infinity; anything else is a caller bug, not a similarity."""
+    matrix = np.asarray(values)
+    if matrix.ndim != 2:
+        raise ValueError(f"{what} must be a 2-D (N, D) array, got shape {matrix.shape}")
+    if not (np.issubdtype(matrix.dtype, np.floating) or np.issubdtype(matrix.dtype, np.integer)):
+        raise ValueError(f"{what} must be real numbers, got dtype {matrix.dtype}")
+    if matrix.shape[1] == 0:
+        raise ValueError(f"{what} have 0 dimensions (D = 0)")
+    if np.issubdtype(matrix.dtype, np.floating) and not np.isfinite(matrix).all():
+        raise ValueError(f"{what} hold NaN or infinity")
+    return matrix
+
+
+def _unit64(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Float64 unit rows and a mask of the non-zero ones (zero rows stay zero).
+
+    Each row is first divided by its largest magnitude, so squaring can neither overflow (1e200)
+    nor underflow (1e-200) before the norm is taken; cosine is scale-free, so nothing changes.
+    """
+    x = rows.astype(np.float64, copy=True)
+    scale = np.abs(x).max(axis=1)
+    nonzero = scale > 0
+    x[nonzero] /= scale[nonzero, None]
+    norms = np.sqrt(np.einsum("ij,ij->i", x, x))
+    x[nonzero] /= norms[nonzero, None]
+    return x, nonzero
+
+
+def _unit32_nonzero(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Float32 unit rows of the non-zero rows of ``matrix``, and their original row indices."""
+    parts, kept = [], []
+    for start in range(0, matrix.shape[0], _NORMALISE_ROWS):
+        unit, nonzero = _unit64(matrix[start : start + _NORMALISE_ROWS])
+        parts.append(unit[nonzero].astype(np.float32))
+        kept.append(np.flatnonzero(nonzero) + start)
+    if not parts:
+        return np.empty((0, matrix.shape[1]), dtype=np.float32), np.empty(0, dtype=np.intp)
+    return np.concatenate(parts), np.concatenate(kept)
+
+
+def max_similarity(queries: np.ndarray, cache: np.ndarray, *, block: int = DEFAULT_BLOCK) -> np.ndarray:
+    """Per query row, the highest cosine similarity to any cache row, as float64 of shape (Q,).
+
+    Blockwise: ``block`` queries at a time against the whole cache with one float32 matrix
+    product and an argmax, so the cost is one Q x C x D product and no Python loop over pairs.
+    Memory besides the inputs: a float32 unit copy of the cache (4·C·D bytes), one float32 tile
+    of ``block`` x C (4·block·C bytes) and its argmax, and float64 working rows of size
+    max(block, 8192) x D. The winning pair is recomputed in float64 (see the module docstring).
+
+    A zero query gets ``-inf``; zero cache rows are ignored; an empty cache (or one made only of
+    zero rows) gives ``-inf`` for every query, which the caller reports as undetermined.
+    Raises ValueError for non-2-D input, different dimensions, NaN or infinity, or block < 1.
+    """
+    if block < 1:
+        raise ValueError(f"block must be at least 1, got {block}")
+    q = _matrix(queries, "queries")
+    c = _matrix(cache, "cache")
+    if q.shape[1] != c.shape[1]:
+        raise ValueError(f"queries have {q.shape[1]} dimensions, the cache {c.shape[1]}")
+    best = np.full(q.shape[0], -np.inf, dtype=np.float64)
+    if q.shape[0] == 0 or c.shape[0] == 0:
+        return best
+    cache_unit, cache_rows = _unit32_nonzero(c)
+    if cache_unit.shape[0] == 0:
+        return best
+    for start in range(0, q.shape[0], block):
+        stop = min(start + block, q.shape[0])
+        query_unit, nonzero = _unit64(q[start:stop])
+        tile = query_unit.astype(np.float32) @ cache_unit.T
+        winner = cache_rows[np.argmax(tile, axis=1)]
+        del tile
+        winner_unit, _ = _unit64(c[winner])
+        exact = np.clip(np.einsum("ij,ij->i", query_unit, winner_unit), -1.0, 1.0)
+        best[start:stop] = np.where(nonzero, exact, -np.inf)
+    return best
+
+
+def _best(best: np.ndarray) -> np.ndarray:
+    values = np.asarray(best, dtype=np.float64)
+    if values.ndim != 1:
+        raise ValueError(f"best similarities must be 1-D, got shape {values.shape}")
+    if np.isnan(values).any() or (values == np.inf).any():
+        raise ValueError("best similarities hold NaN or +inf: they come from a bug, not from max_similarity")
+    return values
+
+
+def _threshold(threshold: float) -> float:
+    if not math.isfinite(threshold):
+        raise ValueError(f"threshold must be a finite number, got {threshold!r}")
+    return float(threshold)
+
+
+def cache_hit_rate(best: np.ndarray, threshold: float = DEFAULT_THRESHOLD) -> float | None:
+    """Share of questions whose best similarity is strictly above ``threshold`` (seed: ``> τ``).
+
+    ``best`` is the output of :func:`max_similarity`; ``-inf`` entries (zero query vectors, or an
+    empty cache) are misses that still count in the denominator. None when there are no
+    questions: 0/0 has no value. The rate is hits / total of two integers, divided once.
+    """
+    values, tau = _best(best), _threshold(threshold)
+    if values.size == 0:
+        return None
+    return int(np.count_nonzero(values > tau)) / values.size
+
+
+def hit_rate_curve(
+    best: np.ndarray, thresholds: Sequence[float] = CURVE_THRESHOLDS
+) -> list[tuple[float, float]]:
+    """``(τ, cache_hit_rate(best, τ))`` for each τ, in the order given; [] when there are no questions.
+
+    One sort and a binary search per τ, so a long curve costs no more than a few passes; the
+    counts are exactly those of :func:`cache_hit_rate` (strictly above τ).
+    """
+    values = _best(best)
+    taus = [_threshold(t) for t in thresholds]
+    if values.size == 0:
+        return []
+    ordered = np.sort(values)
+    at_or_below = np.searchsorted(ordered, taus, side="right")
+    return [(tau, int(values.size - below) / values.size) for tau, below in zip(taus, at_or_below)]
+
+
+def session_similarities(vectors_by_session: Sequence[np.ndarray]) -> list[float | None]:
+    """Per session (its question embeddings in turn order, shape (T, D)), the mean cosine of
+    consecutive questions; None for a session with fewer than 2 turns or no defined pair.
+
+    A pair with a zero vector has no cosine and is left out of its session's mean rather than
+    counted as 0 (which would say "unrelated"). Cosines are float64 on rows scaled then
+    normalised (as in :func:`max_similarity`), clipped to [-1, 1]; each mean is an fsum.
+    """
+    means: list[float | None] = []
+    for index, session in enumerate(vectors_by_session):
+        turns = np.asarray(session)
+        if turns.ndim != 2 or (turns.shape[0] > 0 and turns.shape[1] == 0):
+            raise ValueError(f"session {index}: embeddings must be a 2-D (T, D) array, got shape {turns.shape}")
+        if turns.shape[0] < 2:
+            means.append(None)
+            continue
+        unit, nonzero = _unit64(_matrix(turns, f"session {index} embeddings"))
+        cosines = np.clip(np.einsum("ij,ij->i", unit[:-1], unit[1:]), -1.0, 1.0)
+        defined = cosines[nonzero[:-1] & nonzero[1:]]
+        means.append(math.fsum(defined.tolist()) / defined.size if defined.size else None)
+    return means
+
+
+def context_preservation(similarities: Sequence[float | None]) -> Score:
+    """Mean over sessions of their consecutive-question similarity (seed §10.3.2).
+
+    ``similarities`` is the output of :func:`session_similarities`: averaging within each session
+    first and then across sessions gives every session the same weight, so one long dialogue
+    cannot drown many short ones (the pooled mean over all pairs would). Sessions without a value
+    are left out and the reason says how many were used; undetermined when none has a value.
+    """
+    used = [float(s) for s in similarities if s is not None]
+    if not used:
+        return Score.undetermined(f"no session of {len(similarities)} has two consecutive questions "
+                                  "with a defined cosine")
+    return Score.ok(math.fsum(used) / len(used), reason=f"{len(used)} of {len(similarities)} sessions")
+
+
+def multi_turn_consistency(similarities: Sequence[float | None]) -> Score:
+    """Seed §10.3.3: "computed by the same procedure as context_preservation" in the seed's
+    current version, logged separately. So it is exactly :func:`context_preservation`; a separate
+    function keeps the report key and lets a future definition replace this one without callers
+    changing."""
+    return context_preservation(similarities)

@@ -1,0 +1,172 @@
+"""Tier UX metrics: hand-computed cosines, thresholds, session means, and blockwise = brute force."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchmarks.metrics.judged import cosine
+from benchmarks.metrics.ux import (
+    CURVE_THRESHOLDS,
+    cache_hit_rate,
+    context_preservation,
+    hit_rate_curve,
+    max_similarity,
+    multi_turn_consistency,
+    session_similarities,
+)
+
+# cos((1,0), (3,4)) = 3/5, cos((0,1), (3,4)) = 4/5, cos((1,1), (3,4)) = 7 / (5√2), against (-1,0): -1, 0, -1/√2
+QUERIES = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, 0.0]])
+CACHE = np.array([[3.0, 4.0], [0.0, 0.0], [-1.0, 0.0]])
+
+
+def brute_force(queries: np.ndarray, cache: np.ndarray) -> np.ndarray:
+    """Float64 reference: every pair, zero rows excluded as documented."""
+    q = queries / np.linalg.norm(queries, axis=1, keepdims=True)
+    c = cache / np.linalg.norm(cache, axis=1, keepdims=True)
+    return (q @ c.T).max(axis=1)
+
+
+def test_max_similarity_by_hand() -> None:
+    best = max_similarity(QUERIES, CACHE)
+    assert best.dtype == np.float64
+    assert best[0] == 0.6 and best[1] == 0.8  # exactly the float64 values, not float32's 0.60000002
+    assert math.isclose(best[2], 7 / (5 * math.sqrt(2)), rel_tol=1e-15)
+    assert best[3] == -np.inf  # a zero query has no cosine: never a hit
+
+
+def test_zero_cache_row_is_never_the_best() -> None:
+    # against (0,0) the cosine is undefined; it must not stand in as 0 above the -1 of (-1,0)
+    assert max_similarity(np.array([[1.0, 0.0]]), np.array([[0.0, 0.0], [-1.0, 0.0]]))[0] == -1.0
+
+
+def test_empty_cache_and_empty_queries() -> None:
+    assert max_similarity(QUERIES, np.empty((0, 2))).tolist() == [-np.inf] * 4
+    assert max_similarity(QUERIES, np.zeros((2, 2))).tolist() == [-np.inf] * 4
+    assert max_similarity(np.empty((0, 2)), CACHE).shape == (0,)
+    assert cache_hit_rate(np.empty(0), 0.85) is None
+    assert hit_rate_curve(np.empty(0)) == []
+
+
+def test_threshold_exactly_at_tau_is_not_a_hit() -> None:
+    best = max_similarity(QUERIES, CACHE)  # 0.6, 0.8, 0.98995, -inf
+    assert cache_hit_rate(best, 0.6) == 2 / 4
+    assert cache_hit_rate(best, 0.8) == 1 / 4
+    assert cache_hit_rate(best, 0.59) == 3 / 4
+    assert cache_hit_rate(best, 0.99) == 0.0
+
+
+def test_default_threshold_is_the_seeds() -> None:
+    assert cache_hit_rate(np.array([0.85, 0.8500001, 0.9, 0.1])) == 2 / 4
+
+
+def test_hit_rate_curve_by_hand() -> None:
+    best = np.array([0.70, 0.75, 0.9, -np.inf])
+    assert hit_rate_curve(best) == [(0.70, 0.5), (0.75, 0.25), (0.80, 0.25), (0.85, 0.25),
+                                    (0.90, 0.0), (0.95, 0.0)]
+    assert [t for t, _ in hit_rate_curve(best)] == list(CURVE_THRESHOLDS)
+
+
+@given(st.lists(st.floats(-1, 1), max_size=30), st.lists(st.floats(-1, 1), min_size=1, max_size=5))
+def test_curve_agrees_with_hit_rate(values: list[float], taus: list[float]) -> None:
+    best = np.array(values, dtype=float)
+    curve = hit_rate_curve(best, taus)
+    assert curve == ([(t, cache_hit_rate(best, t)) for t in taus] if values else [])
+
+
+def test_scale_does_not_matter() -> None:
+    big = max_similarity(QUERIES * 1e200, CACHE * 1e-200)
+    np.testing.assert_array_equal(big, max_similarity(QUERIES, CACHE))
+
+
+def test_invalid_input_raises() -> None:
+    with pytest.raises(ValueError, match="dimensions"):
+        max_similarity(QUERIES, np.ones((2, 3)))
+    with pytest.raises(ValueError, match="NaN"):
+        max_similarity(np.array([[np.nan, 1.0]]), CACHE)
+    with pytest.raises(ValueError, match="block"):
+        max_similarity(QUERIES, CACHE, block=0)
+    with pytest.raises(ValueError, match="NaN"):
+        cache_hit_rate(np.array([np.nan]), 0.85)
+    with pytest.raises(ValueError, match="finite"):
+        cache_hit_rate(np.array([0.5]), math.nan)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 60), st.integers(1, 80), st.integers(1, 12), st.integers(0, 2**32 - 1),
+       st.sampled_from([1, 2, 7, 64, 1000]))
+def test_blockwise_matches_brute_force(n_queries: int, n_cache: int, dim: int, seed: int, block: int) -> None:
+    rng = np.random.default_rng(seed)
+    queries, cache = rng.standard_normal((n_queries, dim)), rng.standard_normal((n_cache, dim))
+    best = max_similarity(queries, cache, block=block)
+    np.testing.assert_allclose(best, brute_force(queries, cache), rtol=0, atol=1e-6)
+    np.testing.assert_allclose(best, max_similarity(queries, cache, block=n_queries), rtol=0, atol=1e-6)
+
+
+def test_blockwise_equals_single_block_on_384_dimensions() -> None:
+    rng = np.random.default_rng(7)
+    queries, cache = rng.standard_normal((300, 384)).astype(np.float32), rng.standard_normal((2000, 384))
+    whole = max_similarity(queries, cache, block=300)
+    for block in (1, 17, 256):
+        np.testing.assert_allclose(max_similarity(queries, cache, block=block), whole, rtol=0, atol=1e-6)
+    np.testing.assert_allclose(whole, brute_force(queries.astype(np.float64), cache), rtol=0, atol=1e-6)
+
+
+def test_duplicate_of_a_cache_row_scores_one() -> None:
+    rng = np.random.default_rng(1)
+    cache = rng.standard_normal((50, 16))
+    best = max_similarity(cache[[3, 40]] * 2.5, cache)
+    np.testing.assert_allclose(best, [1.0, 1.0], rtol=0, atol=1e-15)
+    assert (best <= 1.0).all()
+
+
+# --- sessions ---------------------------------------------------------------------------------
+
+# A: (1,0)->(1,0)->(0,1): cosines 1, 0, mean 0.5.  B: (1,0)->(3,4): 0.6.  C: one turn.  D: no turn.
+SESSIONS = [
+    np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]]),
+    np.array([[1.0, 0.0], [3.0, 4.0]]),
+    np.array([[1.0, 0.0]]),
+    np.empty((0, 2)),
+]
+
+
+def test_session_similarities_by_hand() -> None:
+    assert session_similarities(SESSIONS) == [0.5, 0.6, None, None]
+
+
+def test_within_session_first_then_across_sessions() -> None:
+    score = context_preservation(session_similarities(SESSIONS))
+    assert score.status == "ok"
+    assert math.isclose(score.value, (0.5 + 0.6) / 2, rel_tol=1e-15)
+    pooled = (1.0 + 0.0 + 0.6) / 3  # every pair weighted alike: what the seed does not do
+    assert not math.isclose(score.value, pooled)
+    assert "2 of 4 sessions" in score.reason
+
+
+def test_multi_turn_consistency_is_context_preservation_by_definition() -> None:
+    sims = session_similarities(SESSIONS)
+    assert multi_turn_consistency(sims) == context_preservation(sims)
+
+
+def test_sessions_without_a_pair_are_undetermined() -> None:
+    score = context_preservation(session_similarities([np.array([[1.0, 2.0]]), np.empty((0, 2))]))
+    assert score.status == "undetermined" and score.value is None
+    assert context_preservation([]).status == "undetermined"
+
+
+def test_zero_vector_pairs_are_left_out_of_the_session() -> None:
+    assert session_similarities([np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 0.0]])]) == [None]
+    assert session_similarities([np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 0.0]])]) == [1.0]
+
+
+def test_session_cosines_agree_with_judged_cosine() -> None:
+    rng = np.random.default_rng(3)
+    turns = rng.standard_normal((6, 32))
+    expected = math.fsum(cosine(turns[i], turns[i + 1]) for i in range(5)) / 5
+    assert math.isclose(session_similarities([turns])[0], expected, rel_tol=0, abs_tol=1e-14)
