@@ -11,6 +11,7 @@ import dataclasses
 import json
 import math
 import os
+import re
 import tomllib
 import types
 import typing
@@ -28,7 +29,8 @@ Source = Literal["default", "bench.toml", "env", "cli"]
 REDACTED = "***"
 CONFIG_FILE = "bench.toml"
 # shown with any password masked
-URL_SETTINGS = ("database_url", "embedding_base_url", "llm_base_url", "generator_http_url", "show_judge_http_url")
+URL_SETTINGS = ("database_url", "logs_database_url", "embedding_base_url", "llm_base_url", "generator_http_url", "show_judge_http_url")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
@@ -49,6 +51,18 @@ class Settings:
         "(postgresql://user:password@host:5432/db).",
         env=("DATABASE_URL", "BENCH_DATABASE_URL"),
         secret=True,
+    )
+    logs_database_url: str | None = _setting(
+        None,
+        "The production PostgreSQL whose logs_table the tiers read real users' turns from, read only: bench "
+        "never migrates or writes into it (postgresql://reader:password@host:5432/db).",
+        env=("BENCH_LOGS_DATABASE_URL",),
+        secret=True,
+    )
+    logs_table: str = _setting(
+        "question_answer",
+        "Table of logged turns in logs_database_url (a plain identifier; set the schema through the URL's "
+        "search_path).",
     )
     reports_dir: Path = _setting(Path("reports"), "Where run folders are written: <dir>/<dataset>/<tier>/<run-id>.")
     embedding_backend: Literal["sentence-transformers", "openai"] = _setting(
@@ -192,6 +206,17 @@ class Settings:
     )
     delta: float = _setting(0.5, "bench judge: two scores of one item agree when they differ by at most this.")
     e2e_top_k: int = _setting(1, "Tier 3: retrieved chunks given to the generator (the seed's production: 1).")
+    logs: str | None = _setting(
+        None, "bench ux and real-users: the log to read, a JSONL/CSV file or the name of a log loaded with "
+        "bench import-logs (default: the dataset's logs.jsonl; ignored when logs_database_url is set)."
+    )
+    cache_threshold: float = _setting(
+        0.85, "bench ux: a question is a cache hit when its best cosine to a cached question is above this."
+    )
+    test_share: float = _setting(
+        0.2, "bench ux: share of the log's sessions, the latest ones, asked against a cache of the earlier ones."
+    )
+    topics: int = _setting(8, "bench real-users: KMeans topics over the logged questions (seeded).")
     llm_prices: dict[str, dict[str, float]] | None = _setting(
         None,
         "USD per 1M tokens by model, for the cost in reports. bench.toml, at the end of the file: "
@@ -288,7 +313,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
     for name in data:
         if name not in known:
             raise BenchError(f"{path}: key '{name}': unknown setting (known: {', '.join(sorted(known))})")
-        if known[name].metadata["secret"] and name != "database_url":
+        if known[name].metadata["secret"] and name not in URL_SETTINGS:
             raise BenchError(f"{path}: key '{name}': secrets are read from the environment only")
     return data
 
@@ -400,7 +425,7 @@ def _validate(s: Settings, origins: Mapping[str, str]) -> None:
 
     positive = ("ef_search", "hnsw_m", "hnsw_ef_construction", "retrieval_batch_size", "retrieval_workers",
                 "top_k", "consistency_runs", "neighbours", "pairwise_limit", "embedding_batch_size",
-                "llm_max_tokens", "llm_concurrency", "llm_max_attempts", "extractive_sentences", "repeats",
+                "llm_max_tokens", "llm_concurrency", "llm_max_attempts", "extractive_sentences", "repeats", "topics",
                 "e2e_top_k")
     for name in positive:
         if getattr(s, name) < 1:
@@ -409,6 +434,10 @@ def _validate(s: Settings, origins: Mapping[str, str]) -> None:
         fail("llm_temperature", "must be between 0 and 2")
     if not 0 < s.llm_top_p <= 1:
         fail("llm_top_p", "must be above 0 and at most 1")
+    if not 0 < s.test_share < 1:
+        fail("test_share", "must be above 0 and below 1")
+    if not -1 <= s.cache_threshold <= 1:
+        fail("cache_threshold", "must be a cosine, between -1 and 1")
     if not 0 <= s.delta <= 4:
         fail("delta", "must be between 0 and 4 (the widest judge scale, 1–5)")
     if s.llm_timeout_s <= 0:
@@ -416,6 +445,8 @@ def _validate(s: Settings, origins: Mapping[str, str]) -> None:
     for name in ("latency_queries", "bootstrap_resamples"):
         if getattr(s, name) < 0:
             fail(name, "must not be negative")
+    if not _IDENTIFIER.fullmatch(s.logs_table):
+        fail("logs_table", "must be a plain identifier (letters, digits, underscores; not starting with a digit)")
     if s.top_k < 10:
         fail("top_k", "must be at least 10 (the largest metric cutoff)")
     if s.embedding_backend == "openai" and not s.embedding_base_url:

@@ -22,7 +22,7 @@ from benchmarks import report as report_doc
 from benchmarks.config import Settings, Source
 from benchmarks.dataset import ReportedData
 from benchmarks.services import reports
-from benchmarks.services.datasets import load_dataset
+from benchmarks.services.datasets import load_dataset, resolve
 from benchmarks.tiers import TIERS
 from benchmarks.tiers.base import ReportKind, RunContext, TierResult
 
@@ -46,7 +46,8 @@ def run_tier(
     dataset = load_dataset(dataset_spec)
     clock = RunClock.start()
     with progress_bar(stderr or Console(stderr=True)) as progress:
-        result = tier.run(RunContext(settings=settings, dataset=dataset, progress=progress))
+        result = tier.run(RunContext(settings=settings, dataset=dataset, progress=progress,
+                                     dataset_dir=resolve(dataset_spec)))
     return publish(tier, result, dataset, settings, sources, clock, output_dir)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from rich.progress import Progress
@@ -44,6 +45,7 @@ class RunContext:
     settings: Settings
     dataset: Dataset
     progress: Progress
+    dataset_dir: Path | None = None  # where the dataset was read from: its side files (logs.jsonl) live there
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ def run(ctx: RunContext) -> TierResult:
         warnings = corpus.warnings(dataset)
         volatile = corpus.volatile()
     qids = [q.id for q in dataset.questions]
-    ranked = [[_rank(hits, s.relevance, s.top_k) for hits in repeat] for repeat in repeats]
+    ranked = [[rank_results(hits, s.relevance, s.top_k) for hits in repeat] for repeat in repeats]
     run_map = dict(zip(qids, ranked[0], strict=True))
     per_query = retrieval.evaluate(run_map, qrels)
     metrics = {
@@ -122,7 +122,7 @@ def _latencies(corpus: IndexedCorpus, vectors: np.ndarray, ctx: RunContext) -> n
     return np.asarray(timings)
 
 
-def _rank(hits: list[Hit], relevance: str, k: int) -> list[tuple[str, float]]:
+def rank_results(hits: list[Hit], relevance: str, k: int) -> list[tuple[str, float]]:
     """The ranking that is scored: chunk ids, or pages (each url once, at its best chunk's score)."""
     if relevance == "chunk":
         return retrieval.trec_order([(h.chunk_id, h.score) for h in hits])[:k]
