@@ -435,6 +435,26 @@ def judge_tier(
     print_summary(outcome.report, outcome.directory, stdout)
 
 
+@app.command("import-logs")
+@guarded
+def import_logs(
+    file: Annotated[Path, typer.Argument(help="Real users' turns as JSONL or CSV: question (required), id, answer, "
+                                         "confluence_url (or url), score (1–5), session_id, turn_order (or turn), "
+                                         "created_at (ISO-8601).")],
+    name: Annotated[Optional[str], typer.Option("--name", help="Log name the tiers read it back by (default: "
+                                                "the file name without its extension).")] = None,
+    config: ConfigOpt = None,
+    data_dir: DataDirOpt = None,
+) -> None:
+    """Load real users' logged turns into bench's own question_answer table; importing again is a no-op."""
+    from benchmarks.services.logs import import_logs as import_file
+
+    settings, _ = load_settings({"data_dir": data_dir}, config_file=config)
+    log = name if name is not None else file.stem
+    stats = import_file(settings, file, log)
+    stdout.print(f"{log}: {stats.inserted} inserted, {stats.updated} updated, {stats.unchanged} unchanged")
+
+
 @db_app.command("upgrade")
 @guarded
 def db_upgrade(config: ConfigOpt = None, data_dir: DataDirOpt = None) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 from random import Random
 
 from benchmarks.synthetic.judge import judge_pairs, judge_pipeline
+from benchmarks.synthetic.logs import real_user_log
 from benchmarks.synthetic.model import Bank, Family, Fields, Section, SectionText
 from benchmarks.synthetic.skeleton import (
     EXTRA_ENTITIES_PER_SCALE,
@@ -306,8 +307,9 @@ def write_dataset(bank: Bank, out: Path, scale: int = 1) -> Path:
     qs = questions(bank, rendered)
     judged = judge_pipeline(bank, rendered, chunks, qs, _Renderer(bank).render)
     pairs = judge_pairs(bank, rendered, chunks, qs, _Renderer(bank).render)
+    log = real_user_log(bank, chunks, qs)
     files = {"corpus.jsonl": _jsonl(chunks), "questions.jsonl": _jsonl(qs), "judge_pipeline.jsonl": _jsonl(judged),
-             "judge_pairs.jsonl": _jsonl(pairs)}
+             "judge_pairs.jsonl": _jsonl(pairs), "logs.jsonl": _jsonl(log)}
     manifest = {
         "name": dataset_name(bank, scale),
         "version": VERSION,
@@ -315,7 +317,8 @@ def write_dataset(bank: Bank, out: Path, scale: int = 1) -> Path:
         "description": bank.description,
         "generator": GENERATOR if scale == 1 else f"{GENERATOR} --scale {scale}",
         "seed": SEED,
-        "counts": {**counts(chunks, qs, rendered), "judge_pipeline": len(judged), "judge_pairs": len(pairs)},
+        "counts": {**counts(chunks, qs, rendered), "judge_pipeline": len(judged), "judge_pairs": len(pairs),
+                   "log_entries": len(log), "log_sessions": len({entry["session_id"] for entry in log})},
         "files": {name: hashlib.sha256(data).hexdigest() for name, data in files.items()},
     }
     files["manifest.json"] = (json.dumps(manifest, ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode(

@@ -17,7 +17,7 @@ from benchmarks.synthetic.judge import CASE_COUNTS, SHOWN
 from benchmarks.synthetic.model import Bank
 
 SHIPPED = Path(__file__).resolve().parents[2] / "datasets"
-FILES = ("corpus.jsonl", "questions.jsonl", "judge_pipeline.jsonl", "judge_pairs.jsonl", "manifest.json")
+FILES = ("corpus.jsonl", "questions.jsonl", "judge_pipeline.jsonl", "judge_pairs.jsonl", "logs.jsonl", "manifest.json")
 CYRILLIC = re.compile("[А-Яа-яЁё]")
 
 
