@@ -232,6 +232,47 @@ def tier3(
     _run("tier3", locals(), {**ANSWERING_FLAGS, "top_k": "e2e_top_k"})
 
 
+@app.command()
+@guarded
+def visualize(
+    dataset: Annotated[list[str], typer.Option("--dataset", "-d", help="A shipped dataset or a dataset directory "
+                                               "(as for tier0); repeat the option to draw several in one space.")],
+    on: Annotated[str, typer.Option("--on", help="Draw the corpus embeddings (as stored in pgvector), the "
+                                    "question embeddings, or both.")] = "corpus",
+    color: Annotated[str, typer.Option("--color", help="Colour points by their topic field ('(none)' when "
+                                       "missing) or by dataset.")] = "topic",
+    three_d: Annotated[bool, typer.Option("--3d", help="Draw in 3D instead of 2D.")] = False,
+    limit: Annotated[int, typer.Option("--limit", help="Draw at most this many embeddings: a seeded sample "
+                                       "beyond it.")] = 5000,
+    output: Annotated[Optional[Path], typer.Option("--output", help="The HTML file to write (default: "
+                                                   "<reports-dir>/<dataset>/visualize/<on>-by-<color>-<2d|3d>"
+                                                   ".html).")] = None,
+    seed: SeedOpt = None,
+    config: ConfigOpt = None,
+    data_dir: DataDirOpt = None,
+    reports_dir: ReportsDirOpt = None,
+    embedding_model: ModelOpt = None,
+    embedding_backend: BackendOpt = None,
+    embedding_base_url: BaseUrlOpt = None,
+    embedding_dimensions: DimensionsOpt = None,
+    embedding_batch_size: BatchOpt = None,
+) -> None:
+    """The embedding space in 2D or 3D (UMAP), as one self-contained HTML page that opens offline."""
+    from benchmarks.visualize import VisualizeRequest, run_visualize
+
+    _choice("--on", on, ("corpus", "questions", "both"))
+    _choice("--color", color, ("topic", "dataset"))
+    settings, _ = load_settings({"seed": seed, "data_dir": data_dir, "reports_dir": reports_dir,
+                                 "embedding_model": embedding_model, "embedding_backend": embedding_backend,
+                                 "embedding_base_url": embedding_base_url,
+                                 "embedding_dimensions": embedding_dimensions,
+                                 "embedding_batch_size": embedding_batch_size}, config_file=config)
+    request = VisualizeRequest(datasets=tuple(dataset), on=on, color=color,  # type: ignore[arg-type]
+                               dimensions=3 if three_d else 2, limit=limit, output=output)
+    path = run_visualize(request, settings, stderr=stderr)
+    stdout.print(str(path), highlight=False, soft_wrap=True)
+
+
 def _not_implemented(name: str, summary: str) -> None:
     @app.command(name=name, help=f"{summary} (not implemented yet).",
                  context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
