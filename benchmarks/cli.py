@@ -273,6 +273,58 @@ def visualize(
     stdout.print(str(path), highlight=False, soft_wrap=True)
 
 
+LogsOpt = Annotated[Optional[str], _opt("logs")]
+LogsDatabaseOpt = Annotated[Optional[str], _opt("logs_database_url")]
+
+
+@app.command()
+@guarded
+def ux(
+    dataset: DatasetOpt,
+    logs: LogsOpt = None,
+    threshold: Annotated[Optional[float], _opt("cache_threshold", "threshold")] = None,
+    test_share: Annotated[Optional[float], _opt("test_share")] = None,
+    logs_database_url: LogsDatabaseOpt = None,
+    output_dir: OutputOpt = None,
+    config: ConfigOpt = None,
+    data_dir: DataDirOpt = None,
+    reports_dir: ReportsDirOpt = None,
+    embedding_model: ModelOpt = None,
+    embedding_backend: BackendOpt = None,
+    embedding_base_url: BaseUrlOpt = None,
+    seed: SeedOpt = None,
+    bootstrap_resamples: BootstrapOpt = None,
+) -> None:
+    """User experience from real-user logs: semantic cache hit rate (and its curve over thresholds),
+    context preservation and multi-turn consistency of sessions."""
+    _run("ux", locals(), {"threshold": "cache_threshold"})
+
+
+@app.command("real-users")
+@guarded
+def real_users(
+    dataset: DatasetOpt,
+    logs: LogsOpt = None,
+    topics: Annotated[Optional[int], _opt("topics")] = None,
+    top_k: Annotated[Optional[int], _opt("top_k")] = None,
+    logs_database_url: LogsDatabaseOpt = None,
+    index: IndexOpt = None,
+    ef_search: EfSearchOpt = None,
+    output_dir: OutputOpt = None,
+    config: ConfigOpt = None,
+    data_dir: DataDirOpt = None,
+    reports_dir: ReportsDirOpt = None,
+    embedding_model: ModelOpt = None,
+    embedding_backend: BackendOpt = None,
+    embedding_base_url: BaseUrlOpt = None,
+    seed: SeedOpt = None,
+    bootstrap_resamples: BootstrapOpt = None,
+) -> None:
+    """Retrieval on real users' logged questions (confluence_url as ground truth), chunk utilisation and
+    topic coverage."""
+    _run("real-users", locals())
+
+
 def _not_implemented(name: str, summary: str) -> None:
     @app.command(name=name, help=f"{summary} (not implemented yet).",
                  context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
@@ -282,8 +334,6 @@ def _not_implemented(name: str, summary: str) -> None:
 
 
 for _name, _summary in (
-    ("ux", "User experience: semantic cache hit rate, multi-turn context preservation"),
-    ("real-users", "Retrieval on logged real questions, chunk utilisation, topic coverage"),
     ("compare", "Two reports side by side, for pull requests and nightly regressions"),
 ):
     _not_implemented(_name, _summary)

@@ -176,8 +176,7 @@ def test_db_upgrade_is_idempotent(bench):
     assert "already current" in result.output
 
 
-@pytest.mark.parametrize("command", ["ux", "real-users",
-                                     "compare"])
+@pytest.mark.parametrize("command", ["compare"])
 def test_later_tiers_say_not_implemented(bench, command):
     result = bench(command)
     assert result.exit_code == 2

@@ -1,0 +1,129 @@
+"""Real-Users tier (seed 004 §7, §12.1, §12.2): retrieval on logged questions, and what the sources cover.
+
+Ground truth is the proxy the seed names: `confluence_url`, the page the production system showed
+for that turn. Results are ranked as pages (tier 1's `--relevance url`): each url once, at its best
+chunk's score, so a logged question is answered when its page comes back. A turn without a url has
+no ground truth; it is counted and left out of the retrieval means, but it still counts for chunk
+utilisation and topic coverage, which need no labels.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from benchmarks.errors import BenchError
+from benchmarks.metrics import retrieval
+from benchmarks.metrics.sources import chunk_utilization, topic_coverage
+from benchmarks.metrics.stats import summarize
+from benchmarks.services.corpus_index import open_index
+from benchmarks.services.logs import load_logs
+from benchmarks.tiers.base import Metric, RunContext, Tier, TierResult
+from benchmarks.tiers.tier1 import URL_OVERSAMPLE, rank_results
+
+WEAK = ("a topic with at least the median question count whose unique chunks per question are below half "
+        "the median over topics: many questions answered from few chunks")
+PROXY = ("a logged turn's confluence_url (the page production showed) is its one relevant page; pages are "
+         "ranked by their best chunk")
+
+
+def run(ctx: RunContext) -> TierResult:
+    s = ctx.settings
+    logs = load_logs(s, s.logs, ctx.dataset_dir)
+    entries = logs.entries
+    if not entries:
+        raise BenchError(f"log '{logs.name}' has no entries")
+    if not any(c.url for c in ctx.dataset.chunks):
+        raise BenchError(f"dataset '{ctx.dataset.name}' has no urls in its corpus: logged confluence_urls "
+                         "cannot be matched to chunks")
+    with open_index(s, ctx.dataset, ctx.progress) as corpus:
+        vectors = corpus.embed([e.question for e in entries], purpose="log questions", progress=ctx.progress)
+        task = ctx.progress.add_task("retrieving", total=len(vectors))
+        found = corpus.store.search_many(
+            corpus.space_id, corpus.dimension, vectors, s.top_k * URL_OVERSAMPLE, batch_size=s.retrieval_batch_size,
+            workers=s.retrieval_workers, hnsw_ef_search=s.ef_search if s.index == "hnsw" else None,
+            progress=lambda n: ctx.progress.advance(task, n),
+        )
+        ctx.progress.remove_task(task)
+        provenance, warnings, volatile = corpus.provenance(), corpus.warnings(ctx.dataset), corpus.volatile()
+    run_map = {e.id: rank_results(hits, "url", s.top_k) for e, hits in zip(entries, found, strict=True)}
+    labelled = [e for e in entries if e.url]
+    qrels = {e.id: {str(e.url): 1} for e in labelled}
+    per_query = retrieval.evaluate(run_map, qrels)
+    metrics = {name: Metric.from_summary(summarize(values, resamples=s.bootstrap_resamples, seed=s.seed))
+               for name, values in per_query.values.items()}
+    top_chunks = [[h.chunk_id for h in hits[: s.top_k]] for hits in found]
+    top_urls = [[url for url, _ in run_map[e.id]] for e in entries]
+    usage = chunk_utilization(top_chunks, [c.id for c in ctx.dataset.chunks])
+    metrics["chunk_utilization"] = Metric(usage.rate, usage.total, higher_is_better=None)
+    coverage = _coverage(vectors, top_chunks, top_urls, s.topics, s.seed)
+    known_urls = {c.url for c in ctx.dataset.chunks if c.url}
+    return TierResult(
+        metrics=metrics,
+        items=_items(entries, run_map, per_query, coverage),
+        notes={
+            "ground_truth": PROXY,
+            "depth": s.top_k,
+            "log_entries": {
+                "total": len(entries),
+                "with_url": len(labelled),
+                "without_url": len(entries) - len(labelled),
+                "without_url_handling": "no ground truth: excluded from the retrieval metrics, kept for chunk "
+                                        "utilisation and topic coverage",
+                "url_not_in_corpus": sum(1 for e in labelled if e.url not in known_urls),
+                "evaluated": len(per_query.qids),
+            },
+            "chunk_utilization": {"total_chunks": usage.total, "used_chunks": usage.used,
+                                  "unused_chunks": usage.unused, "utilization_rate": usage.rate,
+                                  "what": f"chunks in the top-{s.top_k} of at least one logged question"},
+            "topic_coverage": _coverage_notes(coverage),
+        },
+        provenance=provenance,
+        volatile=volatile,
+        warnings=warnings,
+    )
+
+
+def _coverage(vectors: np.ndarray, chunks: list[list[str]], urls: list[list[str]], topics: int, seed: int) -> Any:
+    try:
+        return topic_coverage(vectors, chunks, urls, topics, seed)
+    except ValueError as exc:
+        raise BenchError(f"--topics {topics}: {exc}") from None
+
+
+def _coverage_notes(coverage: Any) -> dict[str, Any]:
+    return {
+        "n_topics": coverage.n_topics,
+        "total_questions": coverage.total_questions,
+        "avg_chunks_per_topic": coverage.avg_chunks_per_topic,
+        "weak": WEAK,
+        "topics": [
+            {"topic_id": t.topic_id, "question_count": t.question_count, "unique_chunks": t.unique_chunks,
+             "unique_urls": t.unique_urls, "weak": t.weak}
+            for t in coverage.topics
+        ],
+    }
+
+
+def _items(entries: Any, run_map: dict[str, list[tuple[str, float]]], per_query: retrieval.PerQuery,
+           coverage: Any) -> list[dict[str, Any]]:
+    row_of = {qid: i for i, qid in enumerate(per_query.qids)}
+    items = []
+    for index, entry in enumerate(entries):
+        row = row_of.get(entry.id)
+        items.append({
+            "id": entry.id,
+            "question": entry.question,
+            "session_id": entry.session_id,
+            "confluence_url": entry.url,
+            "retrieved_urls": [[url, score] for url, score in run_map[entry.id]],
+            "evaluated": row is not None,
+            "metrics": {name: float(v[row]) for name, v in per_query.values.items()} if row is not None else {},
+            "topic": int(coverage.labels[index]),
+        })
+    return sorted(items, key=lambda item: item["id"])
+
+
+TIER = Tier(name="real-users", version="1.0", title="Real users — retrieval on logged questions",
+            main_metric="hit_rate@1", run=run)

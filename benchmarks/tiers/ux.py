@@ -1,0 +1,124 @@
+"""UX tier (seed 004 §10): how often a response cache could answer, and how dialogs hold together.
+
+The log is split in time: its latest sessions (`test_share` of them) are the test sessions, asked
+against a cache of the questions users rated 5 in the earlier ones, so no test question can find
+itself in the cache. context_preservation and multi_turn_consistency use every session of two or
+more turns, averaged within a session first, then across sessions, as the seed describes; in the
+seed's current version the two are computed by the same procedure, and so they are here.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from datetime import datetime
+from typing import Any
+
+import numpy as np
+
+from benchmarks.errors import BenchError
+from benchmarks.logs import LogEntry
+from benchmarks.metrics.stats import summarize
+from benchmarks.metrics.ux import (
+    cache_hit_rate,
+    context_preservation,
+    hit_rate_curve,
+    max_similarity,
+    multi_turn_consistency,
+    session_similarities,
+)
+from benchmarks.services.embedder import open_embedder
+from benchmarks.services.logs import load_logs
+from benchmarks.tiers.base import Metric, RunContext, Tier, TierResult
+
+CACHED_SCORE = 5
+
+
+def sessions_of(entries: tuple[LogEntry, ...]) -> list[list[LogEntry]]:
+    """Turns grouped by session in turn order, sessions ordered by their first turn's time (then id);
+    a turn without a session id is a session of its own."""
+    grouped: dict[str, list[LogEntry]] = defaultdict(list)
+    for entry in entries:
+        grouped[entry.session_id if entry.session_id is not None else f"\0{entry.id}"].append(entry)
+    sessions = [sorted(turns, key=_turn_key) for turns in grouped.values()]
+    return sorted(sessions, key=lambda turns: (_time(turns[0]), turns[0].session_id or "", turns[0].id))
+
+
+def split_sessions(sessions: list[list[LogEntry]], test_share: float) -> tuple[list[list[LogEntry]],
+                                                                            list[list[LogEntry]]]:
+    """(history, test): the latest ceil(share × sessions) sessions are the test, at least one of each."""
+    if len(sessions) < 2:
+        raise BenchError(f"the log has {len(sessions)} session(s): the cache hit rate needs earlier sessions "
+                         "for the cache and later ones to test")
+    count = min(len(sessions) - 1, max(1, math.ceil(test_share * len(sessions))))
+    return sessions[:-count], sessions[-count:]
+
+
+def run(ctx: RunContext) -> TierResult:
+    s = ctx.settings
+    logs = load_logs(s, s.logs, ctx.dataset_dir)
+    sessions = sessions_of(logs.entries)
+    history, test = split_sessions(sessions, s.test_share)
+    cached = [e for turns in history for e in turns if e.score == CACHED_SCORE]
+    asked = [e for turns in test for e in turns]
+    texts = sorted({e.question for e in logs.entries})
+    with open_embedder(s) as embedder:
+        task = ctx.progress.add_task("embedding logged questions", total=len(texts))
+        vectors = embedder.encode(texts, purpose="log questions", progress=lambda n: ctx.progress.advance(task, n))
+        ctx.progress.remove_task(task)
+        embedder_info = embedder.provenance()
+    row = {text: i for i, text in enumerate(texts)}
+
+    def matrix(turns: list[LogEntry]) -> np.ndarray:
+        return vectors[[row[e.question] for e in turns]] if turns else np.zeros((0, vectors.shape[1]))
+
+    best = max_similarity(matrix(asked), matrix(cached))
+    hits = (best > s.cache_threshold).astype(float) if cached else np.zeros(0)
+    per_session = session_similarities([matrix(turns) for turns in sessions])
+    kept = np.array([v for v in per_session if v is not None], dtype=float)
+    resample = {"resamples": s.bootstrap_resamples, "seed": s.seed}
+    hit_ci = summarize(hits, **resample).ci95
+    session_ci = summarize(kept, **resample).ci95
+    metrics = {  # values by the seed's formulas; intervals by bootstrap over test questions or sessions
+        "cache_hit_rate": Metric(cache_hit_rate(best, s.cache_threshold) if cached else None, int(hits.size), 0,
+                                 hit_ci),
+        "context_preservation": Metric(context_preservation(per_session).value, int(kept.size), 0, session_ci),
+        "multi_turn_consistency": Metric(multi_turn_consistency(per_session).value, int(kept.size), 0, session_ci),
+    }
+    return TierResult(
+        metrics=metrics,
+        items=_items(asked, best, s.cache_threshold, cached),
+        notes={
+            "cache": {"threshold": s.cache_threshold, "hit": "best cosine to a cached question above the threshold",
+                      "cached_questions": len(cached), "cached_score": CACHED_SCORE,
+                      "test_questions": len(asked), "history_sessions": len(history), "test_sessions": len(test),
+                      "split": f"the latest {len(test)} of {len(sessions)} sessions (test_share {s.test_share}) "
+                               "are asked against the earlier sessions' questions rated 5",
+                      "hit_rate_curve": [{"threshold": t, "hit_rate": r} for t, r in hit_rate_curve(best)]
+                      if cached else [],
+                      "undetermined": None if cached else "no question rated 5 in the earlier sessions"},
+            "sessions": {"total": len(sessions), "with_two_or_more_turns": int(kept.size)},
+            "multi_turn_consistency": "the seed's current definition: the same procedure as context_preservation "
+                                      "(mean cosine of consecutive questions, within a session, then across)",
+        },
+        provenance={"embedder": embedder_info, "log": logs.report_block()},
+    )
+
+
+def _items(asked: list[LogEntry], best: np.ndarray, threshold: float, cached: list[LogEntry]) -> list[dict[str, Any]]:
+    return sorted(({"id": e.id, "question": e.question, "session_id": e.session_id,
+                    "best_cache_similarity": float(b) if cached and np.isfinite(b) else None,
+                    "cache_hit": bool(cached) and bool(b > threshold)}
+                   for e, b in zip(asked, best, strict=True)), key=lambda item: item["id"])
+
+
+def _turn_key(entry: LogEntry) -> tuple[int, float, str]:
+    return (entry.turn if entry.turn is not None else 0, _time(entry), entry.id)
+
+
+def _time(entry: LogEntry) -> float:
+    return entry.created_at.timestamp() if isinstance(entry.created_at, datetime) else 0.0
+
+
+TIER = Tier(name="ux", version="1.0", title="UX — cache reuse and dialog continuity", main_metric="cache_hit_rate",
+            run=run)

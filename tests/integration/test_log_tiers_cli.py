@@ -1,0 +1,102 @@
+"""bench ux and bench real-users through the CLI, on the synthetic log and on small hand-made logs."""
+
+import json
+import math
+
+import pytest
+
+
+def _report(folder):
+    return json.loads((folder / "report.json").read_text())
+
+
+def _items(folder):
+    return [json.loads(line) for line in (folder / "items.jsonl").read_text().splitlines()]
+
+
+def _write_log(path, rows):
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
+
+
+def _turn(i, session, turn, question, score, day):
+    return {"id": i, "session_id": session, "turn": turn, "question": question, "score": score,
+            "created_at": f"2026-09-{day:02d}T10:{turn:02d}:00+00:00"}
+
+
+def test_ux_on_the_synthetic_log(bench, tmp_path):
+    out = tmp_path / "ux"
+    result = bench("ux", "--dataset", "synthetic", "--output-dir", out)
+    assert result.exit_code == 0, result.output
+    report = _report(out)
+    assert list(report["metrics"]) == ["cache_hit_rate", "context_preservation", "multi_turn_consistency"]
+    cache = report["notes"]["cache"]
+    assert cache["test_sessions"] == math.ceil(0.2 * report["notes"]["sessions"]["total"])
+    items = _items(out)
+    assert len(items) == cache["test_questions"] == report["metrics"]["cache_hit_rate"]["n"]
+    hits = sum(item["cache_hit"] for item in items)
+    assert report["metrics"]["cache_hit_rate"]["value"] == pytest.approx(hits / len(items), abs=1e-6)
+    assert all(item["cache_hit"] == (item["best_cache_similarity"] > 0.85) for item in items)
+    curve = [point["hit_rate"] for point in cache["hit_rate_curve"]]
+    assert [point["threshold"] for point in cache["hit_rate_curve"]] == [0.7, 0.75, 0.8, 0.85, 0.9, 0.95]
+    assert curve == sorted(curve, reverse=True)
+    assert curve[3] == pytest.approx(report["metrics"]["cache_hit_rate"]["value"], abs=1e-6)
+    preservation = report["metrics"]["context_preservation"]
+    assert preservation == report["metrics"]["multi_turn_consistency"]
+    assert 0 < preservation["value"] < 1
+
+
+def test_ux_on_a_hand_made_log(bench, tmp_path):
+    """Earlier sessions cache the password question (score 5); the latest session asks it again, and
+    something unrelated: one hit in two. Sessions of repeated questions preserve context exactly."""
+    password, peru = "How do I reset my password?", "What is the capital city of Peru?"
+    log = _write_log(tmp_path / "log.jsonl", [
+        _turn(1, "s1", 1, password, 5, 1), _turn(2, "s1", 2, password, 5, 1),
+        _turn(3, "s2", 1, peru, 2, 2), _turn(4, "s2", 2, peru, 2, 2),
+        _turn(5, "s3", 1, password, 4, 3), _turn(6, "s3", 2, peru, 4, 3),
+    ])
+    out = tmp_path / "out"
+    result = bench("ux", "--dataset", "synthetic", "--logs", log, "--output-dir", out)
+    assert result.exit_code == 0, result.output
+    report = _report(out)
+    assert report["notes"]["cache"]["cached_questions"] == 2  # s1's turns; s2 is rated 2
+    assert report["metrics"]["cache_hit_rate"]["value"] == 0.5
+    by_id = {item["id"]: item for item in _items(out)}
+    assert by_id["5"]["best_cache_similarity"] == pytest.approx(1.0, abs=1e-6)
+    assert by_id["6"]["cache_hit"] is False
+    # s1 and s2 repeat one question (cosine 1); s3 pairs two unrelated ones: the mean is within sessions first
+    value = report["metrics"]["context_preservation"]["value"]
+    assert report["metrics"]["context_preservation"]["n"] == 3
+    assert 2 / 3 - 1 / 3 < value < 1
+
+
+def test_real_users_on_the_synthetic_log(bench, tmp_path):
+    out = tmp_path / "ru"
+    result = bench("real-users", "--dataset", "synthetic", "--topics", "5", "--output-dir", out)
+    assert result.exit_code == 0, result.output
+    report = _report(out)
+    entries = report["notes"]["log_entries"]
+    assert entries["with_url"] + entries["without_url"] == entries["total"] == len(_items(out))
+    assert report["metrics"]["hit_rate@1"]["n"] == entries["evaluated"] == entries["with_url"]
+    evaluated = [item for item in _items(out) if item["evaluated"]]
+    first_hits = sum(item["retrieved_urls"][0][0] == item["confluence_url"] for item in evaluated)
+    assert report["metrics"]["hit_rate@1"]["value"] == pytest.approx(first_hits / len(evaluated), abs=1e-6)
+    usage = report["notes"]["chunk_utilization"]
+    assert usage["used_chunks"] + usage["unused_chunks"] == usage["total_chunks"] == 311
+    topics = report["notes"]["topic_coverage"]["topics"]
+    assert len(topics) == 5 and sum(t["question_count"] for t in topics) == entries["total"]
+
+
+def test_real_users_refuses_more_topics_than_questions(bench, tmp_path):
+    log = _write_log(tmp_path / "log.jsonl", [_turn(1, "s1", 1, "How do I reset my password?", 5, 1)])
+    result = bench("real-users", "--dataset", "synthetic", "--logs", log, "--topics", "3")
+    assert result.exit_code == 2
+    assert "--topics 3" in result.output
+
+
+def test_a_malformed_log_names_file_line_and_field(bench, tmp_path):
+    log = tmp_path / "bad.jsonl"
+    log.write_text(json.dumps({"id": 1, "question": "q?", "score": 9}) + "\n")
+    result = bench("ux", "--dataset", "synthetic", "--logs", log)
+    assert result.exit_code == 2
+    assert "bad.jsonl:1" in result.output and "score" in result.output
