@@ -22,9 +22,9 @@ from pathlib import Path
 
 from benchmarks.config import Settings, load_settings
 from benchmarks.services.llm import ChatRequest, Completion, LLMService
+from perf.sections import write_section
 from tests.integration.openai_server import FakeOpenAI
 
-ROOT = Path(__file__).resolve().parent.parent
 LATENCY_S = 0.1
 CONCURRENCY = 16
 CALLS = 480  # 30 rounds of 16: connection set-up is a small part of the time, as in a real run
@@ -62,7 +62,7 @@ def main() -> None:
         serial = _run(_settings(server, work / "serial", 1), server, _requests("serial", SERIAL_CALLS))
     _check(first, rerun, serial, in_flight)
     rows = _rows(first, rerun, serial, in_flight)
-    _write(_section(rows, _calls_table()))
+    write_section(_section(rows, _calls_table()), MARK, END_MARK)
 
 
 def _settings(server: FakeOpenAI, data_dir: Path, concurrency: int) -> Settings:
@@ -210,20 +210,6 @@ def _section(rows: list[dict[str, str]], calls: list[str]) -> str:
         END_MARK,
     ]
     return "\n".join(lines) + "\n"
-
-
-def _write(section: str) -> None:
-    """Replace this script's section of BENCHMARKS.md, or append it; the rest of the file is perf.run's."""
-    path = ROOT / "BENCHMARKS.md"
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    start, end = text.find(MARK), text.find(END_MARK)
-    if 0 <= start < end:
-        after = text[end + len(END_MARK):].removeprefix("\n")
-        text = text[:start] + section + after
-    else:
-        text = text + ("\n" if text else "") + section
-    path.write_text(text, encoding="utf-8")
-    print(section, end="")
 
 
 if __name__ == "__main__":

@@ -32,9 +32,9 @@ from rich.console import Console
 
 from benchmarks.config import load_settings
 from benchmarks.runner import run_tier
+from perf.sections import write_section
 from tests.integration.openai_server import FakeOpenAI, Reply
 
-ROOT = Path(__file__).resolve().parent.parent
 ITEMS = 500
 LATENCY_S = 0.1
 CONCURRENCY = 16
@@ -79,7 +79,7 @@ def main() -> None:
          "baseline": f"{seconds:.2f} (first run)",
          "ratio": f"{seconds / rerun_seconds:.1f}× faster"},
     ]
-    _write(_section(rows))
+    write_section(_section(rows), MARK, END_MARK)
 
 
 @contextmanager
@@ -175,14 +175,6 @@ def _section(rows: list[dict[str, str]]) -> str:
         END_MARK,
     ]
     return "\n".join(lines)
-
-
-def _write(section: str) -> None:
-    path = ROOT / "BENCHMARKS.md"
-    old = path.read_text(encoding="utf-8") if path.exists() else "# Benchmarks\n"
-    start, end = old.find(MARK), old.find(END_MARK)
-    new = old[:start] + section + old[end + len(END_MARK):] if 0 <= start < end else old.rstrip("\n") + "\n\n" + section + "\n"
-    path.write_text(new, encoding="utf-8")
 
 
 if __name__ == "__main__":

@@ -18,13 +18,12 @@ import platform
 import time
 import tracemalloc
 from datetime import UTC, datetime
-from pathlib import Path
 
 import numpy as np
 
 from benchmarks.metrics.ux import DEFAULT_BLOCK, cache_hit_rate, hit_rate_curve, max_similarity
+from perf.sections import write_section
 
-ROOT = Path(__file__).resolve().parent.parent
 MARK, END_MARK = "<!-- ux_cache -->", "<!-- /ux_cache -->"
 N_TEST, N_CACHE, DIM, SEED = 10_000, 100_000, 384, 0
 PLANTED = 0.3  # share of test questions that are noisy copies of a cached question
@@ -72,7 +71,7 @@ def main() -> None:
             "ratio": f"within {TOLERANCE:.0e}",
         },
     ]
-    _write(_section(rows, best))
+    write_section(_section(rows, best), MARK, END_MARK)
 
 
 def _data() -> tuple[np.ndarray, np.ndarray]:
@@ -150,19 +149,6 @@ def _section(rows: list[dict[str, str]], best: np.ndarray) -> str:
         END_MARK,
     ]
     return "\n".join(lines) + "\n"
-
-
-def _write(section: str) -> None:
-    """Replace this script's section of BENCHMARKS.md, or append it; the rest of the file is left alone."""
-    path = ROOT / "BENCHMARKS.md"
-    text = path.read_text(encoding="utf-8") if path.exists() else ""
-    start, end = text.find(MARK), text.find(END_MARK)
-    if 0 <= start < end:
-        text = text[:start] + section + text[end + len(END_MARK):].removeprefix("\n")
-    else:
-        text = text.rstrip("\n") + ("\n\n" if text else "") + section
-    path.write_text(text, encoding="utf-8")
-    print(section, end="")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,20 @@
+"""Each perf script owns one marked section of BENCHMARKS.md, so the scripts can run in any order."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
+
+
+def write_section(section: str, mark: str, end_mark: str) -> None:
+    """Replace the section between `mark` and `end_mark`, or append it (the rest of the file is left alone),
+    and print it."""
+    text = BENCHMARKS.read_text(encoding="utf-8") if BENCHMARKS.exists() else ""
+    start, end = text.find(mark), text.find(end_mark)
+    if 0 <= start < end:
+        text = text[:start] + section.rstrip("\n") + text[end + len(end_mark):]
+    else:
+        text = text.rstrip("\n") + ("\n\n" if text else "") + section.rstrip("\n") + "\n"
+    BENCHMARKS.write_text(text, encoding="utf-8")
+    print(section.rstrip("\n"))
