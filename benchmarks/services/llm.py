@@ -13,17 +13,19 @@ other status (400, 401, ...) is final at once: retrying cannot fix a bad request
 from __future__ import annotations
 
 import asyncio
+import os
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal, Self
+from urllib.parse import urlsplit
 
 import openai
 from openai.types.chat import ChatCompletion
 
-from benchmarks.config import REDACTED, Settings
+from benchmarks.config import REDACTED, Settings, redact_url
 from benchmarks.errors import BenchError
 from benchmarks.services.llm_cache import FILE_NAME, CachedReply, LLMCache, cache_key
 
@@ -38,6 +40,8 @@ FIRST_WAIT_S = 2.0
 MAX_WAIT_S = 30.0
 MAX_RETRY_AFTER_S = 300.0  # a broken or hostile Retry-After must not stall a run for hours
 _REASON_CHARS = 300
+PROBE_TIMEOUT_S = 5.0
+_PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
 _LIVE_COUNTS = ("calls", "http_requests", "cache_hits", "api_errors", "prompt_tokens", "completion_tokens")
 
 
@@ -110,10 +114,12 @@ class LLMService:
     and `aclose()` (or `async with`) releases the current loop's.
     """
 
-    def __init__(self, settings: Settings, *, sleep: Sleep = asyncio.sleep):
+    def __init__(self, settings: Settings, *, sleep: Sleep = asyncio.sleep, check_reachable: bool = True):
         require_llm(settings)
         self.settings = settings
         self._sleep = sleep
+        self._reachable = not check_reachable
+        self._probe: tuple[asyncio.AbstractEventLoop, asyncio.Task[None]] | None = None
         self.cache = LLMCache(settings.data_dir / FILE_NAME) if settings.llm_cache else None
         self._tallies: dict[tuple[Role, str], _Tally] = {}
         self._bound: tuple[asyncio.AbstractEventLoop, openai.AsyncOpenAI, asyncio.Semaphore] | None = None
@@ -136,6 +142,7 @@ class LLMService:
             tally.cache_hits += 1
             return Completion("ok", hit.text, model, role, Usage(hit.prompt_tokens, hit.completion_tokens),
                               _ms_since(started), attempts=0, cached=True)
+        await self._ensure_reachable()
         client, gate = self._bind()
         async with gate:
             started = time.perf_counter()
@@ -154,6 +161,23 @@ class LLMService:
         if self.cache:
             self.cache.put(key, model, CachedReply(str(text), usage.prompt_tokens, usage.completion_tokens))
         return Completion("ok", text, model, role, usage, _ms_since(started), attempts, cached=False)
+
+    async def _ensure_reachable(self) -> None:
+        """Before the first call the cache cannot answer, open one TCP connection to the endpoint.
+
+        An endpoint that is down or mistyped would otherwise cost every call its full retry schedule
+        (about a minute) before the run could report anything; this fails the run in seconds, with
+        one message, and only when a call is really needed, so a fully cached rerun still runs offline.
+        Skipped behind a proxy, which the client reaches instead of the host.
+        """
+        if self._reachable:
+            return
+        loop = asyncio.get_running_loop()
+        if self._probe is None or self._probe[0] is not loop:
+            timeout = min(PROBE_TIMEOUT_S, self.settings.llm_timeout_s)
+            self._probe = (loop, loop.create_task(_probe(str(self.settings.llm_base_url), timeout)))
+        await asyncio.shield(self._probe[1])  # one probe for all the calls waiting on it
+        self._reachable = True
 
     async def complete_many(self, requests: Iterable[ChatRequest], progress: Progress | None = None
                             ) -> list[Completion]:
@@ -271,6 +295,20 @@ class LLMService:
         """The key never leaves the process, even when an endpoint quotes it back in an error."""
         key = self.settings.llm_api_key
         return (text.replace(key, REDACTED) if key else text)[:_REASON_CHARS]
+
+
+async def _probe(base_url: str, timeout_s: float) -> None:
+    if any(os.environ.get(name) for name in _PROXY_VARIABLES):
+        return
+    parts = urlsplit(base_url)
+    port = parts.port or (443 if parts.scheme == "https" else 80)
+    try:
+        _, writer = await asyncio.wait_for(asyncio.open_connection(parts.hostname, port), timeout_s)
+    except (OSError, TimeoutError) as exc:
+        reason = "timed out" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc))
+        raise BenchError(f"cannot reach the LLM endpoint {redact_url(base_url)} ({reason}); no call was made "
+                         "beyond the cached replies: check llm_base_url and the network") from None
+    writer.close()
 
 
 def backoff_s(attempt: int, headers: Mapping[str, str] | None = None) -> float:

@@ -44,10 +44,10 @@ def make_service(server, tmp_path, waits):
     async def sleep(seconds: float) -> None:
         waits.append(seconds)
 
-    def make(**overrides) -> LLMService:
+    def make(check_reachable: bool = True, **overrides) -> LLMService:
         settings = Settings(data_dir=tmp_path / "data", llm_base_url=server.base_url, llm_api_key=API_KEY,
                             llm_model=MODEL, llm_timeout_s=5.0, llm_cache=False)
-        return LLMService(dataclasses.replace(settings, **overrides), sleep=sleep)
+        return LLMService(dataclasses.replace(settings, **overrides), sleep=sleep, check_reachable=check_reachable)
 
     return make
 
@@ -132,14 +132,35 @@ def test_a_timeout_is_retried(server, make_service, waits):
     assert (result.status, result.text, result.attempts, waits) == ("ok", "in time", 2, [2.0])
 
 
-def test_a_refused_connection_is_retried_then_reported(make_service, waits):
+def _closed_port() -> int:
     with socket.socket() as probe:  # a port that was free a moment ago: nothing listens there
         probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    [result] = ask(make_service(llm_base_url=f"http://127.0.0.1:{port}/v1", llm_max_attempts=2), "q")
+        return probe.getsockname()[1]
+
+
+def test_a_refused_connection_mid_run_is_retried_then_reported(make_service, waits):
+    """Past the start-up probe (skipped here), a lost endpoint costs each call its retries, then an error."""
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    [result] = ask(make_service(check_reachable=False, llm_base_url=url, llm_max_attempts=2), "q")
     assert (result.status, result.attempts, waits) == ("api_error", 2, [2.0])
     assert result.error.startswith("connection error: ")
     assert result.error.endswith("(gave up after 2 attempts)")
+
+
+def test_an_unreachable_endpoint_fails_the_run_at_the_first_call_it_needs(make_service, waits, server):
+    url = f"http://user:secret@127.0.0.1:{_closed_port()}/v1"
+    started = time.perf_counter()
+    with pytest.raises(BenchError, match="cannot reach the LLM endpoint") as failure:
+        ask(make_service(llm_base_url=url), "q1", "q2")
+    assert time.perf_counter() - started < 5
+    assert "secret" not in str(failure.value) and waits == []
+
+
+def test_a_fully_cached_rerun_needs_no_endpoint(make_service, server, tmp_path):
+    server.script(Reply(text="Lisbon"))
+    [first] = ask(make_service(llm_cache=True), "q")
+    [again] = ask(make_service(llm_cache=True, llm_base_url=f"http://127.0.0.1:{_closed_port()}/v1"), "q")
+    assert (first.text, again.text, again.cached) == ("Lisbon", "Lisbon", True)
 
 
 @pytest.mark.parametrize(("header", "wait"), [("0", 0.0), ("-5", 0.0), ("1.5", 1.5), ("soon", None),
