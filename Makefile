@@ -25,6 +25,7 @@ perf:                                   ## performance benchmarks; writes BENCHM
 	$(BIN)/python -m perf.llm
 	$(BIN)/python -m perf.tier2
 	$(BIN)/python -m perf.ux_cache
+	$(BIN)/python -m perf.compare
 
 synthetic:                              ## regenerate the shipped synthetic datasets (deterministic)
 	$(BIN)/python -m benchmarks.synthetic --out datasets

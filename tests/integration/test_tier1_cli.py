@@ -176,13 +176,6 @@ def test_db_upgrade_is_idempotent(bench):
     assert "already current" in result.output
 
 
-@pytest.mark.parametrize("command", ["compare"])
-def test_later_tiers_say_not_implemented(bench, command):
-    result = bench(command)
-    assert result.exit_code == 2
-    assert "not implemented yet" in result.output
-
-
 def test_version(bench):
     from benchmarks import __version__
 

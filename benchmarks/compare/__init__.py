@@ -1,0 +1,13 @@
+"""`bench compare`: two runs side by side, for pull requests and nightly regressions.
+
+load.py reads runs (the only I/O); paired.py extracts per-item values and runs the paired bootstrap;
+status.py holds the status and gate rules; gates.py reads bench.gates.toml; core.py builds the result;
+markdown.py renders it for a GitHub comment.
+"""
+
+from benchmarks.compare.core import compare
+from benchmarks.compare.gates import load_gates
+from benchmarks.compare.load import load_run
+from benchmarks.compare.markdown import render
+
+__all__ = ["compare", "load_gates", "load_run", "render"]

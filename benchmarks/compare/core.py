@@ -1,0 +1,247 @@
+"""Compare two runs: pure, from loaded runs to one result dict (rendered as Markdown or JSON)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from benchmarks.compare import status as st
+from benchmarks.compare.gates import Gates
+from benchmarks.compare.load import BrokenRun, Run
+from benchmarks.compare.paired import MISSING, cluster_key, clusters_of, item_value, paired_bootstrap
+from benchmarks.errors import BenchError
+
+IDENTITY = (("tier", "tier"), ("tier_version", "tier version"), ("schema_version", "report schema version"),
+            ("dataset.content_sha256", "dataset content (sha256)"))
+JUDGE_KEYS = ("backend", "model", "mode", "prompts_sha256", "language")
+NOT_DIFFED = ("provenance.git_commit", "provenance.git_dirty")
+EXIT_PASS, EXIT_REGRESSION, EXIT_USAGE, EXIT_BROKEN = 0, 1, 2, 3
+LISTED = 20  # ids listed per kind of dropped/failed item
+
+
+class Incomparable(BenchError):
+    exit_code = EXIT_USAGE
+
+
+def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch: bool = False, seed: int = 0,
+            resamples: int = 10_000) -> dict[str, Any]:
+    gates = gates or Gates()
+    mismatches = identity_diff(base.report, cand.report)
+    if mismatches and not allow_mismatch:
+        raise Incomparable("the runs are not comparable: " + "; ".join(_describe(m) for m in mismatches)
+                           + " (use --allow-mismatch to compare anyway)")
+    judge_changed = _judge_diff(base.report, cand.report)
+    items = _pair_items(base, cand)
+    names = [n for n in base.report["metrics"] if n in cand.report["metrics"]]
+    per_item = _per_item(base, cand, items["paired"], names)
+    keys = [cluster_key(row) for row in items["paired_rows"]]
+    clusters = clusters_of(keys)
+    with_items = [n for n in names if n in per_item]
+    cis = dict(zip(with_items, paired_bootstrap(
+        np.array([per_item[n][0] for n in with_items]).reshape(len(with_items), -1),
+        np.array([per_item[n][1] for n in with_items]).reshape(len(with_items), -1),
+        clusters=clusters, resamples=resamples, seed=seed), strict=True)) if with_items else {}
+    main = cand.report.get("main_metric") or base.report["main_metric"]
+    primaries = [n for n in gates.primaries(main) if n in names]
+    rows = []
+    for name in names:
+        b, c = base.report["metrics"][name], cand.report["metrics"][name]
+        hib = b.get("higher_is_better", True)
+        gate = gates.for_metric(name)
+        primary = name in primaries
+        row: dict[str, Any] = {
+            "metric": name, "primary": primary, "base": b["value"], "candidate": c["value"],
+            "delta": None if b["value"] is None or c["value"] is None else round(c["value"] - b["value"], 6),
+            "ci95": None, "higher_is_better": hib, "n_paired": None,
+            "failed": {"base": b.get("errors", 0), "candidate": c.get("errors", 0)},
+        }
+        if name in per_item:
+            d, valid, failed_base, failed_cand, _ = per_item[name]
+            row["n_paired"] = int(valid.sum())
+            row["paired_delta"] = round(float(d[valid].mean()), 6) if valid.any() else None
+            row["failed"] = {"base": failed_base, "candidate": failed_cand}
+            ci = cis.get(name)
+            row["ci95"] = None if ci is None else [round(ci[0], 6), round(ci[1], 6)]
+        if judge_changed and _judged(name, base, cand):
+            row["status"], row["basis"] = st.NOT_COMPARABLE, "the judge changed: " + ", ".join(judge_changed)
+        else:
+            row["status"], row["basis"] = st.status(
+                row["base"], row["candidate"], row["delta"], tuple(row["ci95"]) if row["ci95"] else None, hib, gate,
+                base_ci=b.get("ci95") if name not in per_item else None,
+                cand_ci=c.get("ci95") if name not in per_item else None)
+            if name not in per_item and row["basis"] is None:
+                row["basis"] = "no per-item values"
+        row["min_effect"] = (st.min_effect(gate, row["base"], row["candidate"])
+                             if row["base"] is not None and row["candidate"] is not None else None)
+        problems = st.violations(row, gate) if row["status"] != st.NOT_COMPARABLE else []
+        action = gate.action or ("fail" if primary else "warn")
+        row["gate"] = {"violations": problems, "action": action} if problems else None
+        rows.append(row)
+    broken = [r["metric"] for r in rows if r["primary"] and r["candidate"] is None and r["base"] is not None]
+    failing = [r["metric"] for r in rows if r["gate"] and r["gate"]["action"] == "fail"]
+    warning = [r["metric"] for r in rows if r["gate"] and r["gate"]["action"] == "warn"]
+    exit_code = EXIT_BROKEN if broken else EXIT_REGRESSION if failing else EXIT_PASS
+    return {
+        "kind": {"tier": cand.report["tier"], "tier_version": cand.report["tier_version"]},
+        "verdict": {0: "pass", 1: "regression", 3: "broken run"}[exit_code],
+        "exit_code": exit_code,
+        "failing": failing, "warnings": warning, "broken": broken,
+        "base": _identity(base), "candidate": _identity(cand),
+        "mismatches": mismatches,
+        "judge_changed": judge_changed,
+        "bootstrap": {"resamples": resamples, "seed": seed,
+                      "unit": "source document" if clusters is not None else "item",
+                      "clusters": int(clusters.max()) + 1 if clusters is not None else None},
+        "items": {k: v for k, v in items.items() if k not in ("paired", "paired_rows")},
+        "primary": primaries,
+        "metrics": rows,
+        "config_diff": config_diff(base.report, cand.report),
+        "most_regressed": _most_regressed(rows, per_item, items["paired"], items["paired_rows"], primaries),
+        "missing_metrics": {"base_only": [n for n in base.report["metrics"] if n not in cand.report["metrics"]],
+                            "candidate_only": [n for n in cand.report["metrics"] if n not in base.report["metrics"]]},
+        "unknown_gates": sorted(set(gates.metrics or {}) - set(names)),
+        "gates_file": gates.source,
+    }
+
+
+def identity_diff(base: dict[str, Any], cand: dict[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for key, label in IDENTITY:
+        b, c = _get(base, key), _get(cand, key)
+        if b != c:
+            out.append({"key": key, "what": label, "base": b, "candidate": c})
+    return out
+
+
+def _describe(m: dict[str, Any]) -> str:
+    return f"{m['what']} differs ({_short(m['base'])} vs {_short(m['candidate'])})"
+
+
+def _short(value: Any) -> str:
+    text = str(value)
+    return text[:12] if len(text) == 64 else text
+
+
+def _get(report: dict[str, Any], dotted: str) -> Any:
+    value: Any = report
+    for part in dotted.split("."):
+        value = value.get(part) if isinstance(value, dict) else None
+    return value
+
+
+def _judge_diff(base: dict[str, Any], cand: dict[str, Any]) -> list[str]:
+    b = (base.get("provenance") or {}).get("judge") or {}
+    c = (cand.get("provenance") or {}).get("judge") or {}
+    return [key for key in JUDGE_KEYS if b.get(key) != c.get(key)]
+
+
+def _judged(name: str, base: Run, cand: Run) -> bool:
+    """Is the metric graded by the judge: a grade on items, or (without items) a judge rating `avg_*`."""
+    for run in (base, cand):
+        for item in (run.items or [])[:50]:
+            grades = item.get("grades")
+            if isinstance(grades, dict) and (name in grades or name.removeprefix("avg_") in grades):
+                return True
+    if base.items is None or cand.items is None:
+        return name.startswith("avg_")
+    return False
+
+
+def _identity(run: Run) -> dict[str, Any]:
+    r = run.report
+    prov = r.get("provenance") or {}
+    return {"path": str(run.path), "git_commit": prov.get("git_commit"), "dataset": r["dataset"].get("name"),
+            "content_sha256": r["dataset"].get("content_sha256"), "items": None if run.items is None else len(run.items)}
+
+
+def _pair_items(base: Run, cand: Run) -> dict[str, Any]:
+    if base.items is None or cand.items is None:
+        return {"available": False, "paired": [], "paired_rows": [], "dropped": [], "added": [],
+                "n_base": None, "n_candidate": None}
+    b, c = _by_id(base), _by_id(cand)
+    paired = [i for i in b if i in c]
+    dropped = [i for i in b if i not in c]
+    added = [i for i in c if i not in b]
+    return {"available": True, "paired": [(b[i], c[i]) for i in paired], "paired_rows": [b[i] for i in paired],
+            "n_base": len(b), "n_candidate": len(c), "n_paired": len(paired),
+            "dropped": dropped[:LISTED], "n_dropped": len(dropped), "added": added[:LISTED], "n_added": len(added)}
+
+
+def _by_id(run: Run) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for item in run.items or []:
+        key = str(item["id"])
+        if key in out:
+            raise BrokenRun(f"{run.path.parent / 'items.jsonl'}: item id '{key}' appears twice")
+        out[key] = item
+    return out
+
+
+def _per_item(base: Run, cand: Run, paired: list[tuple[dict, dict]], names: list[str]) -> dict[str, Any]:
+    """metric → (diffs, valid, failed in base, failed in candidate, base values) over the paired items."""
+    out: dict[str, Any] = {}
+    tier = cand.report["tier"]
+    for name in names:
+        bv = _values([b for b, _ in paired], name, tier)
+        cv = _values([c for _, c in paired], name, tier)
+        if all(v is MISSING for v in bv) and all(v is MISSING for v in cv):
+            continue
+        b_ok = np.array([isinstance(v, float) for v in bv])
+        c_ok = np.array([isinstance(v, float) for v in cv])
+        b_arr = np.array([v if isinstance(v, float) else 0.0 for v in bv], dtype=float)
+        c_arr = np.array([v if isinstance(v, float) else 0.0 for v in cv], dtype=float)
+        failed_base = int(sum(v is None for v in bv))
+        failed_cand = int(sum(v is None for v in cv))
+        out[name] = (c_arr - b_arr, b_ok & c_ok, failed_base, failed_cand, b_arr)
+    return out
+
+
+def _values(items: list[dict[str, Any]], name: str, tier: str) -> list[Any]:
+    """item_value over many items, with a fast path for tier-1 style `metrics` objects."""
+    out: list[Any] = []
+    for item in items:
+        metrics = item.get("metrics")
+        value = metrics.get(name, MISSING) if isinstance(metrics, dict) else MISSING
+        if value is MISSING:
+            out.append(item_value(item, name, tier))
+        else:
+            out.append(float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None)
+    return out
+
+
+def _most_regressed(rows: list[dict[str, Any]], per_item: dict[str, Any], paired: list[tuple[dict, dict]],
+                    paired_rows: list[dict[str, Any]], primaries: list[str]) -> dict[str, Any] | None:
+    name = next((n for n in primaries if n in per_item), None) or next(iter(per_item), None)
+    if name is None:
+        return None
+    row = next(r for r in rows if r["metric"] == name)
+    d, valid = per_item[name][0], per_item[name][1]
+    sign = -1.0 if row["higher_is_better"] is False else 1.0
+    worse = np.where(valid, d * sign, np.inf)
+    order = np.argsort(worse, kind="stable")[:10]
+    listed = []
+    for i in order:
+        if not np.isfinite(worse[i]) or worse[i] >= 0:
+            break
+        base_value = float(per_item[name][4][i])
+        listed.append({"id": str(paired[i][0]["id"]), "base": round(base_value, 6),
+                       "candidate": round(base_value + float(d[i]), 6), "delta": round(float(d[i]), 6),
+                       "question": paired_rows[i].get("question")})
+    return {"metric": name, "items": listed}
+
+
+def config_diff(base: dict[str, Any], cand: dict[str, Any]) -> list[dict[str, Any]]:
+    b = _flatten({"settings": base.get("settings") or {}, "provenance": base.get("provenance") or {}})
+    c = _flatten({"settings": cand.get("settings") or {}, "provenance": cand.get("provenance") or {}})
+    return [{"key": k, "base": b.get(k), "candidate": c.get(k)} for k in sorted(set(b) | set(c))
+            if b.get(k) != c.get(k) and k not in NOT_DIFFED]
+
+
+def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    if isinstance(value, dict) and value:
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            out.update(_flatten(v, f"{prefix}.{k}" if prefix else str(k)))
+        return out
+    return {prefix: value}

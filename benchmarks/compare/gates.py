@@ -1,0 +1,104 @@
+"""bench.gates.toml: which metrics gate a pull request, and how.
+
+    [defaults]                 # optional, applies to every metric
+    min_effect = 0.01
+
+    [metrics."ndcg@10"]
+    primary = true             # shown in the headline table; fails the comparison by default
+    min_effect = 0.02          # smallest |Δ| that counts as a change (status regressed/improved/~)
+    max_drop = 0.01            # a significant regression up to this size is tolerated
+    floor = 0.70               # the candidate must stay at or above this (at or below for lower-is-better)
+    action = "fail"            # or "warn"; default: fail for primary metrics, warn for the rest
+
+Without a gates file, or when it declares no primary metric, the report's main metric is primary.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.errors import BenchError
+
+KEYS = {"primary": bool, "min_effect": (int, float), "max_drop": (int, float), "floor": (int, float),
+        "action": str}
+DEFAULT_FILE = "bench.gates.toml"
+
+
+@dataclass(frozen=True)
+class Gate:
+    primary: bool | None = None
+    min_effect: float | None = None
+    max_drop: float | None = None
+    floor: float | None = None
+    action: str | None = None
+
+
+@dataclass(frozen=True)
+class Gates:
+    defaults: Gate = Gate()
+    metrics: dict[str, Gate] | None = None
+    source: str | None = None
+
+    def for_metric(self, name: str) -> Gate:
+        own = (self.metrics or {}).get(name, Gate())
+        d = self.defaults
+        return Gate(
+            primary=own.primary,
+            min_effect=own.min_effect if own.min_effect is not None else d.min_effect,
+            max_drop=own.max_drop if own.max_drop is not None else d.max_drop,
+            floor=own.floor,
+            action=own.action if own.action is not None else d.action,
+        )
+
+    def primaries(self, main_metric: str) -> list[str]:
+        declared = [name for name, gate in (self.metrics or {}).items() if gate.primary]
+        return declared or [main_metric]
+
+
+def parse(data: dict[str, Any], source: str = DEFAULT_FILE) -> Gates:
+    unknown = set(data) - {"defaults", "metrics"}
+    if unknown:
+        raise BenchError(f"{source}: unknown section(s) {', '.join(sorted(unknown))} (expected defaults, metrics)")
+    defaults = _gate(data.get("defaults", {}), f"{source} [defaults]", allow=("min_effect", "max_drop", "action"))
+    metrics = data.get("metrics", {})
+    if not isinstance(metrics, dict):
+        raise BenchError(f"{source}: [metrics] must be a table of metric tables")
+    return Gates(defaults, {name: _gate(table, f'{source} [metrics."{name}"]') for name, table in metrics.items()},
+                 source)
+
+
+def _gate(table: Any, where: str, allow: tuple[str, ...] | None = None) -> Gate:
+    if not isinstance(table, dict):
+        raise BenchError(f"{where}: must be a table")
+    fields: dict[str, Any] = {}
+    for key, value in table.items():
+        kind = KEYS.get(key)
+        if kind is None or (allow is not None and key not in allow):
+            raise BenchError(f"{where}: unknown key '{key}' (expected {', '.join(allow or KEYS)})")
+        if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+            raise BenchError(f"{where}: '{key}' has the wrong type ({type(value).__name__})")
+        if key == "action" and value not in ("fail", "warn"):
+            raise BenchError(f"{where}: action must be \"fail\" or \"warn\", not \"{value}\"")
+        if key in ("min_effect", "max_drop") and value < 0:
+            raise BenchError(f"{where}: '{key}' must not be negative")
+        fields[key] = float(value) if key in ("min_effect", "max_drop", "floor") else value
+    return Gate(**fields)
+
+
+def load_gates(path: Path | None) -> Gates:
+    """The given file (it must exist), else ./bench.gates.toml when present, else no gates."""
+    if path is None:
+        default = Path(DEFAULT_FILE)
+        if not default.exists():
+            return Gates()
+        path = default
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BenchError(f"{path}: no such gates file") from None
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        raise BenchError(f"{path}: unreadable gates file: {exc}") from None
+    return parse(data, str(path))

@@ -1,0 +1,143 @@
+"""The comparison as a GitHub comment: a hidden marker (for a sticky comment), a headline, the primary
+metrics, the rest in <details>, the config diff and the most regressed items, under LIMIT characters."""
+
+from __future__ import annotations
+
+from typing import Any
+
+MARKER = "<!-- bench-compare -->"
+LIMIT = 60_000  # GitHub refuses comments over 65,536 characters
+CELL = 120  # characters a table cell keeps
+ARROWS = {"regressed": "▼ regressed", "improved": "▲ improved", "~": "~ (not significant)",
+          "unchanged": "unchanged", "not comparable": "not comparable", "n/a": "n/a"}
+ICON = {"pass": "✅", "regression": "❌", "broken run": "💥"}
+
+
+def render(result: dict[str, Any], limit: int = LIMIT) -> str:
+    """Halve the long tables' rows until the text fits; cut as a last resort (never expected)."""
+    rows: int | None = None
+    while True:
+        text = _render(result, rows)
+        if len(text) <= limit:
+            return text
+        longest = max(len(result["config_diff"]), len(result["metrics"]), 1)
+        rows = longest // 2 if rows is None else rows // 2
+        if rows == 0:
+            note = "\n\n… cut to fit a GitHub comment; see `--format json` for everything.\n"
+            return text[:limit - len(note)] + note
+
+
+def _render(r: dict[str, Any], rows: int | None) -> str:
+    kind, b, c = r["kind"], r["base"], r["candidate"]
+    out = [MARKER, f"## {ICON[r['verdict']]} bench compare — {kind['tier']} v{kind['tier_version']} on "
+           f"`{_cell(c['dataset'])}`: {_verdict(r)}", "",
+           f"base {_commit(b)} → candidate {_commit(c)} · {_items_line(r)} · paired bootstrap over "
+           f"{'source documents' if r['bootstrap']['unit'] == 'source document' else 'items'}, "
+           f"{r['bootstrap']['resamples']} resamples, seed {r['bootstrap']['seed']}", ""]
+    for m in r["mismatches"]:
+        out.append(f"> ⚠️ compared with --allow-mismatch: {m['what']} differs "
+                   f"(`{_cell(_sha(m['base']))}` vs `{_cell(_sha(m['candidate']))}`)")
+    if r["judge_changed"]:
+        out.append(f"> ⚠️ the judge changed ({', '.join(r['judge_changed'])}): its metrics are not comparable")
+    if r["mismatches"] or r["judge_changed"]:
+        out.append("")
+    primary = [m for m in r["metrics"] if m["primary"]]
+    rest = [m for m in r["metrics"] if not m["primary"]]
+    out += _table(primary) + [""]
+    if rest:
+        out += ["<details><summary>Other metrics (" + str(len(rest)) + ")</summary>", ""]
+        out += _table(_cap(rest, rows)) + _more(rest, rows) + ["", "</details>", ""]
+    diff = r["config_diff"]
+    out += [f"<details><summary>Config diff ({len(diff)} setting{'s' if len(diff) != 1 else ''})</summary>", ""]
+    if diff:
+        out += ["| setting | base | candidate |", "|---|---|---|"]
+        out += [f"| `{_cell(d['key'])}` | {_cell(d['base'])} | {_cell(d['candidate'])} |" for d in _cap(diff, rows)]
+        out += _more(diff, rows)
+    else:
+        out.append("Settings and provenance are identical.")
+    out += ["", "</details>", ""]
+    worst = r["most_regressed"]
+    if worst and worst["items"]:
+        out += [f"<details><summary>Most regressed items on <code>{_cell(worst['metric'])}</code></summary>", "",
+                "| item | base | candidate | Δ |", "|---|---:|---:|---:|"]
+        out += [f"| `{_cell(i['id'], 80)}` | {_num(i['base'])} | {_num(i['candidate'])} | {_num(i['delta'], True)} |"
+                for i in worst["items"]]
+        out += ["", "</details>", ""]
+    items = r["items"]
+    if items.get("available") and (items["n_dropped"] or items["n_added"]):
+        out.append(f"Dropped items (in base, not in candidate): {items['n_dropped']}"
+                   + _ids(items["dropped"], items["n_dropped"]) + f" · added: {items['n_added']}"
+                   + _ids(items["added"], items["n_added"]))
+    failed = [m for m in r["metrics"] if m["failed"]["candidate"] > m["failed"]["base"]]
+    if failed:
+        out.append("Failed items in the candidate: " + ", ".join(
+            f"`{m['metric']}` {m['failed']['candidate']} (base {m['failed']['base']})" for m in failed[:20]))
+    if r["unknown_gates"]:
+        out.append("Gates for metrics neither report has: " + ", ".join(f"`{_cell(n)}`" for n in r["unknown_gates"]))
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _verdict(r: dict[str, Any]) -> str:
+    if r["verdict"] == "broken run":
+        return "broken candidate run (" + ", ".join(r["broken"]) + " has no value)"
+    if r["failing"]:
+        return "regression in " + ", ".join(f"`{n}`" for n in r["failing"])
+    regressed = [m["metric"] for m in r["metrics"] if m["status"] == "regressed"]
+    tail = f" ({len(regressed)} non-gating metric{'s' if len(regressed) != 1 else ''} regressed)" if regressed else ""
+    return "no gated regression" + tail
+
+
+def _table(metrics: list[dict[str, Any]]) -> list[str]:
+    lines = ["| metric | base | candidate | Δ | 95% CI of Δ | status |", "|---|---:|---:|---:|---|---|"]
+    for m in metrics:
+        gate = " ⛔ " + "; ".join(m["gate"]["violations"]) if m["gate"] and m["gate"]["action"] == "fail" else \
+            " ⚠️ " + "; ".join(m["gate"]["violations"]) if m["gate"] else ""
+        ci = f"[{_num(m['ci95'][0], True)}, {_num(m['ci95'][1], True)}]" if m["ci95"] else \
+            f"— ({m['basis']})" if m.get("basis") else "—"
+        lines.append(f"| `{_cell(m['metric'])}` | {_num(m['base'])} | {_num(m['candidate'])} | "
+                     f"{_num(m['delta'], True)} | {ci} | {ARROWS[m['status']]}{gate} |")
+    return lines
+
+
+def _cap(rows: list[Any], limit: int | None) -> list[Any]:
+    return rows if limit is None else rows[:limit]
+
+
+def _more(rows: list[Any], limit: int | None) -> list[str]:
+    return [f"| … {len(rows) - limit} more | | | | | |"] if limit is not None and len(rows) > limit else []
+
+
+def _ids(ids: list[str], total: int) -> str:
+    if not ids:
+        return ""
+    return " (" + ", ".join(f"`{_cell(i, 60)}`" for i in ids[:10]) + (", …" if total > 10 else "") + ")"
+
+
+def _items_line(r: dict[str, Any]) -> str:
+    items = r["items"]
+    if not items.get("available"):
+        return "no items.jsonl: report values only"
+    return f"{items['n_paired']} paired items"
+
+
+def _commit(side: dict[str, Any]) -> str:
+    return f"`{side['git_commit'][:12]}`" if side.get("git_commit") else f"`{_cell(side['path'], 60)}`"
+
+
+def _num(value: Any, signed: bool = False) -> str:
+    if value is None:
+        return "—"
+    if isinstance(value, float):
+        return f"{value:+.4f}" if signed else f"{value:.4f}"
+    return f"{value:+}" if signed else str(value)
+
+
+def _sha(value: Any) -> Any:
+    """A sha256 shortened to 12 characters, as report.md shows it."""
+    return value[:12] if isinstance(value, str) and len(value) == 64 else value
+
+
+def _cell(value: Any, width: int = CELL) -> str:
+    text = "—" if value is None else str(value)
+    text = text.replace("|", "\\|").replace("\n", " ").replace("`", "'")
+    return text if len(text) <= width else text[:width - 1] + "…"

@@ -1,0 +1,147 @@
+"""Per-item values behind a report's metrics, and a vectorised paired (cluster) bootstrap of their mean difference.
+
+A metric has per-item values when the report's value is a mean over items.jsonl rows:
+
+- tier1 (and any tier whose items carry a `metrics` object): `item["metrics"][name]`;
+- tier2/tier3: `item["grades"][name]` (or without an `avg_` prefix) when its status is `ok`, else
+  `item["text"][name]` / `item["similarity"][name]` / `item["repeats"][name]` when numeric;
+- judge-pipeline `accuracy`: 1.0 when `decision` equals `ground_truth_show`, 0.0 when it differs,
+  missing when the endpoint failed or the reply was unparseable.
+
+An item that has the metric's field but no usable value counts as failed (None); an item without
+the field at all has no value for that metric (tier1 questions without a relevant document).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+MISSING = object()  # the item does not carry this metric at all
+BLOCK_CELLS = 4_000_000  # index-matrix cells per block: bounds memory (about 32 MB of float64 weights)
+
+
+def item_value(item: dict[str, Any], metric: str, tier: str) -> Any:
+    """The item's value for `metric`: a float, None (failed) or MISSING."""
+    if tier == "judge-pipeline" and metric == "accuracy":
+        if "decision" not in item:
+            return MISSING
+        if item.get("status", "ok") != "ok" or item.get("decision") is None:
+            return None
+        return 1.0 if item["decision"] == item.get("ground_truth_show") else 0.0
+    metrics = item.get("metrics")
+    if isinstance(metrics, dict) and metric in metrics:
+        return _number(metrics[metric])
+    grades = item.get("grades")
+    if isinstance(grades, dict):
+        for key in (metric, metric.removeprefix("avg_")):
+            if key in grades:
+                grade = grades[key]
+                if isinstance(grade, dict):
+                    ok = grade.get("status", "ok") == "ok"
+                    return _number(grade.get("value")) if ok else None
+                return _number(grade)
+    for block in ("text", "similarity", "repeats"):
+        values = item.get(block)
+        if isinstance(values, dict) and metric in values:
+            return _number(values[metric])
+    return MISSING
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def cluster_key(item: dict[str, Any]) -> str | None:
+    """The source document an item is about, when it names one: several questions on one document are
+    not independent, so the bootstrap resamples documents, not questions."""
+    for field in ("cluster", "source", "document_id", "url", "confluence_url"):
+        value = item.get(field)
+        if isinstance(value, str) and value:
+            return value
+    relevant = item.get("relevant")
+    if isinstance(relevant, dict) and relevant:
+        return _document(sorted(relevant, key=lambda c: (-_grade(relevant[c]), c))[0])
+    contexts = item.get("context_ids")
+    if isinstance(contexts, list) and contexts and isinstance(contexts[0], str):
+        return _document(contexts[0])
+    return None
+
+
+def _grade(value: Any) -> float:
+    return float(value) if isinstance(value, (int, float)) else 0.0
+
+
+def _document(chunk_id: str) -> str:
+    return chunk_id.split("#", 1)[0]
+
+
+def clusters_of(keys: Sequence[str | None]) -> np.ndarray | None:
+    """Cluster codes (0..C-1) when at least two items share a key; items without a key are their own
+    cluster. None when there is nothing to cluster (plain item bootstrap)."""
+    codes: dict[str, int] = {}
+    out = np.empty(len(keys), dtype=np.int64)
+    shared = False
+    for i, key in enumerate(keys):
+        label = f"\0item{i}" if key is None else key
+        if label in codes:
+            shared = True
+        out[i] = codes.setdefault(label, len(codes))
+    return out if shared else None
+
+
+def paired_bootstrap(
+    diffs: np.ndarray,
+    valid: np.ndarray,
+    *,
+    clusters: np.ndarray | None = None,
+    resamples: int = 10_000,
+    seed: int = 0,
+    block_rows: int | None = None,
+) -> list[tuple[float, float] | None]:
+    """95% percentile CIs of the mean paired difference, one per metric, from one shared resampling.
+
+    `diffs` and `valid` are (metrics × items): candidate minus base, and whether both runs have a
+    value. Each resample draws items (or, with `clusters`, whole clusters) with replacement; its
+    mean for a metric is the mean of the drawn valid differences. The index matrix (resamples × units)
+    is drawn block by block from one seeded generator and turned into draw counts per unit; with
+    per-unit sums of differences and of valid items, every metric's means are two matrix products."""
+    diffs = np.where(valid, diffs, 0.0).astype(float)
+    weights_valid = valid.astype(float)
+    n = diffs.shape[1]
+    if n == 0 or resamples <= 0:
+        return [None] * diffs.shape[0]
+    if clusters is None:
+        units, totals, kept = n, diffs, weights_valid
+    else:  # a cluster's draw weighs all its items: sum them once, then work on clusters only
+        units = int(clusters.max()) + 1
+        totals = np.zeros((diffs.shape[0], units))
+        kept = np.zeros((diffs.shape[0], units))
+        for row in range(diffs.shape[0]):
+            totals[row] = np.bincount(clusters, weights=diffs[row], minlength=units)
+            kept[row] = np.bincount(clusters, weights=weights_valid[row], minlength=units)
+    rows = block_rows or max(1, BLOCK_CELLS // units)
+    rng = np.random.default_rng(seed)
+    means = np.empty((resamples, diffs.shape[0]))
+    done = 0
+    while done < resamples:
+        b = min(rows, resamples - done)
+        draws = rng.integers(0, units, size=(b, units))
+        offsets = (draws + (np.arange(b) * units)[:, None]).ravel()
+        counts = np.bincount(offsets, minlength=b * units).reshape(b, units).astype(float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            means[done:done + b] = (counts @ totals.T) / (counts @ kept.T)
+        done += b
+    out: list[tuple[float, float] | None] = []
+    for column, ok in zip(means.T, valid.any(axis=1), strict=True):
+        finite = column[np.isfinite(column)]
+        if not ok or finite.size == 0:
+            out.append(None)
+        else:
+            lo, hi = np.percentile(finite, [2.5, 97.5])
+            out.append((float(lo), float(hi)))
+    return out

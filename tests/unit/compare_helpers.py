@@ -1,0 +1,51 @@
+"""Crafted runs for the compare tests: a report.json and items.jsonl written into a folder."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+
+def write_run(folder: Path, items: list[dict[str, Any]] | None, metrics: dict[str, dict[str, Any]] | None = None, *,
+              tier: str = "tier1", tier_version: str = "1.0", sha: str = "a" * 64, main: str = "ndcg@10",
+              settings: dict[str, Any] | None = None, provenance: dict[str, Any] | None = None) -> Path:
+    folder.mkdir(parents=True, exist_ok=True)
+    if metrics is None:
+        metrics = {}
+        names = sorted({k for item in items or [] for k in item.get("metrics", {})})
+        for name in names:
+            values = [it["metrics"][name] for it in items or [] if name in it.get("metrics", {})]
+            metrics[name] = {"value": float(np.mean(values)) if values else None, "n": len(values), "errors": 0,
+                             "ci95": None, "higher_is_better": True}
+    report = {"schema_version": 1, "tier": tier, "tier_version": tier_version, "title": tier, "main_metric": main,
+              "dataset": {"name": "crafted", "content_sha256": sha, "version": "1"},
+              "provenance": {"bench_version": "0.1.0", "git_commit": None, **(provenance or {})},
+              "settings": settings or {"top_k": 10}, "metrics": metrics, "notes": {}, "warnings": [], "volatile": {}}
+    (folder / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    if items is not None:
+        (folder / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items), encoding="utf-8")
+    return folder
+
+
+def tier1_items(values: dict[str, list[float]], *, ids: list[str] | None = None,
+                documents: list[str] | None = None) -> list[dict[str, Any]]:
+    n = len(next(iter(values.values())))
+    ids = ids or [f"q{i:05d}" for i in range(n)]
+    out = []
+    for i in range(n):
+        item: dict[str, Any] = {"id": ids[i], "evaluated": True, "metrics": {k: v[i] for k, v in values.items()}}
+        if documents:
+            item["relevant"] = {f"{documents[i]}#1": 1}
+        out.append(item)
+    return out
+
+
+def shifted(n: int, shift: float, *, seed: int = 1, noise: float = 0.05) -> tuple[list[float], list[float]]:
+    """Base values and candidate values moved by `shift` with small per-item noise (clipped to 0–1)."""
+    rng = np.random.default_rng(seed)
+    base = rng.uniform(0.3, 0.7, n)
+    cand = np.clip(base + shift + rng.normal(0, noise, n), 0, 1)
+    return [round(float(v), 6) for v in base], [round(float(v), 6) for v in cand]

@@ -1,0 +1,212 @@
+"""`bench compare` on crafted runs: every status, every exit code, mismatches, judge changes, dropped and failed
+items, gates, and the Markdown size limit."""
+
+import json
+
+import pytest
+from compare_helpers import shifted, tier1_items, write_run
+from typer.testing import CliRunner
+
+from benchmarks.cli import app
+from benchmarks.compare import compare, load_run, render
+from benchmarks.compare.gates import Gates, parse
+from benchmarks.compare.markdown import LIMIT, MARKER
+
+N = 400
+
+
+@pytest.fixture
+def run_cli(monkeypatch, tmp_path):
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner()
+
+    def invoke(*args):
+        return runner.invoke(app, ["compare", *[str(a) for a in args]], catch_exceptions=False)
+
+    return invoke
+
+
+def two_runs(tmp_path, shift, *, noise=0.05, **cand_extra):
+    base, cand = shifted(N, shift, noise=noise)
+    b = write_run(tmp_path / "base", tier1_items({"ndcg@10": base}))
+    c = write_run(tmp_path / "cand", tier1_items({"ndcg@10": cand}), **cand_extra)
+    return b, c
+
+
+def result_of(b, c, gates=None, **kw):
+    return compare(load_run(b), load_run(c), gates or Gates(), resamples=2000, **kw)
+
+
+def row(result, name="ndcg@10"):
+    return next(m for m in result["metrics"] if m["metric"] == name)
+
+
+@pytest.mark.parametrize(("shift", "noise", "status"), [
+    (-0.05, 0.05, "regressed"), (0.05, 0.05, "improved"), (0.0, 0.001, "unchanged"), (-0.03, 0.6, "~")])
+def test_every_status(tmp_path, shift, noise, status):
+    result = result_of(*two_runs(tmp_path, shift, noise=noise))
+    assert row(result)["status"] == status
+    lo, hi = row(result)["ci95"]
+    assert lo <= row(result)["paired_delta"] <= hi
+
+
+def test_lower_is_better_flips_the_direction(tmp_path):
+    base, cand = shifted(N, 0.05)
+    metrics = lambda vals: {"latency": {"value": sum(vals) / N, "n": N, "errors": 0, "ci95": None,  # noqa: E731
+                                        "higher_is_better": False}}
+    b = write_run(tmp_path / "b", tier1_items({"latency": base}), metrics(base), main="latency")
+    c = write_run(tmp_path / "c", tier1_items({"latency": cand}), metrics(cand), main="latency")
+    assert row(result_of(b, c), "latency")["status"] == "regressed"
+
+
+def test_exit_0_on_pass_and_markdown_has_the_marker(run_cli, tmp_path):
+    b, c = two_runs(tmp_path, 0.05)
+    result = run_cli(b, c)
+    assert result.exit_code == 0, result.output
+    assert result.output.startswith(MARKER) and "▲ improved" in result.output
+
+
+def test_exit_1_on_a_primary_regression_and_json_format(run_cli, tmp_path):
+    b, c = two_runs(tmp_path, -0.05)
+    result = run_cli(b / "report.json", c, "--format", "json", "--resamples", "500")
+    assert result.exit_code == 1, result.output
+    data = json.loads(result.output)
+    assert data["failing"] == ["ndcg@10"] and data["verdict"] == "regression"
+    md = run_cli(b, c, "--resamples", "500")
+    assert "▼ regressed" in md.output and "⛔" in md.output
+
+
+def test_exit_2_on_usage_errors(run_cli, tmp_path):
+    b, c = two_runs(tmp_path, 0.0)
+    assert run_cli(b, tmp_path / "nowhere").exit_code == 2
+    assert run_cli(b, c, "--format", "xml").exit_code == 2
+    (tmp_path / "bad.toml").write_text('[metrics."ndcg@10"]\naction = "explode"\n')
+    assert run_cli(b, c, "--gates", tmp_path / "bad.toml").exit_code == 2
+    assert run_cli(b, c, "--gates", tmp_path / "missing.toml").exit_code == 2
+
+
+def test_exit_2_on_a_dataset_mismatch_unless_allowed(run_cli, tmp_path):
+    b, c = two_runs(tmp_path, 0.0, sha="b" * 64, tier_version="2.0")
+    refused = run_cli(b, c)
+    assert refused.exit_code == 2
+    assert "dataset content" in refused.output and "tier version" in refused.output
+    assert "--allow-mismatch" in refused.output
+    allowed = run_cli(b, c, "--allow-mismatch", "--resamples", "200")
+    assert allowed.exit_code == 0, allowed.output
+    assert "dataset content (sha256) differs (`aaaaaaaaaaaa` vs `bbbbbbbbbbbb`)" in allowed.output
+    assert "tier version differs (`1.0` vs `2.0`)" in allowed.output
+
+
+def test_exit_3_on_a_broken_run(run_cli, tmp_path):
+    b, c = two_runs(tmp_path, 0.0)
+    (c / "items.jsonl").write_text('{"id": "q1"}\nnot json\n')
+    assert run_cli(b, c).exit_code == 3
+    (c / "report.json").write_text("{")
+    assert run_cli(b, c).exit_code == 3
+    (c / "report.json").unlink()
+    assert run_cli(b, c).exit_code == 3
+    (c / "report.json").write_text(json.dumps({"tier": "tier1"}))
+    assert run_cli(b, c).exit_code == 3
+
+
+def test_exit_3_when_the_candidate_primary_metric_has_no_value(run_cli, tmp_path):
+    b, _ = two_runs(tmp_path, 0.0)
+    items = [{"id": f"q{i:05d}", "metrics": {"ndcg@10": None}} for i in range(N)]
+    c = write_run(tmp_path / "dead", items, {"ndcg@10": {"value": None, "n": 0, "errors": N, "ci95": None,
+                                                          "higher_is_better": True}})
+    result = run_cli(b, c)
+    assert result.exit_code == 3 and "broken candidate run" in result.output
+
+
+def test_a_changed_judge_makes_judged_metrics_not_comparable(tmp_path):
+    def items(v):
+        return [{"id": f"q{i}", "context_ids": [f"d{i % 7}#1"], "grades": {"faithfulness": {"value": x, "status": "ok"}},
+                 "text": {"rouge_l": x}} for i, x in enumerate(v)]
+    base, cand = shifted(N, -0.1)
+    metrics = lambda v: {"avg_faithfulness": {"value": sum(v) / N, "n": N, "higher_is_better": True},  # noqa: E731
+                         "rouge_l": {"value": sum(v) / N, "n": N, "higher_is_better": True}}
+    judge = lambda model: {"judge": {"backend": "llm", "model": model, "prompts_sha256": {"f": "x"}}}  # noqa: E731
+    b = write_run(tmp_path / "b", items(base), metrics(base), tier="tier2", main="avg_faithfulness",
+                  provenance=judge("gpt-a"))
+    c = write_run(tmp_path / "c", items(cand), metrics(cand), tier="tier2", main="avg_faithfulness",
+                  provenance=judge("gpt-b"))
+    result = result_of(b, c)
+    assert row(result, "avg_faithfulness")["status"] == "not comparable"
+    assert row(result, "rouge_l")["status"] == "regressed"
+    assert result["judge_changed"] == ["model"] and result["exit_code"] == 0
+    assert "not comparable" in render(result)
+    assert any(d["key"] == "provenance.judge.model" for d in result["config_diff"])
+
+
+def test_dropped_and_failed_items_are_reported(tmp_path):
+    base, cand = shifted(N, 0.0, noise=0.0)
+    b = write_run(tmp_path / "b", tier1_items({"ndcg@10": base}))
+    items = tier1_items({"ndcg@10": cand})[:-3]
+    for item in items[:5]:
+        item["metrics"]["ndcg@10"] = None
+    c = write_run(tmp_path / "c", items, {"ndcg@10": {"value": 0.5, "n": N - 8, "errors": 5, "higher_is_better": True}})
+    result = result_of(b, c)
+    assert result["items"]["n_dropped"] == 3 and result["items"]["dropped"] == ["q00397", "q00398", "q00399"]
+    assert row(result)["failed"] == {"base": 0, "candidate": 5} and row(result)["n_paired"] == N - 8
+    text = render(result)
+    assert "Dropped items (in base, not in candidate): 3" in text and "Failed items in the candidate" in text
+
+
+def test_gates_min_effect_max_drop_floor_and_warn(tmp_path):
+    b, c = two_runs(tmp_path, -0.05)
+    assert row(result_of(b, c, parse({"metrics": {"ndcg@10": {"min_effect": 0.2}}})))["status"] == "unchanged"
+    tolerated = result_of(b, c, parse({"metrics": {"ndcg@10": {"max_drop": 0.1}}}))
+    assert tolerated["exit_code"] == 0 and row(tolerated)["status"] == "regressed"
+    warned = result_of(b, c, parse({"metrics": {"ndcg@10": {"action": "warn"}}}))
+    assert warned["exit_code"] == 0 and warned["warnings"] == ["ndcg@10"]
+    b2, c2 = two_runs(tmp_path / "same", 0.0, noise=0.0)
+    floored = result_of(b2, c2, parse({"metrics": {"ndcg@10": {"floor": 0.9}}}))
+    assert floored["exit_code"] == 1 and "floor" in row(floored)["gate"]["violations"][0]
+
+
+def test_only_primary_metrics_fail_by_default(tmp_path):
+    base, cand = shifted(N, -0.05)
+    b = write_run(tmp_path / "b", tier1_items({"ndcg@10": base, "mrr": base}))
+    c = write_run(tmp_path / "c", tier1_items({"ndcg@10": base, "mrr": cand}))
+    result = result_of(b, c)
+    assert row(result, "mrr")["status"] == "regressed" and result["exit_code"] == 0
+    assert result["warnings"] == ["mrr"]
+    declared = result_of(b, c, parse({"metrics": {"mrr": {"primary": True}}}))
+    assert declared["exit_code"] == 1 and declared["primary"] == ["mrr"]
+
+
+def test_gates_file_is_read_from_the_working_folder(run_cli, tmp_path):
+    b, c = two_runs(tmp_path, -0.05)
+    (tmp_path / "bench.gates.toml").write_text('[metrics."ndcg@10"]\naction = "warn"\n')
+    assert run_cli(b, c, "--resamples", "300").exit_code == 0
+
+
+def test_metrics_without_items_compare_values(tmp_path):
+    b = write_run(tmp_path / "b", None, {"ndcg@10": {"value": 0.8, "n": 10, "ci95": [0.75, 0.85]}})
+    c = write_run(tmp_path / "c", None, {"ndcg@10": {"value": 0.6, "n": 10, "ci95": [0.55, 0.65]}})
+    result = result_of(b, c)
+    assert row(result)["status"] == "regressed" and "CIs compared" in row(result)["basis"]
+    c2 = write_run(tmp_path / "c2", None, {"ndcg@10": {"value": 0.78, "n": 10, "ci95": [0.7, 0.86]}})
+    assert row(result_of(b, c2))["status"] == "~"
+
+
+def test_output_file(run_cli, tmp_path):
+    b, c = two_runs(tmp_path, 0.0, noise=0.0)
+    assert run_cli(b, c, "--output", tmp_path / "out.md", "--resamples", "100").exit_code == 0
+    assert (tmp_path / "out.md").read_text().startswith(MARKER)
+
+
+def test_markdown_stays_under_the_limit_for_a_huge_run(tmp_path):
+    n = 10_000
+    names = [f"metric_{k}_" + "x" * 150 for k in range(40)]
+    base, cand = shifted(n, -0.02)
+    ids = [f"question-{i:05d}-" + "y" * 300 for i in range(n)]
+    values = {name: base for name in names} | {"ndcg@10": base}
+    b = write_run(tmp_path / "b", tier1_items(values, ids=ids),
+                  settings={f"setting_{k}": "v" * 500 for k in range(400)})
+    c = write_run(tmp_path / "c", tier1_items({**values, "ndcg@10": cand}, ids=ids[:-500] + [i + "z" for i in ids[-500:]]),
+                  settings={f"setting_{k}": "w" * 500 for k in range(400)})
+    result = compare(load_run(b), load_run(c), Gates(), resamples=200)
+    text = render(result)
+    assert len(text) <= LIMIT
+    assert text.startswith(MARKER) and "Most regressed items" in text and "more |" in text
