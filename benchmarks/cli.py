@@ -327,39 +327,46 @@ def real_users(
 
 @app.command()
 @guarded
-def compare(
-    base: Annotated[Path, typer.Argument(help="The base run: its folder or its report.json.", show_default=False)],
-    candidate: Annotated[Path, typer.Argument(help="The candidate run: its folder or its report.json.",
-                                              show_default=False)],
-    gates: Annotated[Optional[Path], typer.Option("--gates", help="Gates file (default: ./bench.gates.toml when "
-                                                  "it exists).")] = None,
-    allow_mismatch: Annotated[bool, typer.Option("--allow-mismatch", help="Compare runs on different datasets "
-                                                 "or tier versions anyway (the differences are shown).")] = False,
-    output_format: Annotated[str, typer.Option("--format", help="markdown (a GitHub comment) or json.")] = "markdown",
-    output: Annotated[Optional[Path], typer.Option("--output", help="Write here instead of stdout.")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the paired bootstrap.")] = 0,
-    resamples: Annotated[int, typer.Option("--resamples", help="Paired bootstrap resamples.")] = 10_000,
+def nightly(
+    suite: Annotated[Optional[Path], typer.Option("--suite", help="TOML suite: top-level settings (defaults of "
+                                                  "every run) and [[run]] tables with tier, dataset and per-run "
+                                                  "settings (see nightly.example.toml).")] = None,
+    trends_only: Annotated[bool, typer.Option("--trends-only", help="Only re-render <reports-dir>/nightly/"
+                                              "trends.html from <reports-dir>/index.jsonl.")] = False,
+    config: ConfigOpt = None,
+    data_dir: DataDirOpt = None,
+    reports_dir: ReportsDirOpt = None,
 ) -> None:
-    """Two runs side by side, for pull requests and nightly regressions. Exit 0 pass, 1 regression, 2 usage
-    error or incomparable runs, 3 a broken run."""
-    import json
+    """Run a suite of tiers, record every run in reports/index.jsonl, compare with the previous run and
+    render a trend page; a failing run is reported and the suite goes on (exit code 1 when any failed)."""
+    from benchmarks import nightly as suite_runner
 
-    from benchmarks.compare import compare as run_compare
-    from benchmarks.compare import load_gates, load_run, render
+    flags = {"data_dir": data_dir, "reports_dir": reports_dir}
+    if trends_only:
+        settings, _ = load_settings(flags, config_file=config)
+        stdout.print(str(suite_runner.write_trends(settings.reports_dir)), highlight=False, soft_wrap=True)
+        return
+    if suite is None:
+        raise BenchError("--suite: a suite file is needed (or --trends-only)")
+    loaded = suite_runner.load_suite(suite)
+    resolved = suite_runner.resolve_settings(loaded, flags, config_file=config)
+    records = suite_runner.run_suite(loaded, resolved, stdout=stdout, stderr=stderr)
+    if any(record.line["status"] != "ok" for record in records):
+        raise typer.Exit(1)
 
-    if output_format not in ("markdown", "json"):
-        raise BenchError(f"--format must be markdown or json, not {output_format!r}")
-    if resamples < 0:
-        raise BenchError("--resamples must not be negative")
-    result = run_compare(load_run(base), load_run(candidate), load_gates(gates), allow_mismatch=allow_mismatch,
-                         seed=seed, resamples=resamples)
-    text = render(result) if output_format == "markdown" else json.dumps(result, ensure_ascii=False, indent=2) + "\n"
-    if output is None:
-        sys.stdout.write(text)
-        sys.stdout.flush()
-    else:
-        output.write_text(text, encoding="utf-8")
-    raise typer.Exit(result["exit_code"])
+
+def _not_implemented(name: str, summary: str) -> None:
+    @app.command(name=name, help=f"{summary} (not implemented yet).",
+                 context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
+    def command() -> None:
+        stderr.print(f"bench {name}: not implemented yet; no results were produced.")
+        raise typer.Exit(2)
+
+
+for _name, _summary in (
+    ("compare", "Two reports side by side, for pull requests and nightly regressions"),
+):
+    _not_implemented(_name, _summary)
 
 
 @app.command()

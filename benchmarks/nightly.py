@@ -1,0 +1,390 @@
+"""`bench nightly`: a suite of tier runs from a TOML file, an append-only index and a trend page.
+
+Suite file format::
+
+    # top-level keys: any setting name, the defaults of every run (as in bench.toml)
+    bootstrap_resamples = 200
+
+    [[run]]
+    tier = "tier1"            # a name of benchmarks.tiers.TIERS
+    dataset = "synthetic"     # as for --dataset
+
+    [[run]]
+    tier = "tier2"
+    dataset = "synthetic"
+    generator = "extractive"  # per-run settings
+    judge_backend = "offline"
+
+Settings of a run, strongest first: the nightly command's own flags (--data-dir, --reports-dir), the
+run's table, the environment, the suite's top-level keys, bench.toml, the defaults. The whole file is
+validated before the first run starts.
+
+Every run, ok or failed, appends one JSON line to `<reports_dir>/index.jsonl` (flushed per line,
+never rewritten). Reports go to `<reports_dir>/nightly/<YYYY-MM-DD>/<tier>-<dataset>/`; the trend
+page `<reports_dir>/nightly/trends.html` is re-rendered from the index after every suite.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import tomllib
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+from benchmarks import config as config_module
+from benchmarks.config import Settings, Source, load_settings
+from benchmarks.errors import BenchError
+from benchmarks.services import reports
+from benchmarks.tiers import TIERS
+
+INDEX_FILE = "index.jsonl"
+NIGHTLY_DIR = "nightly"
+TRENDS_FILE = "trends.html"
+TRENDS_DIV_ID = "bench-trends"
+RUN_KEYS = ("tier", "dataset")
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    tier: str
+    dataset: str
+    settings: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Suite:
+    path: Path
+    defaults: dict[str, Any]
+    runs: tuple[SuiteRun, ...]
+
+
+@dataclass
+class RunRecord:
+    """One run of the suite as the summary shows it; `line` is what went into index.jsonl."""
+
+    line: dict[str, Any]
+    previous: dict[str, Any] | None = None
+    deltas: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    compare_note: str = ""
+    compare_md: Path | None = None
+
+
+# ---------------------------------------------------------------------------------------------- suite file
+
+
+def load_suite(path: Path) -> Suite:
+    """Parse and check the suite's shape: tiers, datasets and setting names (values: `resolve_settings`)."""
+    if not path.is_file():
+        raise BenchError(f"{path}: suite file not found")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except tomllib.TOMLDecodeError as exc:
+        raise BenchError(f"{path}: not valid TOML: {exc}") from None
+    known = config_module._fields()
+    runs_raw = data.pop("run", None)
+    for name in data:
+        _check_setting(path, "top level", name, known)
+    if not isinstance(runs_raw, list) or not runs_raw or not all(isinstance(r, dict) for r in runs_raw):
+        raise BenchError(f"{path}: expected at least one run table with tier and dataset (see nightly.example.toml)")
+    runs = []
+    for number, raw in enumerate(runs_raw, start=1):
+        where = f"run #{number}"
+        tier, dataset = raw.get("tier"), raw.get("dataset")
+        if tier not in TIERS:
+            raise BenchError(f"{path}: {where}: tier: expected one of {', '.join(TIERS)}, got {tier!r}")
+        if not isinstance(dataset, str) or not dataset.strip():
+            raise BenchError(f"{path}: {where} ({tier}): dataset: expected a dataset name or folder, got {dataset!r}")
+        settings = {k: v for k, v in raw.items() if k not in RUN_KEYS}
+        for name in settings:
+            _check_setting(path, f"{where} ({tier} on {dataset})", name, known)
+        runs.append(SuiteRun(tier, dataset, settings))
+    return Suite(path, data, tuple(runs))
+
+
+def _check_setting(path: Path, where: str, name: str, known: Mapping[str, Any]) -> None:
+    if name not in known:
+        raise BenchError(f"{path}: {where}: key '{name}': unknown setting (known: {', '.join(sorted(known))})")
+    if known[name].metadata["secret"] and name not in config_module.URL_SETTINGS:
+        raise BenchError(f"{path}: {where}: key '{name}': secrets are read from the environment only")
+
+
+def resolve_settings(suite: Suite, flags: Mapping[str, Any], *, config_file: Path | None = None,
+                     environ: Mapping[str, str] | None = None) -> list[tuple[Settings, dict[str, Source]]]:
+    """Every run's settings, resolved before anything runs: a bad value fails the whole suite at once."""
+    environ = os.environ if environ is None else environ
+    fields = config_module._fields()
+    in_env = {name for name, f in fields.items()
+              if any(environ.get(env) for env in config_module._env_names(f))}
+    resolved = []
+    for number, run in enumerate(suite.runs, start=1):
+        merged = {k: v for k, v in suite.defaults.items() if k not in in_env}
+        merged.update(run.settings)
+        merged.update({k: v for k, v in flags.items() if v is not None})
+        try:
+            resolved.append(load_settings(merged, config_file=config_file, environ=environ))
+        except BenchError as exc:
+            raise BenchError(f"{suite.path}: run #{number} ({run.tier} on {run.dataset}): {exc}") from None
+    return resolved
+
+
+# ---------------------------------------------------------------------------------------------- index.jsonl
+
+
+def index_path(reports_dir: Path) -> Path:
+    return reports_dir / INDEX_FILE
+
+
+def append_index(path: Path, line: Mapping[str, Any]) -> None:
+    """One JSON line, flushed and synced at once; the file is only ever appended to."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("a", encoding="utf-8") as out:
+        out.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
+        out.flush()
+        os.fsync(out.fileno())
+
+
+def read_index(path: Path) -> list[dict[str, Any]]:
+    """The index's lines in file order; a line cut short by a crash is skipped, not fatal."""
+    if not path.is_file():
+        return []
+    lines = []
+    for text in path.read_text(encoding="utf-8").splitlines():
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError:
+            continue
+        if isinstance(value, dict):
+            lines.append(value)
+    return lines
+
+
+def previous_run(index: Path | Iterable[Mapping[str, Any]], tier: str, dataset: str, *,
+                 before: str | None = None) -> dict[str, Any] | None:
+    """The latest ok line of this tier and dataset, earlier than run `before` when given (else the last)."""
+    lines = read_index(index) if isinstance(index, Path) else [dict(line) for line in index]
+    if before is not None:
+        ids = [line.get("run_id") for line in lines]
+        if before in ids:
+            lines = lines[:ids.index(before)]
+    for line in reversed(lines):
+        if line.get("status") == "ok" and line.get("tier") == tier and line.get("dataset") == dataset:
+            return line
+    return None
+
+
+# ---------------------------------------------------------------------------------------------- running
+
+
+def run_suite(suite: Suite, resolved: Sequence[tuple[Settings, dict[str, Source]]], *, stdout: Console,
+              stderr: Console, today: datetime | None = None) -> list[RunRecord]:
+    """Run every entry; a failing one is recorded and the next one starts. The index and trends follow."""
+    from benchmarks.runner import run_tier
+
+    day = (today or datetime.now(UTC)).strftime("%Y-%m-%d")
+    records = []
+    for number, (run, (settings, sources)) in enumerate(zip(suite.runs, resolved, strict=True), start=1):
+        folder = _free_folder(settings.reports_dir / NIGHTLY_DIR / day / f"{run.tier}-{_slug(run.dataset)}")
+        stderr.print(f"nightly [{number}/{len(suite.runs)}]: {run.tier} on {run.dataset}", highlight=False)
+        started = datetime.now(UTC)
+        base = {"tier": run.tier, "dataset": run.dataset, "suite": str(suite.path), "nightly": day}
+        try:
+            outcome = run_tier(run.tier, run.dataset, settings, sources, output_dir=folder, stderr=stderr)
+        except Exception as exc:  # a failing tier must not stop the suite; BenchError included
+            error = str(exc) if isinstance(exc, BenchError) else f"{type(exc).__name__}: {exc}"
+            stderr.print(f"[red]nightly: {run.tier} on {run.dataset} failed:[/red] {error}", highlight=False,
+                         soft_wrap=True)
+            line = {**base, "run_id": reports.new_run_id(started), "started_at": _iso(started),
+                    "content_sha256": None, "status": "failed", "error": error, "report": None,
+                    "main_metric": TIERS[run.tier].main_metric, "main_value": None, "metrics": {}}
+        else:
+            report = outcome.report
+            metrics = {name: metric.get("value") for name, metric in report["metrics"].items()}
+            line = {**base, "run_id": report["volatile"]["run_id"], "started_at": report["volatile"]["started_at"],
+                    "content_sha256": report["dataset"].get("content_sha256"), "status": "ok", "error": None,
+                    "report": _relative(outcome.directory / "report.json", settings.reports_dir),
+                    "main_metric": report["main_metric"], "main_value": metrics.get(report["main_metric"]),
+                    "metrics": metrics}
+        record = RunRecord(line)
+        index = index_path(settings.reports_dir)
+        if line["status"] == "ok":
+            record.previous = previous_run(index, run.tier, run.dataset)
+            if record.previous is not None:
+                compare_with_previous(record, settings.reports_dir)
+                line["previous_run_id"] = record.previous.get("run_id")
+                line["main_delta"] = record.deltas.get(line["main_metric"], {}).get("delta")
+        append_index(index, line)
+        records.append(record)
+    reports_dirs = dict.fromkeys(settings.reports_dir for settings, _ in resolved)
+    for reports_dir in reports_dirs:
+        path = write_trends(reports_dir)
+        stderr.print(f"nightly: trends at {path}", highlight=False, soft_wrap=True)
+    print_summary(records, stdout)
+    return records
+
+
+def compare_with_previous(record: RunRecord, reports_dir: Path) -> None:
+    """The one coupling with `bench compare`: its Markdown when available, else per-metric deltas only."""
+    previous, line = record.previous or {}, record.line
+    for name, value in line["metrics"].items():
+        base = previous.get("metrics", {}).get(name)
+        if _number(base) or _number(value):
+            delta = value - base if _number(base) and _number(value) else None
+            record.deltas[name] = {"base": base, "candidate": value, "delta": delta}
+    try:  # bench compare's API (benchmarks/compare/__init__.py): load_run, load_gates, compare, render
+        from benchmarks.compare import compare, load_gates, load_run, render
+    except ImportError:
+        record.compare_note = "statistical comparison not run (bench compare is not available)"
+        return
+    if not previous.get("report") or not line.get("report"):
+        record.compare_note = "statistical comparison not run (no report path in the index)"
+        return
+    base_dir, candidate_dir = (reports_dir / Path(p).parent for p in (previous["report"], line["report"]))
+    try:
+        markdown = render(compare(load_run(base_dir), load_run(candidate_dir), load_gates(None)))
+    except Exception as exc:  # the nightly suite must not die on a comparison (incomparable runs included)
+        record.compare_note = f"statistical comparison not run ({type(exc).__name__}: {exc})"
+        return
+    record.compare_md = candidate_dir / "compare.md"
+    reports.atomic_write(record.compare_md, markdown)
+    record.compare_note = f"compared with {previous.get('run_id')}: {_relative(record.compare_md, reports_dir)}"
+
+
+def print_summary(records: Sequence[RunRecord], console: Console) -> None:
+    table = Table(title="bench nightly")
+    for column in ("tier", "dataset", "status", "main metric", "vs previous"):
+        table.add_column(column)
+    for record in records:
+        line = record.line
+        main = f"{line['main_metric']} = {_fmt(line['main_value'])}" if line["status"] == "ok" else ""
+        if line["status"] != "ok":
+            versus = line["error"] or ""
+        elif record.previous is None:
+            versus = "first run"
+        else:
+            delta = record.deltas.get(line["main_metric"], {}).get("delta")
+            versus = f"{_fmt(delta, signed=True)} (vs {record.previous.get('run_id')})"
+        table.add_row(line["tier"], line["dataset"], line["status"], main, versus)
+    console.print(table)
+    for record in records:
+        if record.compare_note:
+            console.print(f"{record.line['tier']} on {record.line['dataset']}: {record.compare_note}",
+                          highlight=False, soft_wrap=True)
+    failed = sum(r.line["status"] != "ok" for r in records)
+    console.print(f"{len(records) - failed} ok, {failed} failed", highlight=False)
+
+
+# ---------------------------------------------------------------------------------------------- trend page
+
+
+def write_trends(reports_dir: Path) -> Path:
+    path = reports_dir / NIGHTLY_DIR / TRENDS_FILE
+    path.parent.mkdir(parents=True, exist_ok=True)
+    reports.atomic_write(path, render_trends(read_index(index_path(reports_dir))))
+    return path
+
+
+def render_trends(lines: Sequence[Mapping[str, Any]]) -> str:
+    """One self-contained page: a subplot per (tier, dataset), its main metric over time (others hidden)."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    for line in lines:
+        groups.setdefault((str(line.get("tier")), str(line.get("dataset"))), []).append(line)
+    keys = sorted(groups)
+    title = f"bench nightly trends: {len(lines)} runs" if lines else "bench nightly trends: no runs yet"
+    if not keys:
+        figure = go.Figure()
+    else:
+        figure = make_subplots(rows=len(keys), cols=1, vertical_spacing=min(0.3 / len(keys), 0.12),
+                               subplot_titles=[_subplot_title(k, groups[k]) for k in keys])
+    for row, key in enumerate(keys, start=1):
+        runs = groups[key]
+        ok = [r for r in runs if r.get("status") == "ok"]
+        main = str(runs[-1].get("main_metric"))
+        names = [main] + sorted({n for r in ok for n in r.get("metrics", {})} - {main})
+        for name in names:
+            points = [(r["started_at"], r["metrics"].get(name), r.get("run_id")) for r in ok
+                      if _number(r.get("metrics", {}).get(name))]
+            if not points and name != main:
+                continue
+            figure.add_trace(go.Scatter(
+                x=[p[0] for p in points], y=[p[1] for p in points], mode="lines+markers",
+                name=f"{key[0]} / {key[1]}: {name}", legendgroup=f"{key[0]}/{key[1]}",
+                visible=True if name == main else "legendonly",
+                hovertext=[f"{html.escape(str(p[2]))}<br>{html.escape(name)} = {p[1]:.4g}" for p in points],
+                hoverinfo="text+x"), row=row, col=1)
+        failed = [r for r in runs if r.get("status") != "ok"]
+        if failed:
+            figure.add_trace(go.Scatter(
+                x=[r["started_at"] for r in failed], y=[_last_value(ok, main)] * len(failed), mode="markers",
+                marker={"symbol": "x", "size": 10, "color": "red"}, name=f"{key[0]} / {key[1]}: failed",
+                legendgroup=f"{key[0]}/{key[1]}",
+                hovertext=[html.escape(str(r.get("error")))[:300] for r in failed], hoverinfo="text+x"),
+                row=row, col=1)
+        figure.update_yaxes(title_text=html.escape(main), row=row, col=1)
+    figure.update_layout(title={"text": html.escape(title), "font": {"size": 14}}, template="plotly_white",
+                         showlegend=True, height=max(400, 300 * len(keys)),
+                         margin={"l": 60, "r": 20, "t": 60, "b": 40})
+    # Fixed div id (plotly's default is a random UUID) and plotly.js inlined: no network, stable bytes.
+    page = figure.to_html(include_plotlyjs=True, full_html=True, div_id=TRENDS_DIV_ID,
+                          config={"displaylogo": False, "responsive": True})
+    return page.replace("<head>", f"<head><title>{html.escape(title)}</title>", 1)
+
+
+def _subplot_title(key: tuple[str, str], runs: Sequence[Mapping[str, Any]]) -> str:
+    failed = sum(r.get("status") != "ok" for r in runs)
+    extra = f", {failed} failed" if failed else ""
+    return html.escape(f"{key[0]} on {key[1]}: {runs[-1].get('main_metric')} ({len(runs)} runs{extra})")
+
+
+def _last_value(ok: Sequence[Mapping[str, Any]], name: str) -> float | None:
+    values = [r["metrics"][name] for r in ok if _number(r.get("metrics", {}).get(name))]
+    return values[-1] if values else None
+
+
+# ---------------------------------------------------------------------------------------------- helpers
+
+
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _fmt(value: Any, *, signed: bool = False) -> str:
+    if not _number(value):
+        return "—"
+    return f"{value:+.4f}" if signed else f"{value:.4f}"
+
+
+def _slug(dataset: str) -> str:
+    name = Path(dataset).name if ("/" in dataset or os.sep in dataset) else dataset
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", name).strip("_") or "dataset"
+
+
+def _free_folder(folder: Path) -> Path:
+    """The folder itself, or folder-2, folder-3, ... when an earlier run of the day has it."""
+    candidate, number = folder, 1
+    while candidate.exists():
+        number += 1
+        candidate = folder.with_name(f"{folder.name}-{number}")
+    return candidate
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return str(path)
+
+
+def _iso(moment: datetime) -> str:
+    return moment.isoformat(timespec="seconds")

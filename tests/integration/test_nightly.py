@@ -1,0 +1,95 @@
+"""`bench nightly` end to end: a suite survives a failing tier, the index grows by appending, the
+second night finds the first, and the trend page renders offline in a real headless Chromium."""
+
+import json
+import re
+
+import pytest
+
+from benchmarks.nightly import previous_run, read_index
+from tests.integration.conftest import write_bench_dataset
+from tests.integration.test_visualize_browser import _chromium, needs_chromium
+
+pytestmark = pytest.mark.integration
+
+
+def _suite(tmp_path, dataset):
+    path = tmp_path / "suite.toml"
+    path.write_text(f"""
+bootstrap_resamples = 50
+
+[[run]]
+tier = "tier0"
+dataset = "{dataset}"
+
+[[run]]
+tier = "tier2"               # fails: the tiny dataset holds no reference answers nor responses
+dataset = "{dataset}"
+generator = "precomputed"
+judge_backend = "offline"
+
+[[run]]
+tier = "tier1"
+dataset = "{dataset}"
+""")
+    return path
+
+
+@needs_chromium
+def test_nightly_survives_a_failing_tier_appends_and_renders_trends(bench, tmp_path):
+    dataset = write_bench_dataset(tmp_path / "tiny")
+    suite = _suite(tmp_path, dataset)
+    reports = tmp_path / "reports"
+
+    first = bench("nightly", "--suite", suite)
+    assert first.exit_code == 1, first.output
+    assert "tier2 on" in first.stderr and "failed" in first.stderr
+    assert "2 ok, 1 failed" in first.stdout
+    lines = read_index(reports / "index.jsonl")
+    assert [(line["tier"], line["status"]) for line in lines] == [("tier0", "ok"), ("tier2", "failed"),
+                                                                  ("tier1", "ok")]
+    failed = lines[1]
+    assert failed["error"] and "reference_answer" in failed["error"] and failed["report"] is None
+    for line in (lines[0], lines[2]):
+        report = reports / line["report"]
+        assert report.is_file() and report.parent.parent.parent.name == "nightly"
+        assert line["main_value"] == json.loads(report.read_text())["metrics"][line["main_metric"]]["value"]
+        assert len(line["content_sha256"]) == 64 and line["error"] is None
+    assert lines[2]["main_metric"] == "ndcg@10" and "hit_rate@1" in lines[2]["metrics"]
+    assert (reports / lines[2]["report"]).parent.name == "tier1-tiny"
+    assert "first run" in first.stdout
+
+    second = bench("nightly", "--suite", suite)
+    assert second.exit_code == 1, second.output
+    again = read_index(reports / "index.jsonl")
+    assert len(again) == 6 and again[:3] == lines, "the index is appended to, never rewritten"
+    assert (reports / again[5]["report"]).parent.name == "tier1-tiny-2"
+    found = previous_run(reports / "index.jsonl", "tier1", str(dataset), before=again[5]["run_id"])
+    assert found == lines[2]
+    assert again[5]["previous_run_id"] == lines[2]["run_id"] and again[3]["previous_run_id"] == lines[0]["run_id"]
+    assert again[5]["main_delta"] == pytest.approx(again[5]["main_value"] - lines[2]["main_value"])
+    assert "previous_run_id" not in again[4] and "first run" not in second.stdout
+    try:
+        from benchmarks.compare import compare, load_gates, load_run, render  # noqa: F401
+    except ImportError:  # bench compare not there: the summary says the statistical comparison did not run
+        assert "statistical comparison not run (bench compare is not available)" in second.stdout
+    else:  # bench compare's Markdown beside the new report, named in the summary
+        compared = (reports / again[5]["report"]).parent / "compare.md"
+        assert compared.is_file() and f"{compared.relative_to(reports).as_posix()}" in second.stdout
+
+    page = reports / "nightly" / "trends.html"
+    assert page.is_file()
+    content = page.read_text()
+    assert 'id="bench-trends"' in content and "cdn.plot.ly" not in content.split("<script")[0]
+    only = bench("nightly", "--trends-only")
+    assert only.exit_code == 0, only.output
+    assert page.read_text() == content, "re-rendering the same index gives the same page"
+
+    dom = _chromium(tmp_path, page.resolve().as_uri(), "--dump-dom")
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert re.search(r'<div[^>]+id="bench-trends"[^>]+class="plotly-graph-div', dom.stdout) or re.search(
+        r'<div[^>]+class="plotly-graph-div[^"]*"[^>]+id="bench-trends"', dom.stdout), "no plot element"
+    assert 'class="main-svg"' in dom.stdout, "plotly did not render"
+    titles = re.findall(r'class="annotation-text[^"]*"[^>]*>([^<]+)<', dom.stdout)
+    assert any("tier1 on" in t and "ndcg@10 (2 runs)" in t for t in titles), titles
+    assert any("tier2 on" in t and "2 failed" in t for t in titles), titles

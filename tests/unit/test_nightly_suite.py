@@ -1,0 +1,195 @@
+"""bench nightly without services: suite validation, the index, the previous run, the trend page, the
+shipped suite, cron line and GitHub Actions workflow."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from benchmarks.errors import BenchError
+from benchmarks.nightly import (
+    TRENDS_DIV_ID,
+    append_index,
+    load_suite,
+    previous_run,
+    read_index,
+    render_trends,
+    resolve_settings,
+)
+from benchmarks.tiers import TIERS
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _write(tmp_path, text):
+    path = tmp_path / "suite.toml"
+    path.write_text(text)
+    return path
+
+
+def test_suite_is_parsed_with_defaults_and_per_run_settings(tmp_path):
+    path = _write(tmp_path, 'seed = 3\n[[run]]\ntier = "tier1"\ndataset = "synthetic"\nindex = "hnsw"\n'
+                            '[[run]]\ntier = "tier2"\ndataset = "synthetic"\ngenerator = "extractive"\n')
+    suite = load_suite(path)
+    assert suite.defaults == {"seed": 3}
+    assert [(r.tier, r.dataset, r.settings) for r in suite.runs] == [
+        ("tier1", "synthetic", {"index": "hnsw"}), ("tier2", "synthetic", {"generator": "extractive"})]
+    resolved = resolve_settings(suite, {"reports_dir": tmp_path / "r"}, config_file=None, environ={})
+    assert [(s.seed, s.index, s.generator, s.reports_dir) for s, _ in resolved] == [
+        (3, "hnsw", "openai", tmp_path / "r"), (3, "exact", "extractive", tmp_path / "r")]
+
+
+def test_environment_beats_suite_defaults_but_not_the_run_table(tmp_path):
+    path = _write(tmp_path, 'seed = 3\n[[run]]\ntier = "tier1"\ndataset = "x"\n'
+                            '[[run]]\ntier = "tier1"\ndataset = "x"\nseed = 5\n')
+    resolved = resolve_settings(load_suite(path), {}, environ={"BENCH_SEED": "7"})
+    assert [s.seed for s, _ in resolved] == [7, 5]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ('[[run]]\ntier = "tier9"\ndataset = "synthetic"\n', "run #1: tier: expected one of tier0"),
+    ('[[run]]\ntier = "tier1"\ndataset = "s"\n[[run]]\ntier = "tier1"\ndataset = "s"\ngenrator = "x"\n',
+     "run #2 (tier1 on s): key 'genrator': unknown setting"),
+    ('[[run]]\ntier = "tier1"\n', "run #1 (tier1): dataset: expected"),
+    ('colour = 1\n[[run]]\ntier = "tier1"\ndataset = "s"\n', "top level: key 'colour': unknown setting"),
+    ('seed = 1\n', "expected at least one run table"),
+    ('[[run]]\ntier = "tier1"\ndataset = "s"\nllm_api_key = "k"\n', "secrets are read from the environment only"),
+    ('[[run\n', "not valid TOML"),
+])
+def test_suite_errors_name_the_file_and_the_run(tmp_path, text, message):
+    path = _write(tmp_path, text)
+    with pytest.raises(BenchError) as caught:
+        load_suite(path)
+    assert str(caught.value).startswith(f"{path}: ") and message in str(caught.value)
+    assert caught.value.exit_code == 2
+
+
+def test_bad_values_fail_the_whole_suite_before_anything_runs(tmp_path):
+    path = _write(tmp_path, '[[run]]\ntier = "tier1"\ndataset = "s"\n[[run]]\ntier = "tier2"\ndataset = "s"\n'
+                            'generator = "magic"\n')
+    with pytest.raises(BenchError, match=r"run #2 \(tier2 on s\): .*expected one of openai"):
+        resolve_settings(load_suite(path), {}, environ={})
+
+
+def test_missing_suite_file(tmp_path):
+    with pytest.raises(BenchError, match="suite file not found"):
+        load_suite(tmp_path / "nope.toml")
+
+
+def _line(run_id, tier="tier1", dataset="synthetic", status="ok", value=0.5, day="2026-01-01"):
+    return {"run_id": run_id, "started_at": f"{day}T02:00:00+00:00", "tier": tier, "dataset": dataset,
+            "status": status, "error": None if status == "ok" else "boom", "main_metric": "ndcg@10",
+            "main_value": value if status == "ok" else None,
+            "metrics": {"ndcg@10": value, "hit_rate@1": 0.25} if status == "ok" else {}}
+
+
+def test_previous_run_is_the_latest_earlier_ok_line_of_the_same_tier_and_dataset(tmp_path):
+    index = tmp_path / "index.jsonl"
+    for line in (_line("a"), _line("b", dataset="other"), _line("c", value=0.6), _line("d", tier="tier0"),
+                 _line("e", status="failed"), _line("f", value=0.7)):
+        append_index(index, line)
+    assert previous_run(index, "tier1", "synthetic")["run_id"] == "f"
+    assert previous_run(index, "tier1", "synthetic", before="f")["run_id"] == "c"
+    assert previous_run(index, "tier1", "synthetic", before="c")["run_id"] == "a"
+    assert previous_run(index, "tier1", "synthetic", before="a") is None
+    assert previous_run(index, "tier3", "synthetic") is None
+    assert previous_run(read_index(index), "tier0", "synthetic")["run_id"] == "d"
+    assert previous_run(tmp_path / "missing.jsonl", "tier1", "synthetic") is None
+
+
+def test_index_is_appended_and_a_torn_last_line_is_skipped(tmp_path):
+    index = tmp_path / "deep" / "index.jsonl"
+    append_index(index, _line("a"))
+    with index.open("a") as out:
+        out.write('{"run_id": "torn"')
+    before = index.read_text()
+    append_index(index, _line("b"))
+    assert index.read_text().startswith(before)
+    assert [line["run_id"] for line in read_index(index)] == ["a"]  # the torn line swallowed b's start
+    index.write_text(before + "\n")
+    append_index(index, _line("b"))
+    assert [line["run_id"] for line in read_index(index)] == ["a", "b"]
+
+
+def _traces(page):
+    """The data argument of the page's Plotly.newPlot call."""
+    after = page.split("Plotly.newPlot(", 1)[1].split(f'"{TRENDS_DIV_ID}",', 1)[1].lstrip()
+    return json.JSONDecoder().raw_decode(after)[0]
+
+
+def test_trend_page_is_self_contained_and_deterministic():
+    lines = [_line("a", value=0.5, day="2026-01-01"), _line("b", status="failed", day="2026-01-02"),
+             _line("c", value=0.6, day="2026-01-03"), _line("d", tier="tier0", day="2026-01-03")]
+    page = render_trends(lines)
+    assert page == render_trends(lines)
+    assert f'id="{TRENDS_DIV_ID}"' in page and "cdn.plot.ly/plotly" not in page and len(page) > 1_000_000
+    names = {trace["name"]: trace for trace in _traces(page)}
+    main = names["tier1 / synthetic: ndcg@10"]
+    assert main["y"] == [0.5, 0.6] and main.get("visible", True) is True
+    assert names["tier1 / synthetic: hit_rate@1"]["visible"] == "legendonly"
+    assert names["tier1 / synthetic: failed"]["x"] == ["2026-01-02T02:00:00+00:00"]
+    assert "tier1 on synthetic: ndcg@10 (3 runs, 1 failed)" in page
+    assert "no runs yet" in render_trends([])
+
+
+def test_shipped_suite_is_valid():
+    suite = load_suite(ROOT / "nightly.example.toml")
+    tiers = [run.tier for run in suite.runs]
+    assert tiers == ["tier0", "tier1", "tier2", "tier3", "ux", "real-users"]
+    assert all(run.dataset == "synthetic" for run in suite.runs)
+    for run in suite.runs:
+        if run.tier in ("tier2", "tier3"):
+            assert run.settings["generator"] == "extractive" and run.settings["judge_backend"] == "offline"
+    assert "judge-pipeline" in (ROOT / "nightly.example.toml").read_text()
+    resolve_settings(suite, {}, environ={})
+    assert set(tiers) <= set(TIERS)
+
+
+def test_cron_line_runs_the_shipped_suite():
+    lines = [line for line in (ROOT / "deploy" / "cron" / "bench-nightly").read_text().splitlines()
+             if line.strip() and not line.lstrip().startswith("#")]
+    assert len(lines) == 1
+    fields = lines[0].split(None, 5)
+    assert len(fields) == 6 and all(f for f in fields[:5])
+    command = fields[5]
+    assert "cd " in command and ".venv/bin/bench nightly --suite nightly.example.toml" in command and ">>" in command
+
+
+def test_workflow_is_valid_yaml_with_nightly_and_pull_request_jobs():
+    workflow = yaml.safe_load((ROOT / ".github" / "workflows" / "bench.yml").read_text())
+    triggers = workflow.get("on", workflow.get(True))  # YAML 1.1 reads a bare `on` key as True
+    assert set(triggers) == {"schedule", "workflow_dispatch", "pull_request"}
+    assert triggers["schedule"][0]["cron"]
+    jobs = workflow["jobs"]
+    nightly = "\n".join(step.get("run", "") for step in jobs["nightly"]["steps"])
+    assert "make setup" in nightly and "bench nightly --suite nightly.example.toml" in nightly
+    assert any("upload-artifact" in step.get("uses", "") for step in jobs["nightly"]["steps"])
+    assert "schedule" in jobs["nightly"]["if"] and "pull_request" in jobs["pr"]["if"]
+    pr = "\n".join(step.get("run", "") for step in jobs["pr"]["steps"])
+    assert "bench tier1 --dataset synthetic -o reports/pr" in pr
+    assert "bench compare reports/baselines/synthetic-tier1 reports/pr > compare.md || true" in pr
+    assert any("sticky-pull-request-comment" in step.get("uses", "") for step in jobs["pr"]["steps"])
+    assert jobs["pr"]["permissions"]["pull-requests"] == "write"
+
+
+def test_without_bench_compare_the_deltas_come_from_the_index(monkeypatch, tmp_path):
+    from benchmarks.nightly import RunRecord, compare_with_previous
+
+    monkeypatch.setitem(sys.modules, "benchmarks.compare", None)  # import fails as if the module were absent
+    record = RunRecord({**_line("b", value=0.75), "report": "x/b/report.json"}, previous=_line("a", value=0.5))
+    compare_with_previous(record, tmp_path)
+    assert record.deltas["ndcg@10"] == {"base": 0.5, "candidate": 0.75, "delta": 0.25}
+    assert record.deltas["hit_rate@1"]["delta"] == 0
+    assert record.compare_note == "statistical comparison not run (bench compare is not available)"
+    assert record.compare_md is None
+
+
+def test_a_failing_comparison_is_a_note_not_a_crash(tmp_path):
+    pytest.importorskip("benchmarks.compare")
+    from benchmarks.nightly import RunRecord, compare_with_previous
+
+    record = RunRecord({**_line("b"), "report": "x/b/report.json"}, previous={**_line("a"), "report": "x/a/report.json"})
+    compare_with_previous(record, tmp_path)  # neither report exists
+    assert record.compare_note.startswith("statistical comparison not run (") and record.compare_md is None
