@@ -355,18 +355,41 @@ def nightly(
         raise typer.Exit(1)
 
 
-def _not_implemented(name: str, summary: str) -> None:
-    @app.command(name=name, help=f"{summary} (not implemented yet).",
-                 context_settings={"allow_extra_args": True, "ignore_unknown_options": True})
-    def command() -> None:
-        stderr.print(f"bench {name}: not implemented yet; no results were produced.")
-        raise typer.Exit(2)
+@app.command()
+@guarded
+def compare(
+    base: Annotated[Path, typer.Argument(help="The base run: its folder or its report.json.", show_default=False)],
+    candidate: Annotated[Path, typer.Argument(help="The candidate run: its folder or its report.json.",
+                                              show_default=False)],
+    gates: Annotated[Optional[Path], typer.Option("--gates", help="Gates file (default: ./bench.gates.toml when "
+                                                  "it exists).")] = None,
+    allow_mismatch: Annotated[bool, typer.Option("--allow-mismatch", help="Compare runs on different datasets "
+                                                 "or tier versions anyway (the differences are shown).")] = False,
+    output_format: Annotated[str, typer.Option("--format", help="markdown (a GitHub comment) or json.")] = "markdown",
+    output: Annotated[Optional[Path], typer.Option("--output", help="Write here instead of stdout.")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the paired bootstrap.")] = 0,
+    resamples: Annotated[int, typer.Option("--resamples", help="Paired bootstrap resamples.")] = 10_000,
+) -> None:
+    """Two runs side by side, for pull requests and nightly regressions. Exit 0 pass, 1 regression, 2 usage
+    error or incomparable runs, 3 a broken run."""
+    import json
 
+    from benchmarks.compare import compare as run_compare
+    from benchmarks.compare import load_gates, load_run, render
 
-for _name, _summary in (
-    ("compare", "Two reports side by side, for pull requests and nightly regressions"),
-):
-    _not_implemented(_name, _summary)
+    if output_format not in ("markdown", "json"):
+        raise BenchError(f"--format must be markdown or json, not {output_format!r}")
+    if resamples < 0:
+        raise BenchError("--resamples must not be negative")
+    result = run_compare(load_run(base), load_run(candidate), load_gates(gates), allow_mismatch=allow_mismatch,
+                         seed=seed, resamples=resamples)
+    text = render(result) if output_format == "markdown" else json.dumps(result, ensure_ascii=False, indent=2) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    else:
+        output.write_text(text, encoding="utf-8")
+    raise typer.Exit(result["exit_code"])
 
 
 @app.command()
