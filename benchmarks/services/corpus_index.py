@@ -19,7 +19,7 @@ from benchmarks.config import Settings
 from benchmarks.dataset import Dataset, Warning
 from benchmarks.services.database import Database, connect
 from benchmarks.services.embedder import ENGLISH_ONLY_MODELS, CachedEmbedder, build_embedder
-from benchmarks.services.store import SyncStats, VectorStore
+from benchmarks.services.store import Hit, SyncStats, VectorStore
 
 
 @dataclass
@@ -39,6 +39,22 @@ class IndexedCorpus:
 
     def embed(self, texts: list[str], *, purpose: str, progress: Progress) -> np.ndarray:
         return embed_with_progress(self.embedder, texts, purpose, progress)
+
+    @property
+    def ef_search(self) -> int | None:
+        """hnsw.ef_search for the queries, None for exact search (which never touches the index)."""
+        return self.settings.ef_search if self.settings.index == "hnsw" else None
+
+    def retrieve(self, vectors: np.ndarray, depth: int, *, progress: Progress,
+                 label: str = "retrieving") -> list[list[Hit]]:
+        """Each query's `depth` nearest chunks, batched on `retrieval_workers` connections, with a progress bar."""
+        s = self.settings
+        task = progress.add_task(label, total=len(vectors))
+        hits = self.store.search_many(self.space_id, self.dimension, vectors, depth,
+                                      batch_size=s.retrieval_batch_size, workers=s.retrieval_workers,
+                                      hnsw_ef_search=self.ef_search, progress=lambda n: progress.advance(task, n))
+        progress.remove_task(task)
+        return hits
 
     def provenance(self) -> dict[str, Any]:
         s = self.settings

@@ -93,6 +93,11 @@ def metric_key(metric: str) -> str:
     return f"ragas:{metric}"
 
 
+def reference_answer(case: Case) -> str | None:
+    """What tiers 2 and 3 grade against: the question's reference answer."""
+    return case.question.reference_answer
+
+
 def language_of(dataset: Dataset) -> Language:
     return "ru" if dataset.language == "ru" else "en"
 
@@ -126,14 +131,13 @@ def check_plan(settings: Settings, plan: Plan) -> None:
         raise BenchError("--generator http needs generator_http_url (bench.toml, BENCH_GENERATOR_HTTP_URL)")
 
 
-def answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder,
-                     reference_of: Callable[[Case], str | None]) -> tuple[list[Graded], dict[str, Any], Generator]:
+def answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder
+                     ) -> tuple[list[Graded], dict[str, Any], Generator]:
     """Run the generator and the judge over every case; returns the graded cases, LLM usage, the generator."""
-    return asyncio.run(_answer_and_grade(ctx, cases, plan, embedder, reference_of))
+    return asyncio.run(_answer_and_grade(ctx, cases, plan, embedder))
 
 
-async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder,
-                            reference_of: Callable[[Case], str | None]
+async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder
                             ) -> tuple[list[Graded], dict[str, Any], Generator]:
     s = ctx.settings
     language = language_of(ctx.dataset)
@@ -154,11 +158,11 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
             ))
             graded = Graded(case, list(answers))
             if rater and ragas and graded.first.status == "ok":
-                variables = _variables(case, str(graded.first.text), reference_of(case))
+                variables = _variables(case, str(graded.first.text), reference_answer(case))
                 names = plan.keys
                 found = await asyncio.gather(
                     *(_llm_rating(rater, name, variables, judge_model) for name in plan.ratings),
-                    *(_llm_metric(ragas, metric, _sample(case, graded.first, reference_of(case)), judge_model)
+                    *(_llm_metric(ragas, metric, _sample(case, graded.first, reference_answer(case)), judge_model)
                       for metric in plan.extra_metrics),
                 )
                 graded.grades = dict(zip(names, found, strict=True))
@@ -169,7 +173,7 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
         ctx.progress.remove_task(task)
         usage = service.usage_report() if service else None
     if s.judge_backend == "offline":
-        _grade_offline(graded, plan, embed, language, reference_of)
+        _grade_offline(graded, plan, embed, language)
     for item in graded:
         if item.first.status != "ok":
             reason = item.first.error or "no answer"
@@ -221,11 +225,11 @@ async def _llm_metric(judge: LLMJudge, metric: str, sample: Sample, model: str) 
 
 
 def _grade_offline(graded: list[Graded], plan: Plan, embed: Callable[[Sequence[str]], np.ndarray],
-                   language: Language, reference_of: Callable[[Case], str | None]) -> None:
+                   language: Language) -> None:
     for item in graded:
         if item.first.status != "ok":
             continue
-        reference = reference_of(item.case)
+        reference = reference_answer(item.case)
         variables = _variables(item.case, str(item.first.text), reference)
         for name in plan.ratings:
             if RATINGS[name].needs - set(variables):
@@ -262,14 +266,14 @@ def _summary(grades: Sequence[Grade], settings: Settings, *, higher_is_better: b
                                          seed=settings.seed), higher_is_better=higher_is_better)
 
 
-def text_metrics(graded: Sequence[Graded], reference_of: Callable[[Case], str | None], settings: Settings
+def text_metrics(graded: Sequence[Graded], settings: Settings
                  ) -> tuple[dict[str, Metric], list[dict[str, Any]]]:
     """ROUGE-1/2/L F and BLEU of each first answer against the reference, and the per-item values."""
     per_item: list[dict[str, Any]] = []
     columns: dict[str, list[float]] = {"avg_rouge1_f": [], "avg_rouge2_f": [], "avg_rougeL_f": [], "avg_bleu": []}
     errors = 0
     for item in graded:
-        reference = reference_of(item.case)
+        reference = reference_answer(item.case)
         if item.first.status != "ok":
             errors += 1
             per_item.append({})

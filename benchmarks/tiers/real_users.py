@@ -39,13 +39,7 @@ def run(ctx: RunContext) -> TierResult:
                          "cannot be matched to chunks")
     with open_index(s, ctx.dataset, ctx.progress) as corpus:
         vectors = corpus.embed([e.question for e in entries], purpose="log questions", progress=ctx.progress)
-        task = ctx.progress.add_task("retrieving", total=len(vectors))
-        found = corpus.store.search_many(
-            corpus.space_id, corpus.dimension, vectors, s.top_k * URL_OVERSAMPLE, batch_size=s.retrieval_batch_size,
-            workers=s.retrieval_workers, hnsw_ef_search=s.ef_search if s.index == "hnsw" else None,
-            progress=lambda n: ctx.progress.advance(task, n),
-        )
-        ctx.progress.remove_task(task)
+        found = corpus.retrieve(vectors, s.top_k * URL_OVERSAMPLE, progress=ctx.progress)
         provenance, warnings, volatile = corpus.provenance(), corpus.warnings(ctx.dataset), corpus.volatile()
     run_map = {e.id: rank_results(hits, "url", s.top_k) for e, hits in zip(entries, found, strict=True)}
     labelled = [e for e in entries if e.url]

@@ -92,15 +92,8 @@ def run(ctx: RunContext) -> TierResult:
 def _retrieve(corpus: IndexedCorpus, vectors: np.ndarray, ctx: RunContext, repeat: int) -> list[list[Hit]]:
     s = ctx.settings
     depth = s.top_k * URL_OVERSAMPLE if s.relevance == "url" else s.top_k
-    ef_search = s.ef_search if s.index == "hnsw" else None
     label = "retrieving" if repeat == 0 else f"retrieving again ({repeat + 1}/{s.consistency_runs})"
-    task = ctx.progress.add_task(label, total=len(vectors))
-    hits = corpus.store.search_many(
-        corpus.space_id, corpus.dimension, vectors, depth, batch_size=s.retrieval_batch_size,
-        workers=s.retrieval_workers, hnsw_ef_search=ef_search, progress=lambda n: ctx.progress.advance(task, n),
-    )
-    ctx.progress.remove_task(task)
-    return hits
+    return corpus.retrieve(vectors, depth, progress=ctx.progress, label=label)
 
 
 def _latencies(corpus: IndexedCorpus, vectors: np.ndarray, ctx: RunContext) -> np.ndarray:
@@ -109,13 +102,12 @@ def _latencies(corpus: IndexedCorpus, vectors: np.ndarray, ctx: RunContext) -> n
     count = min(s.latency_queries, len(vectors))
     rng = np.random.Generator(np.random.PCG64(s.seed))
     sample = np.sort(rng.choice(len(vectors), size=count, replace=False)) if count else []
-    ef_search = s.ef_search if s.index == "hnsw" else None
     task = ctx.progress.add_task("timing single queries", total=count)
     timings = []
     for row in sample:
         started = time.perf_counter()
         corpus.store.search(corpus.space_id, corpus.dimension, vectors[row : row + 1], s.top_k,
-                            hnsw_ef_search=ef_search)
+                            hnsw_ef_search=corpus.ef_search)
         timings.append(time.perf_counter() - started)
         ctx.progress.advance(task)
     ctx.progress.remove_task(task)

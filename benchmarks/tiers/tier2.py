@@ -41,8 +41,8 @@ def run(ctx: RunContext) -> TierResult:
     answering.require_fields(dataset, "tier 2", needed)
     todo = cases(dataset)
     with open_embedder(s) as embedder:
-        graded, usage, generator = answering.answer_and_grade(ctx, todo, plan, embedder, _reference)
-        text_metrics, text_rows = answering.text_metrics(graded, _reference, s)
+        graded, usage, generator = answering.answer_and_grade(ctx, todo, plan, embedder)
+        text_metrics, text_rows = answering.text_metrics(graded, s)
         repeat_metrics, repeat_rows = answering.repeat_metrics(graded, embedder, s)
         embedder_info = embedder.provenance()
     language = answering.language_of(dataset)
@@ -64,10 +64,6 @@ def run(ctx: RunContext) -> TierResult:
         provenance=provenance,
         volatile={"llm": usage or None, **answering.latency_block(graded)},
     )
-
-
-def _reference(case: Case) -> str | None:
-    return case.question.reference_answer
 
 
 def _item(graded: answering.Graded, text_row: dict[str, Any], repeat_row: dict[str, Any]) -> dict[str, Any]:

@@ -34,9 +34,9 @@ def run(ctx: RunContext) -> TierResult:
     answering.require_fields(dataset, "tier 3", needed)
     with open_index(s, dataset, ctx.progress) as corpus:
         todo = _retrieve(corpus, dataset, ctx)
-        graded, usage, generator = answering.answer_and_grade(ctx, todo, plan, corpus.embedder, _reference)
+        graded, usage, generator = answering.answer_and_grade(ctx, todo, plan, corpus.embedder)
         similarity_metrics, similarity_rows = _similarities(graded, corpus, s)
-        text_metrics, text_rows = answering.text_metrics(graded, _reference, s)
+        text_metrics, text_rows = answering.text_metrics(graded, s)
         repeat_metrics, repeat_rows = answering.repeat_metrics(graded, corpus.embedder, s)
         provenance = {**corpus.provenance(), **answering.judge_provenance(s, plan, answering.language_of(dataset),
                                                                             generator)}
@@ -78,13 +78,7 @@ def run(ctx: RunContext) -> TierResult:
 def _retrieve(corpus: IndexedCorpus, dataset: Dataset, ctx: RunContext) -> list[Case]:
     s = ctx.settings
     vectors = corpus.embed([q.text for q in dataset.questions], purpose="questions", progress=ctx.progress)
-    task = ctx.progress.add_task("retrieving", total=len(vectors))
-    found = corpus.store.search_many(
-        corpus.space_id, corpus.dimension, vectors, s.e2e_top_k, batch_size=s.retrieval_batch_size,
-        workers=s.retrieval_workers, hnsw_ef_search=s.ef_search if s.index == "hnsw" else None,
-        progress=lambda n: ctx.progress.advance(task, n),
-    )
-    ctx.progress.remove_task(task)
+    found = corpus.retrieve(vectors, s.e2e_top_k, progress=ctx.progress)
     text_of = {c.id: c.text for c in dataset.chunks}
     return [Case(q, tuple(text_of[h.chunk_id] for h in hits), tuple(h.chunk_id for h in hits))
             for q, hits in zip(dataset.questions, found, strict=True)]
@@ -108,15 +102,15 @@ def e2e_by_retrieval(hits: list[bool | None], scores: list[float | None]) -> dic
 def _similarities(graded: list[Graded], corpus: IndexedCorpus, settings: Settings
                   ) -> tuple[dict[str, Metric], list[dict[str, Any]]]:
     """Cosine, dot product and euclidean distance between each first answer and its reference."""
-    pairs = [(str(g.first.text), str(_reference(g.case))) for g in graded
-             if g.first.status == "ok" and _reference(g.case) is not None]
+    pairs = [(str(g.first.text), str(answering.reference_answer(g.case))) for g in graded
+             if g.first.status == "ok" and answering.reference_answer(g.case) is not None]
     vectors = corpus.embedder.encode([t for pair in pairs for t in pair], purpose="answers") if pairs else None
     rows: list[dict[str, Any]] = []
     columns: dict[str, list[float]] = {"avg_semantic_similarity": [], "avg_dot_similarity": [],
                                        "avg_euclidean_distance": []}
     row = 0
     for g in graded:
-        if g.first.status != "ok" or _reference(g.case) is None:
+        if g.first.status != "ok" or answering.reference_answer(g.case) is None:
             rows.append({})
             continue
         assert vectors is not None
@@ -133,10 +127,6 @@ def _similarities(graded: list[Graded], corpus: IndexedCorpus, settings: Setting
                                          higher_is_better=name != "avg_euclidean_distance")
                for name, values in columns.items()}
     return metrics, rows
-
-
-def _reference(case: Case) -> str | None:
-    return case.question.reference_answer
 
 
 def _item(graded: Graded, hit: bool | None, similarity: dict[str, Any], text_row: dict[str, Any],

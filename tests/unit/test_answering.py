@@ -140,7 +140,7 @@ def test_a_metric_named_like_a_rating_is_graded_apart_from_it():
 
 
 def test_text_metrics_skip_no_reference_and_count_failed_answers():
-    metrics, rows = answering.text_metrics(graded(), lambda c: c.question.reference_answer, SETTINGS)
+    metrics, rows = answering.text_metrics(graded(), SETTINGS)
     # q1 identical → 1.0; q2 shares no word with the reference → 0.0; q3 has no reference; q4 failed
     rouge1 = metrics["avg_rouge1_f"]
     assert (rouge1.value, rouge1.n, rouge1.errors) == (0.5, 2, 1)
