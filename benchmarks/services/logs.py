@@ -45,7 +45,7 @@ from benchmarks.services.database import (
     connect,
 )
 from benchmarks.services.datasets import _read_jsonl, _string, _unique
-from benchmarks.services.samples import _csv_rows
+from benchmarks.services.samples import csv_table
 
 EXTENSIONS = (".jsonl", ".csv")
 # what a production table must have: the seed's columns, nothing of bench's bookkeeping
@@ -160,22 +160,16 @@ def _row(entry: LogEntry, name: str) -> dict[str, Any]:
 
 def _csv_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
     """CSV rows as records keyed by header name; an empty cell is a value not given."""
-    if not path.is_file():
-        raise InputError(path, "file not found")
-    with path.open("rb") as handle:
-        rows = _csv_rows(handle, path)
-        first = next(rows, None)
-        if first is None:
-            return
-        header_line, header = first
-        names = [name.strip() for name in header]
-        if "question" not in names:
-            raise InputError(path, f"the header row has no 'question' column (columns: {', '.join(names)})",
-                             line=header_line)
-        for line, row in rows:
-            if len(row) != len(names):
-                raise InputError(path, f"expected {len(names)} cells as in the header, got {len(row)}", line=line)
-            yield line, {name: cell for name, cell in zip(names, row, strict=True) if cell != ""}
+    table = csv_table(path)
+    first = next(table, None)
+    if first is None:
+        return
+    header_line, names = first
+    if "question" not in names:
+        raise InputError(path, f"the header row has no 'question' column (columns: {', '.join(names)})",
+                         line=header_line)
+    for line, row in table:
+        yield line, {name: cell for name, cell in zip(names, row, strict=True) if cell != ""}
 
 
 def _entry(record: Mapping[str, Any], path: Path, line: int) -> LogEntry:

@@ -107,39 +107,51 @@ def _context_list(value: Any, path: Path, line: int, key: str) -> tuple[str, ...
 
 
 def _load_csv(path: Path) -> list[Sample]:
+    table = csv_table(path)
+    first = next(table, None)
+    if first is None:
+        return []
+    header_line, names = first
+    columns = _columns(names, path, header_line)
+    if not columns:
+        raise InputError(path, f"the header row names none of the known columns ({', '.join(COLUMNS)})",
+                         line=header_line)
+    index = {field: names.index(key) for field, key in columns.items()}
+    seen: dict[str, int] = {}
+    samples = []
+    for number, (line, row) in enumerate(table, start=1):
+        values: dict[str, Any] = {}
+        for field, position in index.items():
+            cell = row[position]
+            if not cell:
+                continue
+            if field == "retrieved_contexts":
+                values[field] = _context_cell(cell, path, line, columns[field])
+            else:
+                values[field] = cell
+        sample_id = values.pop("id", f"s{number}")
+        _unique(seen, sample_id, path, line, columns.get("id", "id"))
+        samples.append(Sample(id=sample_id, **values))
+    return samples
+
+
+def csv_table(path: Path) -> Iterator[tuple[int, list[str]]]:
+    """A CSV file's rows with the line each starts on: first the header (names stripped), then each data
+    row, already checked to have as many cells as the header, so every CSV reader reports alike."""
     if not path.is_file():
         raise InputError(path, "file not found")
     with path.open("rb") as handle:
         rows = _csv_rows(handle, path)
         first = next(rows, None)
         if first is None:
-            return []
+            return
         header_line, header = first
         names = [name.strip() for name in header]
-        columns = _columns(names, path, header_line)
-        if not columns:
-            raise InputError(path, f"the header row names none of the known columns ({', '.join(COLUMNS)})",
-                             line=header_line)
-        index = {field: names.index(key) for field, key in columns.items()}
-        seen: dict[str, int] = {}
-        samples = []
-        for number, (line, row) in enumerate(rows, start=1):
-            if len(row) != len(header):
-                raise InputError(path, f"expected {len(header)} cells as in the header, got {len(row)}",
-                                 line=line)
-            values: dict[str, Any] = {}
-            for field, position in index.items():
-                cell = row[position]
-                if not cell:
-                    continue
-                if field == "retrieved_contexts":
-                    values[field] = _context_cell(cell, path, line, columns[field])
-                else:
-                    values[field] = cell
-            sample_id = values.pop("id", f"s{number}")
-            _unique(seen, sample_id, path, line, columns.get("id", "id"))
-            samples.append(Sample(id=sample_id, **values))
-    return samples
+        yield header_line, names
+        for line, row in rows:
+            if len(row) != len(names):
+                raise InputError(path, f"expected {len(names)} cells as in the header, got {len(row)}", line=line)
+            yield line, row
 
 
 def _csv_rows(handle: IO[bytes], path: Path) -> Iterator[tuple[int, list[str]]]:
