@@ -28,9 +28,10 @@ from benchmarks.judge.llm_judge import (
     JudgeOptions,
     JudgeOutcome,
     LLMJudge,
+    require_known,
     status_counts,
 )
-from benchmarks.judge.offline import OFFLINE_METRICS, describe, offline_score
+from benchmarks.judge.offline import describe, offline_score, require_proxies
 from benchmarks.judge.prompts import METRIC_CALLS, Language, calls_of, load_template, template_sha256
 from benchmarks.metrics.agreement import mean_over_models, model_agreement
 from benchmarks.metrics.judged import WEIGHT_PRESETS, AnswerCorrectnessWeights
@@ -71,10 +72,7 @@ def parse_weights(text: str) -> str | AnswerCorrectnessWeights:
 
 def parse_metrics(text: str) -> tuple[str, ...]:
     names = tuple(dict.fromkeys(n.strip() for n in text.split(",") if n.strip()))
-    unknown = [n for n in names if n not in NEEDS]
-    if unknown or not names:
-        raise BenchError(f"--metrics: unknown metric(s) {', '.join(unknown) or '(none given)'}; "
-                         f"known: {', '.join(NEEDS)}")
+    require_known(names)
     return names
 
 
@@ -82,10 +80,7 @@ def run_evaluate(request: EvaluateRequest, settings: Settings, sources: dict[str
                  output_dir: Path | None, stderr: Console) -> RunOutcome:
     samples = read_samples(request)
     if request.backend == "offline":
-        unsupported = [m for m in request.metrics if m not in OFFLINE_METRICS]
-        if unsupported:
-            raise BenchError(f"--judge offline has no proxy for {', '.join(unsupported)}; offline metrics: "
-                             f"{', '.join(sorted(OFFLINE_METRICS))}")
+        require_proxies(request.metrics)
     else:
         require_llm(settings)
     clock = RunClock.start()

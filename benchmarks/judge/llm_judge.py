@@ -15,6 +15,7 @@ from typing import Any, Literal, Protocol
 
 import numpy as np
 
+from benchmarks.errors import BenchError
 from benchmarks.judge import shapes
 from benchmarks.judge.parsing import parse_output
 from benchmarks.judge.prompts import (
@@ -62,6 +63,14 @@ NEEDS: Mapping[str, tuple[str, ...]] = {
     "context_relevance": ("user_input", "retrieved_contexts"),
 }
 LOWER_IS_BETTER = frozenset({"noise_sensitivity"})
+
+
+def require_known(metrics: Sequence[str]) -> None:
+    """`--metrics` of evaluate and tiers 2/3: one message naming the unknown metrics and the known ones."""
+    unknown = [m for m in metrics if m not in NEEDS]
+    if unknown or not metrics:
+        raise BenchError(f"--metrics: unknown metric(s) {', '.join(unknown) or '(none given)'}; "
+                         f"known: {', '.join(NEEDS)}")
 
 
 @dataclass(frozen=True)

@@ -71,6 +71,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchmarks.errors import BenchError
 from benchmarks.metrics import judged
 from benchmarks.metrics.judged import ClaimVerdicts, Score
 from benchmarks.samples import Sample
@@ -337,6 +338,14 @@ def offline_score(
         return _Support(_embed_once(embed, texts), stop_words, support_threshold, overlap_threshold)
 
     return _PROXIES[metric](sample, support_for)
+
+
+def require_proxies(metrics: Sequence[str]) -> None:
+    """Refuse `--judge offline` for metrics without a proxy before any work, naming those that have one."""
+    unsupported = [m for m in metrics if m not in OFFLINE_METRICS]
+    if unsupported:
+        raise BenchError(f"--judge offline has no proxy for {', '.join(unsupported)}; offline metrics: "
+                         f"{', '.join(sorted(OFFLINE_METRICS))}")
 
 
 def describe(metric: str) -> str:

@@ -28,8 +28,8 @@ from benchmarks.generation.base import Answer, GenerationRequest, Generator
 from benchmarks.generation.extractive import ExtractiveGenerator
 from benchmarks.generation.openai_generator import OpenAIGenerator, load_rag_template
 from benchmarks.generation.precomputed import PrecomputedGenerator
-from benchmarks.judge.llm_judge import LOWER_IS_BETTER, NEEDS, JudgeOptions, LLMJudge
-from benchmarks.judge.offline import OFFLINE_METRICS, describe, offline_score
+from benchmarks.judge.llm_judge import LOWER_IS_BETTER, JudgeOptions, LLMJudge, require_known
+from benchmarks.judge.offline import describe, offline_score, require_proxies
 from benchmarks.judge.offline_ratings import describe_rating, offline_rating
 from benchmarks.judge.prompts import Language
 from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes
@@ -113,14 +113,10 @@ def require_fields(dataset: Dataset, tier: str, needed: dict[str, Callable[[Ques
 
 def check_plan(settings: Settings, plan: Plan) -> None:
     """Refuse before any work what the run could not do: an unknown metric, a proxy that does not exist."""
-    unknown = [m for m in plan.extra_metrics if m not in NEEDS]
-    if unknown:
-        raise BenchError(f"--metrics: unknown metric(s) {', '.join(unknown)}; known: {', '.join(NEEDS)}")
+    if plan.extra_metrics:
+        require_known(plan.extra_metrics)
     if settings.judge_backend == "offline":
-        refused = [m for m in plan.extra_metrics if m not in OFFLINE_METRICS]
-        if refused:
-            raise BenchError(f"--judge offline has no proxy for {', '.join(refused)}; offline metrics: "
-                             f"{', '.join(sorted(OFFLINE_METRICS))}")
+        require_proxies(plan.extra_metrics)
     if settings.generator == "openai" or settings.judge_backend == "llm":
         try:
             require_llm(settings)
