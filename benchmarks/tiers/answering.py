@@ -258,8 +258,15 @@ def grade_metrics(graded: Sequence[Graded], plan: Plan, settings: Settings) -> d
 def _summary(grades: Sequence[Grade], settings: Settings, *, higher_is_better: bool) -> Metric:
     values = np.array([g.value for g in grades if g.status == "ok" and g.value is not None], dtype=float)
     errors = sum(g.status in (*ERROR_STATUSES, "no_answer") for g in grades)
-    return Metric.from_summary(summarize(values, errors=errors, resamples=settings.bootstrap_resamples,
-                                         seed=settings.seed), higher_is_better=higher_is_better)
+    return mean_metric(values, settings, errors=errors, higher_is_better=higher_is_better)
+
+
+def mean_metric(values: Sequence[float], settings: Settings, *, errors: int = 0,
+                higher_is_better: bool = True) -> Metric:
+    """A per-item mean with its bootstrap interval, seeded and sized by the run's settings."""
+    return Metric.from_summary(summarize(np.asarray(values, dtype=float), errors=errors,
+                                         resamples=settings.bootstrap_resamples, seed=settings.seed),
+                               higher_is_better=higher_is_better)
 
 
 def text_metrics(graded: Sequence[Graded], settings: Settings
@@ -284,10 +291,7 @@ def text_metrics(graded: Sequence[Graded], settings: Settings
             if score.value is not None:
                 columns[name].append(score.value)
         per_item.append({name.removeprefix("avg_"): score.value for name, score in scores.items()})
-    metrics = {name: Metric.from_summary(summarize(np.array(values), errors=errors,
-                                                   resamples=settings.bootstrap_resamples, seed=settings.seed))
-               for name, values in columns.items()}
-    return metrics, per_item
+    return {name: mean_metric(values, settings, errors=errors) for name, values in columns.items()}, per_item
 
 
 def repeat_metrics(graded: Sequence[Graded], embedder: CachedEmbedder, settings: Settings
@@ -311,10 +315,8 @@ def repeat_metrics(graded: Sequence[Graded], embedder: CachedEmbedder, settings:
     if settings.repeats < 2:
         return {}, per_item
     return {
-        "response_exact_match_rate": Metric.from_summary(summarize(
-            np.array(matches), errors=errors, resamples=settings.bootstrap_resamples, seed=settings.seed)),
-        "response_semantic_consistency": Metric.from_summary(summarize(
-            np.array(cosines), errors=errors, resamples=settings.bootstrap_resamples, seed=settings.seed)),
+        "response_exact_match_rate": mean_metric(matches, settings, errors=errors),
+        "response_semantic_consistency": mean_metric(cosines, settings, errors=errors),
     }, per_item
 
 

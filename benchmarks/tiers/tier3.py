@@ -15,7 +15,6 @@ import numpy as np
 from benchmarks.config import Settings
 from benchmarks.dataset import Dataset, Question
 from benchmarks.metrics import text
-from benchmarks.metrics.stats import summarize
 from benchmarks.services.corpus_index import IndexedCorpus, open_index
 from benchmarks.tiers import answering
 from benchmarks.tiers.answering import Case, Graded, Plan
@@ -49,9 +48,7 @@ def run(ctx: RunContext) -> TierResult:
         **similarity_metrics,
         **repeat_metrics,
         **text_metrics,
-        f"retrieval_hit_rate@{s.e2e_top_k}": Metric.from_summary(summarize(
-            np.array([h for h in hits if h is not None], dtype=float), resamples=s.bootstrap_resamples,
-            seed=s.seed)),
+        f"retrieval_hit_rate@{s.e2e_top_k}": answering.mean_metric([h for h in hits if h is not None], s),
     }
     items = [_item(g, hit, sim, t, r)
              for g, hit, sim, t, r in zip(graded, hits, similarity_rows, text_rows, repeat_rows, strict=True)]
@@ -122,9 +119,8 @@ def _similarities(graded: list[Graded], corpus: IndexedCorpus, settings: Setting
         columns["avg_euclidean_distance"].append(sim.euclidean)
         rows.append({"semantic_similarity": sim.cosine, "dot_similarity": sim.dot, "euclidean_distance": sim.euclidean})
     errors = sum(g.first.status != "ok" for g in graded)
-    metrics = {name: Metric.from_summary(summarize(np.array(values), errors=errors,
-                                                   resamples=settings.bootstrap_resamples, seed=settings.seed),
-                                         higher_is_better=name != "avg_euclidean_distance")
+    metrics = {name: answering.mean_metric(values, settings, errors=errors,
+                                           higher_is_better=name != "avg_euclidean_distance")
                for name, values in columns.items()}
     return metrics, rows
 
