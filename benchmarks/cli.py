@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -13,7 +14,7 @@ from rich.console import Console
 
 from benchmarks import __version__
 from benchmarks.config import help_for, load_settings
-from benchmarks.errors import BenchError
+from benchmarks.errors import BenchError, RunInterrupted
 
 app = typer.Typer(
     help="Benchmark a retrieval-augmented generation system tier by tier, on real services.",
@@ -43,6 +44,11 @@ OutputOpt = Annotated[
     typer.Option("--output-dir", "-o", help="Write report.json, report.md, items.jsonl (and run.trec) into this "
                  "folder directly, instead of <reports-dir>/<dataset>/<tier>/<run-id>."),
 ]
+ResumeOpt = Annotated[
+    Optional[Path],
+    typer.Option("--resume", help="Continue the stopped run in this folder (the one an interrupted run names), "
+                 "with the same options: finished items are kept, only the rest is done."),
+]
 ConfigOpt = Annotated[
     Optional[Path], typer.Option("--config", help="Settings file (default: ./bench.toml when it exists).")
 ]
@@ -71,6 +77,11 @@ def guarded(command: F) -> F:
         except BenchError as exc:
             stderr.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
+        except RunInterrupted as exc:
+            hint = exc.resume_command or f"bench {exc.tier} --dataset {exc.dataset} <the same options> " \
+                                            f"--resume {shlex.quote(str(exc.directory))}"
+            stderr.print(f"{exc}\nresume with: {hint}", highlight=False, soft_wrap=True, markup=False)
+            raise typer.Exit(130) from None
         except KeyboardInterrupt:
             stderr.print("interrupted")
             raise typer.Exit(130) from None
@@ -104,9 +115,30 @@ def _run(tier: str, options: dict[str, Any], renamed: dict[str, str] | None = No
         flags["llm_cache"] = False if flags.pop("no_cache") else None
     for flag, setting in (renamed or {}).items():
         flags[setting] = flags.pop(flag)
+    resume = flags.pop("resume", None)
+    if resume is not None and output_dir is not None:
+        raise BenchError("--resume continues in the stopped run's own folder: leave out --output-dir")
     settings, sources = load_settings(flags, config_file=config)
-    outcome = run_tier(tier, dataset, settings, sources, output_dir=output_dir, stderr=stderr)
+    try:
+        outcome = run_tier(tier, dataset, settings, sources, output_dir=output_dir, resume=resume, stderr=stderr)
+    except RunInterrupted as exc:
+        exc.resume_command = resume_command(sys.argv[1:], exc.directory)
+        raise
     print_summary(outcome.report, outcome.directory, stdout)
+
+
+def resume_command(arguments: list[str], directory: Path) -> str:
+    """The interrupted command line again, writing into the stopped run's folder."""
+    kept: list[str] = []
+    skip = False
+    for argument in arguments:
+        if skip:
+            skip = False
+        elif argument in ("--resume", "--output-dir", "-o"):
+            skip = True
+        elif not argument.startswith(("--resume=", "--output-dir=")):
+            kept.append(argument)
+    return shlex.join(["bench", *kept, "--resume", str(directory)])
 
 
 @app.command()
@@ -189,6 +221,7 @@ def tier2(
     no_cache: NoCacheOpt = False,
     concurrency: ConcurrencyOpt = None,
     output_dir: OutputOpt = None,
+    resume: ResumeOpt = None,
     config: ConfigOpt = None,
     data_dir: DataDirOpt = None,
     reports_dir: ReportsDirOpt = None,
@@ -218,6 +251,7 @@ def tier3(
     no_cache: NoCacheOpt = False,
     concurrency: ConcurrencyOpt = None,
     output_dir: OutputOpt = None,
+    resume: ResumeOpt = None,
     config: ConfigOpt = None,
     data_dir: DataDirOpt = None,
     reports_dir: ReportsDirOpt = None,

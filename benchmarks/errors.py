@@ -26,3 +26,14 @@ class InputError(BenchError):
         where = self.path if line is None else f"{self.path}:{line}"
         what = f"field '{field}': {message}" if field else message
         super().__init__(f"{where}: {what}")
+
+
+class RunInterrupted(KeyboardInterrupt):
+    """Ctrl-C during a run whose finished items are kept: says where, and how to go on.
+
+    A KeyboardInterrupt, so that whatever runs tiers in a loop (bench nightly) stops too."""
+
+    def __init__(self, directory: Path, finished: int, tier: str, dataset: str):
+        self.directory, self.finished, self.tier, self.dataset = directory, finished, tier, dataset
+        self.resume_command: str | None = None  # the interrupted command line with --resume, when known
+        super().__init__(f"interrupted: {finished} finished item(s) kept in {directory / 'items.jsonl'}")

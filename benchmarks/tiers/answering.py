@@ -17,13 +17,14 @@ import asyncio
 from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from benchmarks.config import Settings
 from benchmarks.dataset import Dataset, Question
-from benchmarks.errors import BenchError
+from benchmarks.errors import BenchError, InputError
 from benchmarks.generation.base import Answer, GenerationRequest, Generator
 from benchmarks.generation.extractive import ExtractiveGenerator
 from benchmarks.generation.openai_generator import OpenAIGenerator, load_rag_template
@@ -145,36 +146,64 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
         judge_model = str(model_for(s, "judge")) if s.judge_backend == "llm" else "offline"
         rater = Rater(service, language, s.judge_mode) if s.judge_backend == "llm" and service else None
         ragas = LLMJudge(service, language, embed, JudgeOptions()) if rater and service else None
-        task = ctx.progress.add_task(f"answering ({generator.name}) and judging", total=len(cases))
+        journal = ctx.journal
+        restored = {c.question.id: _restore(c, journal.restored[c.question.id], plan, journal.items_path)
+                    for c in cases if journal and c.question.id in journal.restored}
+        described = f"answering ({generator.name}) and judging" + (f", {len(restored)} resumed" if restored else "")
+        task = ctx.progress.add_task(described, total=len(cases), completed=len(restored))
+
+        # cases start in order and only so many are open at once: enough to keep every call slot busy, few
+        # enough that cases finish (and reach the journal) all along, not all together once every answer is in
+        open_cases = asyncio.Semaphore(2 * s.llm_concurrency)
 
         async def one(case: Case) -> Graded:
-            answers = await asyncio.gather(*(
-                generator.answer(GenerationRequest(case.question.id, case.question.text, case.contexts, r))
-                for r in range(s.repeats)
-            ))
-            graded = Graded(case, list(answers))
-            if rater and ragas and graded.first.status == "ok":
-                variables = _variables(case, str(graded.first.text), reference_answer(case))
-                names = plan.keys
-                found = await asyncio.gather(
-                    *(_llm_rating(rater, name, variables, judge_model) for name in plan.ratings),
-                    *(_llm_metric(ragas, metric, _sample(case, graded.first, reference_answer(case)), judge_model)
-                      for metric in plan.extra_metrics),
-                )
-                graded.grades = dict(zip(names, found, strict=True))
-            ctx.progress.advance(task)
-            return graded
+            async with open_cases:
+                answers = await asyncio.gather(*(
+                    generator.answer(GenerationRequest(case.question.id, case.question.text, case.contexts, r))
+                    for r in range(s.repeats)
+                ))
+                graded = Graded(case, list(answers))
+                if graded.first.status != "ok":
+                    reason = graded.first.error or "no answer"
+                    graded.grades = {name: Grade(None, "no_answer", reason) for name in plan.keys}
+                elif rater and ragas:
+                    variables = _variables(case, str(graded.first.text), reference_answer(case))
+                    found = await asyncio.gather(
+                        *(_llm_rating(rater, name, variables, judge_model) for name in plan.ratings),
+                        *(_llm_metric(ragas, metric, _sample(case, graded.first, reference_answer(case)), judge_model)
+                          for metric in plan.extra_metrics),
+                    )
+                    graded.grades = dict(zip(plan.keys, found, strict=True))
+                else:
+                    _grade_offline(graded, plan, embed, language)
+                if journal:
+                    journal.append(case.question.id, _journal_row(graded))
+                ctx.progress.advance(task)
+                return graded
 
-        graded = list(await asyncio.gather(*(one(c) for c in cases)))
+        finished = await asyncio.gather(*(one(c) for c in cases if c.question.id not in restored))
         ctx.progress.remove_task(task)
         usage = service.usage_report() if service else None
-    if s.judge_backend == "offline":
-        _grade_offline(graded, plan, embed, language)
-    for item in graded:
-        if item.first.status != "ok":
-            reason = item.first.error or "no answer"
-            item.grades = {name: Grade(None, "no_answer", reason) for name in plan.keys}
-    return graded, usage or {}, generator
+    by_id = {g.case.question.id: g for g in (*restored.values(), *finished)}
+    return [by_id[c.question.id] for c in cases], usage or {}, generator
+
+
+def _journal_row(graded: Graded) -> dict[str, Any]:
+    """All a resumed run needs to rebuild the case's outcome exactly."""
+    return {"answers": [asdict(a) for a in graded.answers],
+            "grades": {name: asdict(g) for name, g in graded.grades.items()}}
+
+
+def _restore(case: Case, row: dict[str, Any], plan: Plan, path: Path) -> Graded:
+    try:
+        grades = {name: Grade(**{**g, "latency_ms": tuple(g["latency_ms"])}) for name, g in row["grades"].items()}
+        graded = Graded(case, [Answer(**a) for a in row["answers"]], grades)
+    except (KeyError, TypeError) as exc:
+        raise InputError(path, f"item '{case.question.id}' is not a row this tier wrote ({exc})") from None
+    if set(grades) != set(plan.keys):
+        raise InputError(path, f"item '{case.question.id}' has grades {sorted(grades)}, this run grades "
+                               f"{sorted(plan.keys)}")
+    return graded
 
 
 async def _generator(settings: Settings, dataset: Dataset, service: LLMService | None, embedder: CachedEmbedder,
@@ -220,21 +249,18 @@ async def _llm_metric(judge: LLMJudge, metric: str, sample: Sample, model: str) 
     return Grade(outcome.value, outcome.status, outcome.explanation)
 
 
-def _grade_offline(graded: list[Graded], plan: Plan, embed: Callable[[Sequence[str]], np.ndarray],
+def _grade_offline(item: Graded, plan: Plan, embed: Callable[[Sequence[str]], np.ndarray],
                    language: Language) -> None:
-    for item in graded:
-        if item.first.status != "ok":
-            continue
-        reference = reference_answer(item.case)
-        variables = _variables(item.case, str(item.first.text), reference)
-        for name in plan.ratings:
-            if RATINGS[name].needs - set(variables):
-                item.grades[name] = Grade(None, "undetermined", "no reference answer for this question")
-            else:
-                item.grades[name] = _from_score(offline_rating(name, variables, embed, language=language))
-        for metric in plan.extra_metrics:
-            sample = _sample(item.case, item.first, reference)
-            item.grades[metric_key(metric)] = _from_score(offline_score(metric, sample, embed, language=language))
+    reference = reference_answer(item.case)
+    variables = _variables(item.case, str(item.first.text), reference)
+    for name in plan.ratings:
+        if RATINGS[name].needs - set(variables):
+            item.grades[name] = Grade(None, "undetermined", "no reference answer for this question")
+        else:
+            item.grades[name] = _from_score(offline_rating(name, variables, embed, language=language))
+    for metric in plan.extra_metrics:
+        sample = _sample(item.case, item.first, reference)
+        item.grades[metric_key(metric)] = _from_score(offline_score(metric, sample, embed, language=language))
 
 
 def _from_score(score: Score) -> Grade:
@@ -298,14 +324,15 @@ def repeat_metrics(graded: Sequence[Graded], embedder: CachedEmbedder, settings:
                    ) -> tuple[dict[str, Metric], list[dict[str, Any]]]:
     """Exact-match rate and semantic consistency over the ok answers of each case's repeats."""
     answers = [[str(a.text) for a in item.answers if a.status == "ok"] for item in graded]
-    texts = [t for group in answers for t in group]
+    texts = [t for group in answers if len(group) > 1 for t in group]  # a single answer has nothing to agree with
     vectors = embedder.encode(texts, purpose="answers") if texts else np.zeros((0, 1))
     matches, cosines, per_item = [], [], []
     start = 0
     for group in answers:
         exact = text.exact_match(group)
-        consistency = text.semantic_consistency(vectors[start:start + len(group)])
-        start += len(group)
+        compared = len(group) if len(group) > 1 else 0
+        consistency = text.semantic_consistency(vectors[start:start + compared])
+        start += compared
         if exact.value is not None:
             matches.append(exact.value)
         if consistency.value is not None:

@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from rich.progress import Progress
 
 from benchmarks.config import Settings
 from benchmarks.dataset import Dataset, Warning
 from benchmarks.metrics.stats import Summary
+
+if TYPE_CHECKING:  # the journal's module writes files through reports, which imports this one
+    from benchmarks.services.run_journal import RunJournal
 
 
 @dataclass(frozen=True)
@@ -46,6 +49,7 @@ class RunContext:
     dataset: Dataset
     progress: Progress
     dataset_dir: Path | None = None  # where the dataset was read from: its side files (logs.jsonl) live there
+    journal: RunJournal | None = None  # resumable tiers append each finished item here and skip restored ones
 
 
 @dataclass(frozen=True)
@@ -61,3 +65,4 @@ class ReportKind:
 @dataclass(frozen=True)
 class Tier(ReportKind):
     run: Callable[[RunContext], TierResult]
+    resumable: bool = False  # its items cost calls: each is journaled as it finishes and --resume skips it

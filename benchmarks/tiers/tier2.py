@@ -74,4 +74,4 @@ def _item(graded: answering.Graded, text_row: dict[str, Any], repeat_row: dict[s
 
 
 TIER = Tier(name="tier2", version="1.0", title="Tier 2 — generation on a fixed context",
-            main_metric="avg_faithfulness", run=run)
+            main_metric="avg_faithfulness", run=run, resumable=True)

@@ -134,4 +134,5 @@ def _item(graded: Graded, hit: bool | None, similarity: dict[str, Any], text_row
             "similarity": similarity, "text": text_row, "repeats": repeat_row}
 
 
-TIER = Tier(name="tier3", version="1.0", title="Tier 3 — end to end", main_metric="avg_e2e_score", run=run)
+TIER = Tier(name="tier3", version="1.0", title="Tier 3 — end to end", main_metric="avg_e2e_score", run=run,
+            resumable=True)

@@ -1,0 +1,145 @@
+"""A run in progress on disk, so that no finished item is ever lost.
+
+`run.json` says what the run is (tier, dataset content, settings) and `items.jsonl` gets one line
+per finished item, written in one system call and not buffered, so `kill -9` loses at most the
+items in flight. `--resume` reads the lines back and the tier does only the rest. Rows keep full
+float precision (the report rounds to 6 digits later), so a resumed run computes exactly the
+numbers an uninterrupted one would. A line cut short by a kill is dropped and truncated away.
+
+When the run finishes, the report writer replaces `items.jsonl` with the final rows and
+`run.json` is removed: a folder with `run.json` and without `report.json` is a stopped run.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.errors import BenchError, InputError
+from benchmarks.services.reports import atomic_write
+
+MANIFEST = "run.json"
+ITEMS = "items.jsonl"
+# settings that change how fast a run goes, never what it computes: they may differ between sessions
+OPERATIONAL = ("data_dir", "reports_dir", "llm_concurrency", "llm_timeout_s", "llm_max_attempts", "llm_cache",
+               "embedding_batch_size", "retrieval_batch_size", "retrieval_workers")
+
+
+@dataclass(frozen=True)
+class RunIdentity:
+    """What must be equal for two sessions to be one run."""
+
+    tier: str
+    tier_version: str
+    dataset: str
+    dataset_sha256: str
+    settings: dict[str, Any]  # redacted, operational ones left out
+
+    @classmethod
+    def of(cls, tier: str, tier_version: str, dataset: str, dataset_sha256: str,
+           redacted_settings: dict[str, Any]) -> RunIdentity:
+        settings = {k: v for k, v in sorted(redacted_settings.items()) if k not in OPERATIONAL}
+        return cls(tier, tier_version, dataset, dataset_sha256, json.loads(json.dumps(settings)))
+
+    def differences(self, other: RunIdentity) -> list[str]:
+        """How `other` (this session) differs from self (the stopped run), one phrase each."""
+        found = [f"{what} {mine!r} → {theirs!r}" for what, mine, theirs in (
+            ("tier", self.tier, other.tier), ("tier version", self.tier_version, other.tier_version),
+            ("dataset", self.dataset, other.dataset)) if mine != theirs]
+        if self.dataset_sha256 != other.dataset_sha256:
+            found.append("the dataset's content changed")
+        for name in sorted(set(self.settings) | set(other.settings)):
+            mine, theirs = self.settings.get(name), other.settings.get(name)
+            if mine != theirs:
+                found.append(f"{name} {mine!r} → {theirs!r}")
+        return found
+
+
+class RunJournal:
+    """Appends finished items to a run folder's items.jsonl; holds the rows an earlier session finished."""
+
+    def __init__(self, directory: Path, manifest: dict[str, Any], restored: dict[str, dict[str, Any]]):
+        self.directory = directory
+        self.manifest = manifest
+        self.restored = restored
+        self.appended = 0
+        self._file = open(directory / ITEMS, "ab", buffering=0)
+
+    @property
+    def items_path(self) -> Path:
+        return self.directory / ITEMS
+
+    @property
+    def finished(self) -> int:
+        return len(self.restored) + self.appended
+
+    @classmethod
+    def start(cls, directory: Path, identity: RunIdentity, *, run_id: str, started_at: str,
+              point_latest: bool) -> RunJournal:
+        directory.mkdir(parents=True, exist_ok=True)
+        (directory / ITEMS).write_bytes(b"")
+        manifest = {"identity": asdict(identity), "run_id": run_id, "started_at": started_at,
+                    "point_latest": point_latest}
+        atomic_write(directory / MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=2) + "\n")
+        return cls(directory, manifest, {})
+
+    @classmethod
+    def resume(cls, directory: Path, identity: RunIdentity) -> RunJournal:
+        manifest_path = directory / MANIFEST
+        if not manifest_path.is_file():
+            if (directory / "report.json").is_file():
+                raise BenchError(f"{directory} holds a finished run (report.json): nothing to resume")
+            raise BenchError(f"{directory} is not a stopped bench run: it has no {MANIFEST}")
+        try:
+            manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+            stopped = RunIdentity(**manifest["identity"])
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(manifest_path, f"not a run manifest bench wrote ({exc})") from None
+        differences = stopped.differences(identity)
+        if differences:
+            raise BenchError(f"cannot resume {directory}: this session differs from the stopped run: "
+                             f"{'; '.join(differences)}. Run it with the stopped run's options, or start a new run")
+        return cls(directory, manifest, _read_items(directory / ITEMS))
+
+    def append(self, key: str, row: dict[str, Any]) -> None:
+        line = json.dumps({"id": key, **row}, ensure_ascii=False, allow_nan=False) + "\n"
+        self._file.write(line.encode("utf-8"))
+        self.appended += 1
+
+    def close(self) -> None:
+        self._file.close()
+
+    def finish(self) -> None:
+        """The run's report is written: the folder is a finished run now."""
+        (self.directory / MANIFEST).unlink(missing_ok=True)
+
+    def discard(self) -> None:
+        """Nothing finished and the run stopped before its first item: leave no empty run folder behind."""
+        self.close()
+        for name in (MANIFEST, ITEMS):
+            (self.directory / name).unlink(missing_ok=True)
+        try:
+            self.directory.rmdir()
+        except OSError:
+            pass  # not empty: the folder was the user's (--output-dir) and holds other files
+
+
+def _read_items(path: Path) -> dict[str, dict[str, Any]]:
+    """The finished rows by id; a last line without its newline (cut by a kill) is dropped from the file."""
+    if not path.is_file():
+        return {}
+    data = path.read_bytes()
+    complete = data.rfind(b"\n") + 1
+    if complete < len(data):
+        os.truncate(path, complete)
+    rows: dict[str, dict[str, Any]] = {}
+    for number, line in enumerate(data[:complete].decode("utf-8").splitlines(), start=1):
+        try:
+            row = json.loads(line)
+            rows[str(row["id"])] = row
+        except (ValueError, KeyError, TypeError) as exc:
+            raise InputError(path, f"not an item row bench wrote ({exc})", line=number) from None
+    return rows
