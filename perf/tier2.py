@@ -8,21 +8,17 @@ OpenAI-compatible test server after 100 ms. The ideal is items × calls per item
 concurrency: what a perfect scheduler would need for the calls alone. The measured time is the
 whole tier (dataset loading, generation, judging, ROUGE/BLEU, embeddings for semantic consistency,
 the report), so the ratio includes everything bench adds. A rerun in the same data folder must be
-served from the cache entirely. The server runs in its own process: in bench's process its threads
-would compete with bench for the interpreter and the timing would include the fake's own cost.
+served from the cache entirely. The server runs in its own process (perf.llm_server).
 Writes only its own section of BENCHMARKS.md.
 """
 
 from __future__ import annotations
 
 import json
-import multiprocessing
 import platform
 import re
 import tempfile
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -32,8 +28,9 @@ from rich.console import Console
 
 from benchmarks.config import load_settings
 from benchmarks.runner import run_tier
+from perf.llm_server import llm_server
 from perf.sections import write_section
-from tests.integration.openai_server import FakeOpenAI, Reply
+from tests.integration.openai_server import Reply
 
 ITEMS = 500
 LATENCY_S = 0.1
@@ -44,7 +41,7 @@ MARK, END_MARK = "<!-- tier2 -->", "<!-- /tier2 -->"
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory(prefix="bench-perf-tier2-") as scratch, _server() as (base_url, served):
+    with tempfile.TemporaryDirectory(prefix="bench-perf-tier2-") as scratch, llm_server(LATENCY_S, _respond) as (base_url, served):
         work = Path(scratch)
         dataset = _dataset(work / "perf-tier2")
         settings, sources = load_settings(environ={
@@ -80,32 +77,6 @@ def main() -> None:
          "ratio": f"{seconds / rerun_seconds:.1f}× faster"},
     ]
     write_section(_section(rows), MARK, END_MARK)
-
-
-@contextmanager
-def _server() -> Iterator[tuple[str, Any]]:
-    """The test server in a child process: its base URL, and a function counting the chat calls it served."""
-    parent, child = multiprocessing.Pipe()
-    process = multiprocessing.get_context("spawn").Process(target=_serve, args=(child,), daemon=True)
-    process.start()
-    try:
-        def served() -> int:
-            parent.send("count")
-            return int(parent.recv())
-
-        yield str(parent.recv()), served
-    finally:
-        parent.send("stop")
-        process.join(10)
-
-
-def _serve(pipe: Any) -> None:
-    with FakeOpenAI(latency=LATENCY_S) as server:
-        server.responder = _respond
-        pipe.send(server.base_url)
-        while (command := pipe.recv()) != "stop":
-            assert command == "count"
-            pipe.send(len(server.chat_requests))
 
 
 def _dataset(root: Path) -> Path:

@@ -3,8 +3,10 @@
 A metric has per-item values when the report's value is a mean over items.jsonl rows:
 
 - tier1 (and any tier whose items carry a `metrics` object): `item["metrics"][name]`;
-- tier2/tier3: `item["grades"][name]` (or without an `avg_` prefix) when its status is `ok`, else
-  `item["text"][name]` / `item["similarity"][name]` / `item["repeats"][name]` when numeric;
+- tier2/tier3: `item["grades"]["ragas:" + name]` (a --metrics metric) or `item["grades"][name]` (or
+  without an `avg_` prefix) when its status is `ok`; `item["retrieval_hit"]` for retrieval_hit_rate@k;
+  else the unprefixed name in `item["text"]` / `item["similarity"]` / `item["repeats"]` (exact_match,
+  semantic_consistency for the response_* metrics); failed when the item's first answer failed;
 - judge-pipeline `accuracy`: 1.0 when `decision` equals `ground_truth_show`, 0.0 when it differs,
   missing when the endpoint failed or the reply was unparseable.
 
@@ -20,6 +22,12 @@ from typing import Any
 import numpy as np
 
 MISSING = object()  # the item does not carry this metric at all
+# tiers 2 and 3: the item block holding each answer metric (under its name without avg_), and the
+# per-item key of each repeatability metric
+ANSWER_BLOCKS = {"rouge1_f": "text", "rouge2_f": "text", "rougeL_f": "text", "bleu": "text",
+                 "semantic_similarity": "similarity", "dot_similarity": "similarity",
+                 "euclidean_distance": "similarity", "exact_match": "repeats", "semantic_consistency": "repeats"}
+REPEAT_KEYS = {"response_exact_match_rate": "exact_match", "response_semantic_consistency": "semantic_consistency"}
 BLOCK_CELLS = 4_000_000  # index-matrix cells per block: bounds memory (about 32 MB of float64 weights)
 
 
@@ -36,18 +44,36 @@ def item_value(item: dict[str, Any], metric: str, tier: str) -> Any:
         return _number(metrics[metric])
     grades = item.get("grades")
     if isinstance(grades, dict):
-        for key in (metric, metric.removeprefix("avg_")):
+        # a `bench evaluate` metric added with --metrics is kept under "ragas:<name>", apart from the seed
+        # rating of the same name, which its report key "avg_<name>" reaches
+        for key in (f"ragas:{metric}", metric, metric.removeprefix("avg_")):
             if key in grades:
                 grade = grades[key]
                 if isinstance(grade, dict):
-                    ok = grade.get("status", "ok") == "ok"
-                    return _number(grade.get("value")) if ok else None
+                    status = grade.get("status", "ok")
+                    if status == "undetermined":  # no reference answer, no offline proxy: no value, no error
+                        return MISSING
+                    return _number(grade.get("value")) if status == "ok" else None
                 return _number(grade)
-    for block in ("text", "similarity", "repeats"):
-        values = item.get(block)
-        if isinstance(values, dict) and metric in values:
-            return _number(values[metric])
+    if metric.startswith("retrieval_hit_rate@") and "retrieval_hit" in item:
+        hit = item["retrieval_hit"]
+        return MISSING if hit is None else float(bool(hit))
+    key = REPEAT_KEYS.get(metric, metric.removeprefix("avg_"))
+    block = item.get(ANSWER_BLOCKS.get(key, ""))
+    if isinstance(block, dict):
+        if block.get(key) is not None:
+            return _number(block[key])
+        return None if _answer_failed(item, over_repeats=ANSWER_BLOCKS[key] == "repeats") else MISSING
     return MISSING
+
+
+def _answer_failed(item: dict[str, Any], *, over_repeats: bool) -> bool:
+    """As tiers 2 and 3 count errors: a failed first answer fails the answer's metrics; a failed call among
+    the repeats fails the repeatability metrics (a repeat the dataset lacks leaves them undetermined)."""
+    answers = [a for a in item.get("answers") or () if isinstance(a, dict)]
+    if over_repeats:
+        return any(a.get("status") == "api_error" for a in answers)
+    return bool(answers) and answers[0].get("status") != "ok"
 
 
 def _number(value: Any) -> float | None:

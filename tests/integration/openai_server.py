@@ -14,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import sys
 import threading
 import time
 from collections import deque
@@ -50,6 +51,11 @@ class Reply:
 
 class _Server(ThreadingHTTPServer):
     request_queue_size = 128  # a burst of concurrent connections must not overflow the listen backlog
+
+    def handle_error(self, request, client_address):
+        # a client that hung up mid-request (a cancelled call, a killed bench) is no error of the server's
+        if not isinstance(sys.exc_info()[1], (ConnectionError, json.JSONDecodeError)):
+            super().handle_error(request, client_address)
 
 
 class FakeOpenAI:

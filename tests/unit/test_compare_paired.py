@@ -76,7 +76,17 @@ def test_item_values_by_tier():
     bad = {"grades": {"faithfulness": {"value": None, "status": "judge_error"}}}
     assert item_value(ok, "avg_faithfulness", "tier2") == 0.8
     assert item_value(bad, "avg_faithfulness", "tier2") is None
-    assert item_value({"text": {"rouge_l": 0.4}}, "rouge_l", "tier2") == 0.4
+    assert item_value({"text": {"rougeL_f": 0.4}}, "avg_rougeL_f", "tier2") == 0.4
+    both = {"grades": {"faithfulness": {"value": 0.8, "status": "ok"},
+                       "ragas:faithfulness": {"value": 0.25, "status": "ok"}}}
+    assert (item_value(both, "avg_faithfulness", "tier2"), item_value(both, "faithfulness", "tier2")) == (0.8, 0.25)
+    failed = {"answers": [{"status": "api_error"}, {"status": "ok"}], "text": {}, "repeats": {"exact_match": None}}
+    assert item_value(failed, "avg_bleu", "tier2") is None and item_value(failed, "response_exact_match_rate", "t") is None
+    unreferenced = {"answers": [{"status": "ok"}], "text": {}, "grades": {"e2e_score": {"status": "undetermined"}}}
+    assert item_value(unreferenced, "avg_bleu", "tier3") is MISSING
+    assert item_value(unreferenced, "avg_e2e_score", "tier3") is MISSING
+    assert item_value({"retrieval_hit": False}, "retrieval_hit_rate@1", "tier3") == 0.0
+    assert item_value({"retrieval_hit": None}, "retrieval_hit_rate@1", "tier3") is MISSING
     jp = {"decision": True, "ground_truth_show": True, "status": "ok"}
     assert item_value(jp, "accuracy", "judge-pipeline") == 1.0
     assert item_value({**jp, "ground_truth_show": False}, "accuracy", "judge-pipeline") == 0.0

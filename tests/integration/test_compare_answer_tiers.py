@@ -1,0 +1,34 @@
+"""`bench compare` reads tier 2 and tier 3 items as those tiers write them: for every metric, the
+per-item values it pairs give back the report's own mean, n and error count."""
+
+import json
+
+import pytest
+
+from benchmarks.compare.paired import MISSING, item_value
+from tests.integration.test_tier2_cli import CORPUS, QUESTIONS, write_dataset
+
+pytestmark = pytest.mark.integration
+
+FAILED_ANSWER = {"id": "q9", "question": "Which question fails?", "relevant": {"vacation#1": 1},
+                 "reference_answer": "None of them."}
+
+
+@pytest.mark.parametrize("tier", ["tier2", "tier3"])
+def test_per_item_values_reproduce_every_metric_of_the_report(bench, tmp_path, tier):
+    # precomputed answers: q9 has none (a failed generation), q4 has no reference (undetermined values)
+    questions = [{**q, "responses": [f"Answer to {q['id']}.", f"An answer to {q['id']}."]} for q in QUESTIONS]
+    data = write_dataset(tmp_path / "data", [*questions, FAILED_ANSWER], CORPUS)
+    out = tmp_path / "out"
+    result = bench(tier, "--dataset", data, "--generator", "precomputed", "--judge", "offline",
+                   "--metrics", "faithfulness,semantic_similarity", "-o", out)
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text())
+    items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
+    assert "faithfulness" in report["metrics"]  # the RAGAS form; tier 2 has the seed rating avg_faithfulness too
+    for name, metric in report["metrics"].items():
+        values = [item_value(item, name, tier) for item in items]
+        numbers = [v for v in values if v is not MISSING and v is not None]
+        assert (len(numbers), sum(v is None for v in values)) == (metric["n"], metric["errors"]), name
+        if metric["value"] is not None:
+            assert sum(numbers) / len(numbers) == pytest.approx(metric["value"], abs=1e-6), name
