@@ -22,7 +22,7 @@ from pathlib import Path
 
 from benchmarks.config import Settings, load_settings
 from benchmarks.services.llm import ChatRequest, Completion, LLMService
-from perf.sections import write_section
+from perf.sections import figures_table, write_section
 from tests.integration.openai_server import FakeOpenAI
 
 LATENCY_S = 0.1
@@ -200,9 +200,7 @@ def _section(rows: list[dict[str, str]], calls: list[str]) -> str:
         "",
         f"Measured {datetime.now(UTC).date().isoformat()}, Python {platform.python_version()}.",
         "",
-        "| what | bench | baseline | ratio |",
-        "|---|---|---|---|",
-        *(f"| {r['what']} | {r['bench']} | {r['baseline']} | {r['ratio']} |" for r in rows),
+        *figures_table(rows),
         "",
         f"LLM (judge) calls per sample of each metric; per-context terms worked out for {CONTEXTS} contexts:",
         "",

@@ -34,7 +34,7 @@ from benchmarks.errors import RunInterrupted
 from benchmarks.runner import run_tier
 from benchmarks.services.run_journal import RunIdentity, RunJournal
 from perf.llm_server import llm_server
-from perf.sections import write_section
+from perf.sections import figures_table, write_section
 from perf.tier2 import _warm_up
 from tests.integration.openai_server import Reply
 
@@ -196,9 +196,7 @@ def _section(rows: list[dict[str, str]]) -> str:
         "",
         f"Measured {datetime.now(UTC):%Y-%m-%d}, Python {platform.python_version()}.",
         "",
-        "| what | bench | baseline | ratio |",
-        "|---|---|---|---|",
-        *(f"| {r['what']} | {r['bench']} | {r['baseline']} | {r['ratio']} |" for r in rows),
+        *figures_table(rows),
         END_MARK,
     ]
     return "\n".join(lines)

@@ -23,6 +23,8 @@ from typing import Any
 
 import numpy as np
 
+from perf.sections import figures_table
+
 ROOT = Path(__file__).resolve().parent.parent
 SCALE = 28  # the smallest scale with at least 10,000 chunks
 MIN_CHUNKS, QUESTIONS = 10_000, 2_000
@@ -220,10 +222,8 @@ def _write(rows: list[dict[str, Any]], data: Any) -> None:
         f"({len(data.chunks)} chunks, a seeded sample of {len(data.questions)} questions), model all-MiniLM-L6-v2 on CPU, "
         "embedded PostgreSQL 18 with pgvector 0.8.",
         "",
-        "| what | bench | baseline | ratio |",
-        "|---|---|---|---|",
+        *figures_table(rows),
     ]
-    lines += [f"| {r['what']} | {r['bench']} | {r['baseline']} | {r['ratio']} |" for r in rows]
     path = ROOT / "BENCHMARKS.md"
     old = path.read_text(encoding="utf-8") if path.exists() else ""
     start, end = old.find("<!-- llm -->"), old.find("<!-- /llm -->")

@@ -18,3 +18,9 @@ def write_section(section: str, mark: str, end_mark: str) -> None:
         text = text.rstrip("\n") + ("\n\n" if text else "") + section.rstrip("\n") + "\n"
     BENCHMARKS.write_text(text, encoding="utf-8")
     print(section.rstrip("\n"))
+
+
+def figures_table(rows: list[dict[str, str]]) -> list[str]:
+    """The Markdown table every section shows: each figure beside the baseline measured in the same run."""
+    return ["| what | bench | baseline | ratio |", "|---|---|---|---|",
+            *(f"| {r['what']} | {r['bench']} | {r['baseline']} | {r['ratio']} |" for r in rows)]

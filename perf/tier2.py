@@ -29,7 +29,7 @@ from rich.console import Console
 from benchmarks.config import load_settings
 from benchmarks.runner import run_tier
 from perf.llm_server import llm_server
-from perf.sections import write_section
+from perf.sections import figures_table, write_section
 from tests.integration.openai_server import Reply
 
 ITEMS = 500
@@ -140,9 +140,7 @@ def _section(rows: list[dict[str, str]]) -> str:
         "",
         f"Measured {datetime.now(UTC):%Y-%m-%d}, Python {platform.python_version()}.",
         "",
-        "| what | bench | baseline | ratio |",
-        "|---|---|---|---|",
-        *(f"| {r['what']} | {r['bench']} | {r['baseline']} | {r['ratio']} |" for r in rows),
+        *figures_table(rows),
         END_MARK,
     ]
     return "\n".join(lines)

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from benchmarks.metrics.ux import DEFAULT_BLOCK, cache_hit_rate, hit_rate_curve, max_similarity
-from perf.sections import write_section
+from perf.sections import figures_table, write_section
 
 MARK, END_MARK = "<!-- ux_cache -->", "<!-- /ux_cache -->"
 N_TEST, N_CACHE, DIM, SEED = 10_000, 100_000, 384, 0
@@ -141,9 +141,7 @@ def _section(rows: list[dict[str, str]], best: np.ndarray) -> str:
         f"{os.getloadavg()[0]:.1f} at the end: other work on the machine slows the product), "
         f"Python {platform.python_version()}, numpy {np.__version__}.",
         "",
-        "| what | bench | baseline | ratio |",
-        "|---|---|---|---|",
-        *(f"| {r['what']} | {r['bench']} | {r['baseline']} | {r['ratio']} |" for r in rows),
+        *figures_table(rows),
         "",
         f"Hit rate on this data (cache_hit_rate at τ 0.85 = {cache_hit_rate(best, 0.85):.3f}): {curve}.",
         END_MARK,
