@@ -78,8 +78,11 @@ def guarded(command: F) -> F:
             stderr.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
         except RunInterrupted as exc:
-            hint = exc.resume_command or f"bench {exc.tier} --dataset {exc.dataset} <the same options> " \
-                                            f"--resume {shlex.quote(str(exc.directory))}"
+            if sys.argv[1:2] == [command.__name__.replace("_", "-")]:  # the interrupted command was typed
+                hint = resume_command(sys.argv[1:], exc.directory)
+            else:  # run by another command (bench nightly): its options are not on this command line
+                hint = (f"bench {exc.command} --dataset {shlex.quote(exc.dataset)} <the same options> "
+                        f"--resume {shlex.quote(str(exc.directory))}")
             stderr.print(f"{exc}\nresume with: {hint}", highlight=False, soft_wrap=True, markup=False)
             raise typer.Exit(130) from None
         except KeyboardInterrupt:
@@ -119,11 +122,7 @@ def _run(tier: str, options: dict[str, Any], renamed: dict[str, str] | None = No
     if resume is not None and output_dir is not None:
         raise BenchError("--resume continues in the stopped run's own folder: leave out --output-dir")
     settings, sources = load_settings(flags, config_file=config)
-    try:
-        outcome = run_tier(tier, dataset, settings, sources, output_dir=output_dir, resume=resume, stderr=stderr)
-    except RunInterrupted as exc:
-        exc.resume_command = resume_command(sys.argv[1:], exc.directory)
-        raise
+    outcome = run_tier(tier, dataset, settings, sources, output_dir=output_dir, resume=resume, stderr=stderr)
     print_summary(outcome.report, outcome.directory, stdout)
 
 

@@ -33,7 +33,6 @@ class RunInterrupted(KeyboardInterrupt):
 
     A KeyboardInterrupt, so that whatever runs tiers in a loop (bench nightly) stops too."""
 
-    def __init__(self, directory: Path, finished: int, tier: str, dataset: str):
-        self.directory, self.finished, self.tier, self.dataset = directory, finished, tier, dataset
-        self.resume_command: str | None = None  # the interrupted command line with --resume, when known
+    def __init__(self, directory: Path, finished: int, command: str, dataset: str):
+        self.directory, self.finished, self.command, self.dataset = directory, finished, command, dataset
         super().__init__(f"interrupted: {finished} finished item(s) kept in {directory / 'items.jsonl'}")

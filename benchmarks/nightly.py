@@ -44,6 +44,7 @@ from benchmarks import config as config_module
 from benchmarks.config import Settings, Source, load_settings
 from benchmarks.errors import BenchError
 from benchmarks.services import reports
+from benchmarks.services.files import atomic_write
 from benchmarks.tiers import TIERS
 
 INDEX_FILE = "index.jsonl"
@@ -254,7 +255,7 @@ def compare_with_previous(record: RunRecord, reports_dir: Path) -> None:
         record.compare_note = f"statistical comparison not run ({type(exc).__name__}: {exc})"
         return
     record.compare_md = candidate_dir / "compare.md"
-    reports.atomic_write(record.compare_md, markdown)
+    atomic_write(record.compare_md, markdown)
     record.compare_note = f"compared with {previous.get('run_id')}: {_relative(record.compare_md, reports_dir)}"
 
 
@@ -288,7 +289,7 @@ def print_summary(records: Sequence[RunRecord], console: Console) -> None:
 def write_trends(reports_dir: Path) -> Path:
     path = reports_dir / NIGHTLY_DIR / TRENDS_FILE
     path.parent.mkdir(parents=True, exist_ok=True)
-    reports.atomic_write(path, render_trends(read_index(index_path(reports_dir))))
+    atomic_write(path, render_trends(read_index(index_path(reports_dir))))
     return path
 
 

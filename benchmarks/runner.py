@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import functools
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -20,13 +23,13 @@ from rich.progress import (
 
 from benchmarks import report as report_doc
 from benchmarks.config import Settings, Source
-from benchmarks.dataset import Dataset, ReportedData
+from benchmarks.dataset import ReportedData
 from benchmarks.errors import BenchError, RunInterrupted
 from benchmarks.services import reports
 from benchmarks.services.datasets import load_dataset, resolve
 from benchmarks.services.run_journal import RunIdentity, RunJournal
 from benchmarks.tiers import TIERS
-from benchmarks.tiers.base import ReportKind, RunContext, Tier, TierResult
+from benchmarks.tiers.base import ReportKind, RunContext, TierResult
 
 
 @dataclass(frozen=True)
@@ -45,51 +48,72 @@ def run_tier(
     resume: Path | None = None,
     stderr: Console | None = None,
 ) -> RunOutcome:
-    """Run a tier and write its report. A resumable tier journals each finished item into its run folder
-    from the start, and with `resume` (a stopped run's folder) does only the items not finished there."""
+    """Run a tier and write its report; a resumable tier journals its items (see `journaled_run`)."""
     tier = TIERS[tier_name]
     if resume is not None and not tier.resumable:
         raise BenchError(f"{tier_name} has nothing to resume: its items cost no calls, run it again")
     dataset = load_dataset(dataset_spec)
+    console = stderr or Console(stderr=True)
+    context = functools.partial(RunContext, settings=settings, dataset=dataset, dataset_dir=resolve(dataset_spec))
+    if not tier.resumable:
+        clock = RunClock.start()
+        with progress_bar(console) as progress:
+            result = tier.run(context(progress=progress))
+        return publish(tier, result, dataset, settings, sources, clock, output_dir)
+    with journaled_run(tier, dataset, settings, spec=dataset_spec, output_dir=output_dir, resume=resume) as run:
+        with progress_bar(console) as progress:
+            result = tier.run(context(progress=progress, journal=run.journal))
+        return run.publish(result, sources)
+
+
+@dataclass(frozen=True)
+class JournaledRun:
+    """A run whose finished items are on disk as they finish: the journal, and the run's (first) clock."""
+
+    kind: ReportKind
+    data: ReportedData
+    settings: Settings
+    journal: RunJournal
+    clock: RunClock
+
+    def publish(self, result: TierResult, sources: dict[str, Source]) -> RunOutcome:
+        if self.journal.restored:
+            result.volatile["resumed"] = {"restored_items": len(self.journal.restored)}
+        self.journal.close()
+        outcome = publish(self.kind, result, self.data, self.settings, sources, self.clock, self.journal.directory,
+                          point_latest=self.journal.manifest["point_latest"])
+        self.journal.finish()
+        return outcome
+
+
+@contextmanager
+def journaled_run(kind: ReportKind, data: ReportedData, settings: Settings, *, spec: str, output_dir: Path | None,
+                  resume: Path | None, options: dict[str, Any] | None = None) -> Iterator[JournaledRun]:
+    """The run folder exists from the start, with run.json and the items journal; `resume` (a stopped run's
+    folder) continues that run instead, when nothing that decides its numbers differs. Ctrl-C becomes
+    RunInterrupted (where the items are, how to go on); a run that stops before its first item leaves no
+    folder behind. `options` are the command's own choices that settings do not hold (e.g. --metrics)."""
     clock = RunClock.start()
-    journal = _journal(tier, dataset, settings, clock, output_dir, resume) if tier.resumable else None
-    if journal is not None:
+    identity = RunIdentity.of(kind.name, kind.version, data.report_block(), settings.redacted(), options)
+    if resume is not None:
+        journal = RunJournal.resume(resume, identity)
         clock = replace(clock, run_id=journal.manifest["run_id"],
                         started_at=datetime.fromisoformat(journal.manifest["started_at"]))
+    else:
+        directory = output_dir or reports.run_directory(settings.reports_dir, data.name, kind.name, clock.run_id)
+        journal = RunJournal.start(directory, identity, run_id=clock.run_id,
+                                   started_at=clock.started_at.isoformat(timespec="seconds"),
+                                   point_latest=output_dir is None)
     try:
-        with progress_bar(stderr or Console(stderr=True)) as progress:
-            result = tier.run(RunContext(settings=settings, dataset=dataset, progress=progress,
-                                         dataset_dir=resolve(dataset_spec), journal=journal))
+        yield JournaledRun(kind, data, settings, journal, clock)
     except BaseException as exc:
-        if journal is None:
-            raise
         if resume is None and journal.finished == 0:
             journal.discard()
             raise
         journal.close()
-        if isinstance(exc, KeyboardInterrupt):
-            raise RunInterrupted(journal.directory, journal.finished, tier_name, dataset_spec) from None
+        if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, RunInterrupted):
+            raise RunInterrupted(journal.directory, journal.finished, kind.name, spec) from None
         raise
-    if journal is None:
-        return publish(tier, result, dataset, settings, sources, clock, output_dir)
-    journal.close()
-    if journal.restored:
-        result.volatile["resumed"] = {"restored_items": len(journal.restored)}
-    outcome = publish(tier, result, dataset, settings, sources, clock, journal.directory,
-                      point_latest=journal.manifest["point_latest"])
-    journal.finish()
-    return outcome
-
-
-def _journal(tier: Tier, dataset: Dataset, settings: Settings, clock: RunClock, output_dir: Path | None,
-             resume: Path | None) -> RunJournal:
-    identity = RunIdentity.of(tier.name, tier.version, dataset.name, dataset.content_sha256, settings.redacted())
-    if resume is not None:
-        return RunJournal.resume(resume, identity)
-    directory = output_dir or reports.run_directory(settings.reports_dir, dataset.name, tier.name, clock.run_id)
-    return RunJournal.start(directory, identity, run_id=clock.run_id,
-                            started_at=clock.started_at.isoformat(timespec="seconds"),
-                            point_latest=output_dir is None)
 
 
 @dataclass(frozen=True)

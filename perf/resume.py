@@ -138,7 +138,7 @@ def _interrupted(served: Any, dataset: str, settings: Settings, sources: dict[st
 def _journaling_seconds(items: Path, scratch: Path) -> float:
     """Append the finished run's rows (journal-sized: the final rows carry a little more) to a new journal."""
     rows = [json.loads(line) for line in items.read_text(encoding="utf-8").splitlines()]
-    journal = RunJournal.start(scratch, RunIdentity.of("tier2", "1.0", "perf", "0", {}), run_id="perf",
+    journal = RunJournal.start(scratch, RunIdentity.of("tier2", "1.0", {}, {}), run_id="perf",
                                started_at="", point_latest=False)
     started = time.perf_counter()
     for row in rows:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Iterable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -13,6 +12,7 @@ from uuid import uuid4
 
 from benchmarks import report as report_doc
 from benchmarks.report_markdown import render
+from benchmarks.services.files import atomic_write
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -46,15 +46,3 @@ def point_latest(directory: Path) -> None:
     temporary = directory.parent / f".latest-{uuid4().hex[:8]}"
     os.symlink(directory.name, temporary)
     os.replace(temporary, link)
-
-
-def atomic_write(path: Path, content: str) -> None:
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as out:
-            out.write(content)
-        os.chmod(temporary, 0o644)  # mkstemp's 0600 would hide reports from teammates and CI readers
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

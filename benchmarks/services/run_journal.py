@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.errors import BenchError, InputError
-from benchmarks.services.reports import atomic_write
+from benchmarks.services.files import atomic_write
 
 MANIFEST = "run.json"
 ITEMS = "items.jsonl"
@@ -32,30 +32,34 @@ OPERATIONAL = ("data_dir", "reports_dir", "llm_concurrency", "llm_timeout_s", "l
 class RunIdentity:
     """What must be equal for two sessions to be one run."""
 
-    tier: str
-    tier_version: str
-    dataset: str
-    dataset_sha256: str
-    settings: dict[str, Any]  # redacted, operational ones left out
+    kind: str
+    version: str
+    data: dict[str, Any]  # the report's dataset block: name, content sha256, counts
+    settings: dict[str, Any]  # redacted, operational ones left out, plus the command's own options
 
     @classmethod
-    def of(cls, tier: str, tier_version: str, dataset: str, dataset_sha256: str,
-           redacted_settings: dict[str, Any]) -> RunIdentity:
-        settings = {k: v for k, v in sorted(redacted_settings.items()) if k not in OPERATIONAL}
-        return cls(tier, tier_version, dataset, dataset_sha256, json.loads(json.dumps(settings)))
+    def of(cls, kind: str, version: str, data: dict[str, Any], redacted_settings: dict[str, Any],
+           options: dict[str, Any] | None = None) -> RunIdentity:
+        settings = {k: v for k, v in {**redacted_settings, **(options or {})}.items() if k not in OPERATIONAL}
+        return cls(kind, version, _plain(data), _plain(dict(sorted(settings.items()))))
 
     def differences(self, other: RunIdentity) -> list[str]:
         """How `other` (this session) differs from self (the stopped run), one phrase each."""
         found = [f"{what} {mine!r} → {theirs!r}" for what, mine, theirs in (
-            ("tier", self.tier, other.tier), ("tier version", self.tier_version, other.tier_version),
-            ("dataset", self.dataset, other.dataset)) if mine != theirs]
-        if self.dataset_sha256 != other.dataset_sha256:
-            found.append("the dataset's content changed")
-        for name in sorted(set(self.settings) | set(other.settings)):
-            mine, theirs = self.settings.get(name), other.settings.get(name)
-            if mine != theirs:
-                found.append(f"{name} {mine!r} → {theirs!r}")
+            ("command", self.kind, other.kind), ("version", self.version, other.version)) if mine != theirs]
+        found += _changed("dataset ", self.data, other.data)
+        found += _changed("", self.settings, other.settings)
         return found
+
+
+def _changed(prefix: str, mine: dict[str, Any], theirs: dict[str, Any]) -> list[str]:
+    return [f"{prefix}{name} {mine.get(name)!r} → {theirs.get(name)!r}"
+            for name in sorted(set(mine) | set(theirs)) if mine.get(name) != theirs.get(name)]
+
+
+def _plain(value: dict[str, Any]) -> dict[str, Any]:
+    """As it reads back from run.json (tuples become lists), so a stopped run compares equal to itself."""
+    return json.loads(json.dumps(value, default=str))
 
 
 class RunJournal:

@@ -14,17 +14,17 @@ with no offline proxy) is left out of the mean and counted in notes, never score
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from benchmarks.config import Settings
 from benchmarks.dataset import Dataset, Question
-from benchmarks.errors import BenchError, InputError
+from benchmarks.errors import BenchError
 from benchmarks.generation.base import Answer, GenerationRequest, Generator
 from benchmarks.generation.extractive import ExtractiveGenerator
 from benchmarks.generation.openai_generator import OpenAIGenerator, load_rag_template
@@ -37,6 +37,7 @@ from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes
 from benchmarks.metrics import text
 from benchmarks.metrics.judged import Score
 from benchmarks.metrics.stats import latency_summary, summarize
+from benchmarks.resumable import each_once, restored_count, revive
 from benchmarks.samples import Sample
 from benchmarks.services.embedder import CachedEmbedder
 from benchmarks.services.llm import LLMService, model_for, require_llm
@@ -146,46 +147,41 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
         judge_model = str(model_for(s, "judge")) if s.judge_backend == "llm" else "offline"
         rater = Rater(service, language, s.judge_mode) if s.judge_backend == "llm" and service else None
         ragas = LLMJudge(service, language, embed, JudgeOptions()) if rater and service else None
-        journal = ctx.journal
-        restored = {c.question.id: _restore(c, journal.restored[c.question.id], plan, journal.items_path)
-                    for c in cases if journal and c.question.id in journal.restored}
-        described = f"answering ({generator.name}) and judging" + (f", {len(restored)} resumed" if restored else "")
-        task = ctx.progress.add_task(described, total=len(cases), completed=len(restored))
-
-        # cases start in order and only so many are open at once: enough to keep every call slot busy, few
-        # enough that cases finish (and reach the journal) all along, not all together once every answer is in
-        open_cases = asyncio.Semaphore(2 * s.llm_concurrency)
+        restored = restored_count(cases, _case_key, ctx.journal)
+        described = f"answering ({generator.name}) and judging" + (f", {restored} resumed" if restored else "")
+        task = ctx.progress.add_task(described, total=len(cases), completed=restored)
 
         async def one(case: Case) -> Graded:
-            async with open_cases:
-                answers = await asyncio.gather(*(
-                    generator.answer(GenerationRequest(case.question.id, case.question.text, case.contexts, r))
-                    for r in range(s.repeats)
-                ))
-                graded = Graded(case, list(answers))
-                if graded.first.status != "ok":
-                    reason = graded.first.error or "no answer"
-                    graded.grades = {name: Grade(None, "no_answer", reason) for name in plan.keys}
-                elif rater and ragas:
-                    variables = _variables(case, str(graded.first.text), reference_answer(case))
-                    found = await asyncio.gather(
-                        *(_llm_rating(rater, name, variables, judge_model) for name in plan.ratings),
-                        *(_llm_metric(ragas, metric, _sample(case, graded.first, reference_answer(case)), judge_model)
-                          for metric in plan.extra_metrics),
-                    )
-                    graded.grades = dict(zip(plan.keys, found, strict=True))
-                else:
-                    _grade_offline(graded, plan, embed, language)
-                if journal:
-                    journal.append(case.question.id, _journal_row(graded))
-                ctx.progress.advance(task)
-                return graded
+            answers = await asyncio.gather(*(
+                generator.answer(GenerationRequest(case.question.id, case.question.text, case.contexts, r))
+                for r in range(s.repeats)
+            ))
+            graded = Graded(case, list(answers))
+            if graded.first.status != "ok":
+                reason = graded.first.error or "no answer"
+                graded.grades = {name: Grade(None, "no_answer", reason) for name in plan.keys}
+            elif rater and ragas:
+                variables = _variables(case, str(graded.first.text), reference_answer(case))
+                found = await asyncio.gather(
+                    *(_llm_rating(rater, name, variables, judge_model) for name in plan.ratings),
+                    *(_llm_metric(ragas, metric, _sample(case, graded.first, reference_answer(case)), judge_model)
+                      for metric in plan.extra_metrics),
+                )
+                graded.grades = dict(zip(plan.keys, found, strict=True))
+            else:
+                _grade_offline(graded, plan, embed, language)
+            return graded
 
-        finished = await asyncio.gather(*(one(c) for c in cases if c.question.id not in restored))
+        graded = await each_once(cases, _case_key, one, journal=ctx.journal, encode=_journal_row,
+                                 decode=functools.partial(_restore, plan=plan), open_at_once=2 * s.llm_concurrency,
+                                 advance=lambda: ctx.progress.advance(task))
         ctx.progress.remove_task(task)
         usage = service.usage_report() if service else None
-    by_id = {g.case.question.id: g for g in (*restored.values(), *finished)}
-    return [by_id[c.question.id] for c in cases], usage or {}, generator
+    return graded, usage or {}, generator
+
+
+def _case_key(case: Case) -> str:
+    return case.question.id
 
 
 def _journal_row(graded: Graded) -> dict[str, Any]:
@@ -194,15 +190,11 @@ def _journal_row(graded: Graded) -> dict[str, Any]:
             "grades": {name: asdict(g) for name, g in graded.grades.items()}}
 
 
-def _restore(case: Case, row: dict[str, Any], plan: Plan, path: Path) -> Graded:
-    try:
-        grades = {name: Grade(**{**g, "latency_ms": tuple(g["latency_ms"])}) for name, g in row["grades"].items()}
-        graded = Graded(case, [Answer(**a) for a in row["answers"]], grades)
-    except (KeyError, TypeError) as exc:
-        raise InputError(path, f"item '{case.question.id}' is not a row this tier wrote ({exc})") from None
-    if set(grades) != set(plan.keys):
-        raise InputError(path, f"item '{case.question.id}' has grades {sorted(grades)}, this run grades "
-                               f"{sorted(plan.keys)}")
+def _restore(case: Case, row: dict[str, Any], plan: Plan) -> Graded:
+    graded = Graded(case, [revive(Answer, a) for a in row["answers"]],
+                    {name: revive(Grade, g) for name, g in row["grades"].items()})
+    if set(graded.grades) != set(plan.keys):
+        raise ValueError(f"grades {sorted(graded.grades)}, but this run grades {sorted(plan.keys)}")
     return graded
 
 

@@ -12,11 +12,9 @@ from benchmarks.services.run_journal import ITEMS, MANIFEST, RunIdentity, RunJou
 SETTINGS = {"judge_mode": "direct", "repeats": 2, "llm_concurrency": 16, "llm_api_key": "***", "data_dir": "/x"}
 
 
-def identity(**changes):
-    settings = {**SETTINGS, **changes.pop("settings", {})}
-    fields = {"tier": "tier2", "tier_version": "1.0", "dataset": "synthetic", "dataset_sha256": "abc", **changes}
-    return RunIdentity.of(fields["tier"], fields["tier_version"], fields["dataset"], fields["dataset_sha256"],
-                          settings)
+def identity(settings=None, data=None):
+    return RunIdentity.of("tier2", "1.0", {"name": "synthetic", "content_sha256": "abc", **(data or {})},
+                          {**SETTINGS, **(settings or {})})
 
 
 def started(tmp_path, rows=()):
@@ -62,9 +60,9 @@ def test_a_damaged_complete_line_names_the_file_and_line(tmp_path):
 def test_a_session_with_other_settings_or_data_is_refused_naming_each_difference(tmp_path):
     folder = started(tmp_path)
     with pytest.raises(BenchError) as error:
-        RunJournal.resume(folder, identity(dataset_sha256="def", settings={"judge_mode": "reasoned"}))
+        RunJournal.resume(folder, identity(data={"content_sha256": "def"}, settings={"judge_mode": "reasoned"}))
     message = str(error.value)
-    assert "the dataset's content changed" in message and "judge_mode 'direct' → 'reasoned'" in message
+    assert "dataset content_sha256 'abc' → 'def'" in message and "judge_mode 'direct' → 'reasoned'" in message
     assert "repeats" not in message
 
 
