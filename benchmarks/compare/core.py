@@ -203,7 +203,7 @@ def _values(items: list[dict[str, Any]], name: str, tier: str) -> list[Any]:
     for item in items:
         metrics = item.get("metrics")
         value = metrics.get(name, MISSING) if isinstance(metrics, dict) else MISSING
-        if value is MISSING:
+        if value is MISSING or isinstance(value, dict):
             out.append(item_value(item, name, tier))
         else:
             out.append(float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None)

@@ -2,7 +2,9 @@
 
 A metric has per-item values when the report's value is a mean over items.jsonl rows:
 
-- tier1 (and any tier whose items carry a `metrics` object): `item["metrics"][name]`;
+- tier1 (and any tier whose items carry a `metrics` object): `item["metrics"][name]`; in bench evaluate's
+  items that is one row per judge model, and the value is the mean over the judges that scored it
+  (`name/model` picks one judge);
 - tier2/tier3: `item["grades"]["ragas:" + name]` (a --metrics metric) or `item["grades"][name]` (or
   without an `avg_` prefix) when its status is `ok`; `item["retrieval_hit"]` for retrieval_hit_rate@k;
   else the unprefixed name in `item["text"]` / `item["similarity"]` / `item["repeats"]` (exact_match,
@@ -40,8 +42,14 @@ def item_value(item: dict[str, Any], metric: str, tier: str) -> Any:
             return None
         return 1.0 if item["decision"] == item.get("ground_truth_show") else 0.0
     metrics = item.get("metrics")
-    if isinstance(metrics, dict) and metric in metrics:
-        return _number(metrics[metric])
+    if isinstance(metrics, dict):
+        if metric in metrics:
+            value = metrics[metric]
+            return _over_judges(value) if isinstance(value, dict) else _number(value)
+        base, _, model = metric.partition("/")  # bench evaluate's per-model metric "<metric>/<model>"
+        judged = metrics.get(base)
+        if model and isinstance(judged, dict) and isinstance(judged.get(model), dict):
+            return _over_judges({model: judged[model]})
     grades = item.get("grades")
     if isinstance(grades, dict):
         # a `bench evaluate` metric added with --metrics is kept under "ragas:<name>", apart from the seed
@@ -74,6 +82,16 @@ def _answer_failed(item: dict[str, Any], *, over_repeats: bool) -> bool:
     if over_repeats:
         return any(a.get("status") == "api_error" for a in answers)
     return bool(answers) and answers[0].get("status") != "ok"
+
+
+def _over_judges(by_model: dict[str, Any]) -> Any:
+    """bench evaluate's sample value: the mean over the judges that scored it (as its report takes it); failed
+    when none did and a call failed, MISSING when every judge found it undetermined."""
+    rows = [r for r in by_model.values() if isinstance(r, dict)]
+    scored = [float(r["value"]) for r in rows if r.get("status") == "ok" and _number(r.get("value")) is not None]
+    if scored:
+        return sum(scored) / len(scored)
+    return MISSING if rows and all(r.get("status") == "undetermined" for r in rows) else None
 
 
 def _number(value: Any) -> float | None:

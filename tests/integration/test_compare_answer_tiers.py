@@ -32,3 +32,23 @@ def test_per_item_values_reproduce_every_metric_of_the_report(bench, tmp_path, t
         assert (len(numbers), sum(v is None for v in values)) == (metric["n"], metric["errors"]), name
         if metric["value"] is not None:
             assert sum(numbers) / len(numbers) == pytest.approx(metric["value"], abs=1e-6), name
+
+
+def test_per_sample_values_of_evaluate_reproduce_its_report(bench, tmp_path):
+    samples = tmp_path / "samples.jsonl"
+    rows = [{"id": q["id"], "user_input": q["question"], "response": f"Answer to {q['question']}",
+             "retrieved_contexts": [c["text"] for c in CORPUS[:2]],
+             **({"reference": q["reference_answer"]} if "reference_answer" in q else {})} for q in QUESTIONS]
+    samples.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    out = tmp_path / "out"
+    result = bench("evaluate", "--dataset", samples, "--judge", "offline",
+                   "--metrics", "faithfulness,semantic_similarity", "-o", out)
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text())
+    items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
+    assert report["metrics"]["semantic_similarity"]["n"] == sum("reference_answer" in q for q in QUESTIONS)
+    for name, metric in report["metrics"].items():
+        values = [item_value(item, name, "evaluate") for item in items]
+        numbers = [v for v in values if v is not MISSING and v is not None]
+        assert (len(numbers), sum(v is None for v in values)) == (metric["n"], metric["errors"]), name
+        assert sum(numbers) / len(numbers) == pytest.approx(metric["value"], abs=1e-6), name

@@ -91,3 +91,15 @@ def test_item_values_by_tier():
     assert item_value(jp, "accuracy", "judge-pipeline") == 1.0
     assert item_value({**jp, "ground_truth_show": False}, "accuracy", "judge-pipeline") == 0.0
     assert item_value({**jp, "status": "error", "decision": None}, "accuracy", "judge-pipeline") is None
+
+
+def test_evaluate_sample_values_are_the_mean_over_the_judges_that_scored():
+    two = {"metrics": {"faithfulness": {"a": {"value": 0.5, "status": "ok"}, "b": {"value": 1.0, "status": "ok"}}}}
+    assert item_value(two, "faithfulness", "evaluate") == 0.75
+    assert item_value(two, "faithfulness/b", "evaluate") == 1.0
+    one_failed = {"metrics": {"faithfulness": {"a": {"value": None, "status": "api_error"},
+                                               "b": {"value": 1.0, "status": "ok"}}}}
+    assert item_value(one_failed, "faithfulness", "evaluate") == 1.0
+    assert item_value(one_failed, "faithfulness/a", "evaluate") is None
+    undetermined = {"metrics": {"faithfulness": {"a": {"value": None, "status": "undetermined"}}}}
+    assert item_value(undetermined, "faithfulness", "evaluate") is MISSING
