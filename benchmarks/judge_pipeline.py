@@ -13,7 +13,7 @@ import asyncio
 import functools
 import hashlib
 import string
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from importlib.resources import files
 from pathlib import Path
@@ -29,13 +29,16 @@ from benchmarks.judge.show_decision import parse_show_decision
 from benchmarks.metrics.classification import Ratio, classification_report
 from benchmarks.metrics.judge_quality import rate_against_thresholds
 from benchmarks.metrics.stats import latency_summary, summarize
-from benchmarks.runner import RunClock, RunOutcome, progress_bar, publish
+from benchmarks.resumable import each_once, restored_count, revive
+from benchmarks.runner import RunOutcome, journaled_run, progress_bar
 from benchmarks.services.http_endpoint import EndpointConfig, HttpEndpoint
 from benchmarks.services.llm import LLMService, model_for, require_llm
+from benchmarks.services.run_journal import RunJournal
 from benchmarks.services.show_items import FILE_NAME, ShowItem, ShowItemSet, load_show_items, resolve
 from benchmarks.tiers.base import Metric, ReportKind, TierResult
 
 KIND_VERSION = "1.0"
+KIND = ReportKind("judge-pipeline", KIND_VERSION, "Judge pipeline — production show/no-show judge", "accuracy")
 VARIABLES = frozenset({"question", "context", "answer"})
 HTTP_VARIABLES = ("question", "context", "answer", "item_id")
 Via = Literal["llm", "http"]
@@ -116,50 +119,82 @@ def production_judge(via: Via, settings: Settings, *, prompt_template: Path | No
 
 
 def run_judge_pipeline(spec: str, settings: Settings, sources: dict[str, Source], *, judge: ProductionJudge,
-                       language: Language, output_dir: Path | None, stderr: Console) -> RunOutcome:
+                       language: Language, output_dir: Path | None, resume: Path | None,
+                       stderr: Console) -> RunOutcome:
+    """Every item's verdict is journaled as it comes in, so a stopped run (`resume`) asks only the rest; the
+    judge's provenance is part of the run's identity, since resuming with another judge would mix two."""
+    dataset = _show_item_set(spec, language)
+    items = list(dataset.items)
+    with journaled_run(KIND, dataset, settings, spec=spec, output_dir=output_dir, resume=resume,
+                       options=judge.provenance()) as run:
+        restored = restored_count(items, _item_key, run.journal)
+        with progress_bar(stderr) as progress:
+            described = "asking the production judge" + (f", {restored} resumed" if restored else "")
+            task = progress.add_task(described, total=len(items), completed=restored)
+            ask = _Asking(run.journal, 2 * settings.llm_concurrency, functools.partial(progress.advance, task))
+            if isinstance(judge, HttpJudge):
+                replies, usage = asyncio.run(_ask_http(items, judge, ask))
+            else:
+                replies, usage = asyncio.run(_ask_llm(items, judge, settings, ask))
+        result = _result(items, replies, judge, settings)
+        result.volatile["http" if isinstance(judge, HttpJudge) else "llm"] = usage
+        return run.publish(result, sources)
+
+
+def _show_item_set(spec: str, language: Language) -> ShowItemSet:
+    """Read before the run starts: its content hash is part of what a resumed run must match."""
     path = resolve(spec)
-    items = load_show_items(path)
-    clock = RunClock.start()
-    with progress_bar(stderr) as progress:
-        task = progress.add_task("asking the production judge", total=len(items))
-        advance = functools.partial(progress.advance, task)
-        if isinstance(judge, HttpJudge):
-            replies, usage = asyncio.run(_ask_http(items, judge, advance))
-        else:
-            replies, usage = asyncio.run(_ask_llm(items, judge, settings, advance))
-    dataset = ShowItemSet(name=path.parent.name if path.name == FILE_NAME else path.stem, language=language,
-                          content_sha256=hashlib.sha256(path.read_bytes()).hexdigest(), items=tuple(items))
-    result = _result(items, replies, judge, settings)
-    result.volatile["http" if isinstance(judge, HttpJudge) else "llm"] = usage
-    kind = ReportKind("judge-pipeline", KIND_VERSION, "Judge pipeline — production show/no-show judge", "accuracy")
-    return publish(kind, result, dataset, settings, sources, clock, output_dir)
+    return ShowItemSet(name=path.parent.name if path.name == FILE_NAME else path.stem, language=language,
+                       content_sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
+                       items=tuple(load_show_items(path)))
+
+
+@dataclass(frozen=True)
+class _Asking:
+    """How the items are asked, whichever judge answers: once each across sessions, a bounded number open."""
+
+    journal: RunJournal
+    open_at_once: int
+    advance: Callable[[], None]
+
+    async def each(self, items: list[ShowItem], one: Callable[[ShowItem], Awaitable[_Reply]]) -> list[_Reply]:
+        return await each_once(items, _item_key, one, journal=self.journal, encode=_journal_row,
+                               decode=_restore, open_at_once=self.open_at_once, advance=self.advance)
+
+
+def _item_key(item: ShowItem) -> str:
+    return item.id
+
+
+def _journal_row(reply: _Reply) -> dict[str, Any]:
+    """The whole reply, latency at full precision: a resumed run rebuilds the same report from it."""
+    return {"reply": asdict(reply)}
+
+
+def _restore(item: ShowItem, row: dict[str, Any]) -> _Reply:
+    return revive(_Reply, row["reply"])
 
 
 async def _ask_llm(items: list[ShowItem], judge: PromptedJudge, settings: Settings,
-                   advance: Callable[[], None]) -> tuple[list[_Reply], dict[str, Any]]:
+                   ask: _Asking) -> tuple[list[_Reply], dict[str, Any]]:
     async with LLMService(settings) as service:
         async def one(item: ShowItem) -> _Reply:
             prompt = judge.template.text.format_map({"question": item.question, "context": item.context,
                                                      "answer": item.answer})
             c = await service.complete([{"role": "user", "content": prompt}], role="judge", model=judge.model)
-            advance()
             return _Reply(c.status, c.text, c.latency_ms, c.cached, c.error)
 
-        replies = await asyncio.gather(*(one(item) for item in items))
-        return list(replies), service.usage_report()
+        return await ask.each(items, one), service.usage_report()
 
 
-async def _ask_http(items: list[ShowItem], judge: HttpJudge,
-                    advance: Callable[[], None]) -> tuple[list[_Reply], dict[str, Any]]:
+async def _ask_http(items: list[ShowItem], judge: HttpJudge, ask: _Asking) -> tuple[list[_Reply], dict[str, Any]]:
     async with HttpEndpoint(judge.endpoint) as endpoint:
         async def one(item: ShowItem) -> _Reply:
             r = await endpoint.call({"question": item.question, "context": item.context,
                                      "answer": item.answer, "item_id": item.id})
-            advance()
             return _Reply(r.status, r.text, r.latency_ms, False, r.error)
 
-        replies = await asyncio.gather(*(one(item) for item in items))
-        return list(replies), endpoint.usage_report()
+        return await ask.each(items, one), endpoint.usage_report()
 
 
 def _result(items: list[ShowItem], replies: list[_Reply], judge: ProductionJudge,
