@@ -20,11 +20,11 @@ import functools
 import hashlib
 import itertools
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import numpy as np
 from rich.console import Console
@@ -53,9 +53,11 @@ from benchmarks.metrics.judge_quality import (
     rate_against_thresholds,
 )
 from benchmarks.metrics.stats import latency_summary, summarize
-from benchmarks.runner import RunClock, RunOutcome, progress_bar, publish
+from benchmarks.resumable import each_once, restored_count, revive
+from benchmarks.runner import RunOutcome, journaled_run, progress_bar
 from benchmarks.services.embedder import CachedEmbedder, open_embedder
 from benchmarks.services.llm import LLMService, require_llm
+from benchmarks.services.run_journal import RunJournal
 from benchmarks.services.show_items import (
     FILE_NAME,
     PAIRS_FILE_NAME,
@@ -77,6 +79,7 @@ FIELD_ORDER = ("question", "context", "answer", "reference")  # how missing fiel
 LATENCY_CALLS = "judge calls answered by the endpoint (cached replies excluded)"
 Preference = Literal["a", "b", "tie", "inconsistent"]
 _PREFERENCES: dict[str, Preference] = {"first": "a", "second": "b", "tie": "tie", "inconsistent": "inconsistent"}
+Judged = TypeVar("Judged")  # what the judge gave one model on one unit: its repeats, or its two verdicts
 
 
 @dataclass(frozen=True)
@@ -176,11 +179,13 @@ def pairwise_indicators(verdicts: Sequence[tuple[Verdict | None, Verdict | None]
 
 
 def run_judge(request: JudgeRequest, settings: Settings, sources: dict[str, Source], *, output_dir: Path | None,
-              stderr: Console) -> RunOutcome:
+              resume: Path | None, stderr: Console) -> RunOutcome:
+    """Judge every item (or pair) once across the sessions of a run: each finished one is journaled, so
+    `resume` (a stopped run's folder) asks the judge only about the rest."""
     _check(request, settings)
     if request.pairwise:
-        return _run_pairwise(request, settings, sources, output_dir, stderr)
-    return _run_ratings(request, settings, sources, output_dir, stderr)
+        return _run_pairwise(request, settings, sources, output_dir, resume, stderr)
+    return _run_ratings(request, settings, sources, output_dir, resume, stderr)
 
 
 def _check(request: JudgeRequest, settings: Settings) -> None:
@@ -206,29 +211,64 @@ def _check(request: JudgeRequest, settings: Settings) -> None:
         require_llm(settings)
 
 
+def _options(request: JudgeRequest, rating: str | None, models: Sequence[str]) -> dict[str, Any]:
+    """The choices that decide a run's numbers but are not settings: a resume must make the same ones."""
+    return {"rating": rating, "pairwise": request.pairwise, "language": request.language, "models": list(models)}
+
+
 def _run_ratings(request: JudgeRequest, settings: Settings, sources: dict[str, Source], output_dir: Path | None,
-                 stderr: Console) -> RunOutcome:
+                 resume: Path | None, stderr: Console) -> RunOutcome:
     rating = RATINGS[request.rating or DEFAULT_RATING]
     path = resolve(request.spec)
     items = load_rated_items(path, [f for f in FIELD_ORDER if f in rating.needs],
                              f"bench judge --metric {rating.name}")
     offline = settings.judge_backend == "offline"
     models = ("offline",) if offline else judge_models(request.models, settings)
-    clock = RunClock.start()
-    with progress_bar(stderr) as progress, _embedder(offline, settings) as embedder:
-        task = progress.add_task(f"rating {rating.name}", total=len(items) * len(models) * settings.repeats)
-        advance = functools.partial(progress.advance, task)
-        if embedder is not None:
-            outcomes, usage = _rate_offline(items, rating.name, embedder, request.language, settings.repeats,
-                                            advance), None
-        else:
-            outcomes, usage = asyncio.run(_rate_llm(items, rating.name, models, request.language, settings, advance))
-    result = _ratings_result(items, outcomes, models, rating.name, request.language, settings)
-    if embedder is not None:
-        result.provenance["embedder"] = embedder.provenance()
-    result.volatile.update(llm=usage, embedding_cache=asdict(embedder.stats) if embedder else None)
     dataset = ItemFile.of(path, "judge-items-jsonl", request.language, len(items))
-    return publish(KIND, result, dataset, settings, sources, clock, output_dir)
+    with journaled_run(KIND, dataset, settings, spec=request.spec, output_dir=output_dir, resume=resume,
+                       options=_options(request, rating.name, models)) as run:
+        with progress_bar(stderr) as progress, _embedder(offline, settings) as embedder:
+            per_item = len(models) * settings.repeats
+            restored = restored_count(items, _item_key, run.journal)
+            task = progress.add_task(_described(f"rating {rating.name}", restored), total=len(items) * per_item,
+                                     completed=restored * per_item)
+            advance = functools.partial(progress.advance, task)
+            if embedder is not None:
+                outcomes, usage = asyncio.run(_rate_offline(items, rating.name, embedder, request.language,
+                                                            settings.repeats, run.journal, advance)), None
+            else:
+                outcomes, usage = asyncio.run(_rate_llm(items, rating.name, models, request.language, settings,
+                                                        run.journal, advance))
+        result = _ratings_result(items, outcomes, models, rating.name, request.language, settings)
+        if embedder is not None:
+            result.provenance["embedder"] = embedder.provenance()
+        result.volatile.update(llm=usage, embedding_cache=asdict(embedder.stats) if embedder else None)
+        return run.publish(result, sources)
+
+
+def _described(work: str, restored: int) -> str:
+    return work + (f", {restored} resumed" if restored else "")
+
+
+def _item_key(item: RatedItem) -> str:
+    return item.id
+
+
+def _journal_row(by_model: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
+    """All a resumed run needs to rebuild one item's outcomes exactly (floats keep full precision)."""
+    return {"judges": {model: [asdict(o) for o in found] for model, found in by_model.items()}}
+
+
+def _restore(cls: type[Judged], row: dict[str, Any], models: Sequence[str]) -> dict[str, list[Judged]]:
+    judges = row["judges"]
+    if list(judges) != list(models):
+        raise ValueError(f"judged by {list(judges)}, but this run asks {list(models)}")
+    return {model: [revive(cls, o) for o in judges[model]] for model in models}
+
+
+def _by_unit_and_model(ids: Sequence[str], found: Sequence[Mapping[str, Judged]]) -> dict[tuple[str, str], Judged]:
+    return {(unit, model): outcome for unit, by_model in zip(ids, found, strict=True)
+            for model, outcome in by_model.items()}
 
 
 @contextmanager
@@ -245,7 +285,9 @@ Outcomes = dict[tuple[str, str], list[RatingOutcome]]  # (item id, model) -> one
 
 
 async def _rate_llm(items: Sequence[RatedItem], rating: str, models: Sequence[str], language: Language,
-                    settings: Settings, advance: Callable[[], None]) -> tuple[Outcomes, dict[str, Any]]:
+                    settings: Settings, journal: RunJournal, advance: Callable[[], None]
+                    ) -> tuple[Outcomes, dict[str, Any]]:
+    """The unit journaled is one item with every model's repeats: its scores are only compared together."""
     async with LLMService(settings) as service:
         rater = Rater(service, language, settings.judge_mode)
 
@@ -254,25 +296,32 @@ async def _rate_llm(items: Sequence[RatedItem], rating: str, models: Sequence[st
             advance()
             return outcome
 
-        keys = [(item, model, r) for item in items for model in models for r in range(settings.repeats)]
-        found = await asyncio.gather(*(one(*key) for key in keys))
-        outcomes: Outcomes = {}
-        for (item, model, _), outcome in zip(keys, found, strict=True):
-            outcomes.setdefault((item.id, model), []).append(outcome)
-        return outcomes, service.usage_report()
+        async def rate_item(item: RatedItem) -> dict[str, list[RatingOutcome]]:
+            found = await asyncio.gather(*(asyncio.gather(*(one(item, model, r) for r in range(settings.repeats)))
+                                           for model in models))
+            return dict(zip(models, found, strict=True))
+
+        found = await each_once(items, _item_key, rate_item, journal=journal, encode=_journal_row,
+                                decode=lambda _, row: _restore(RatingOutcome, row, models),
+                                open_at_once=2 * settings.llm_concurrency)
+        return _by_unit_and_model([item.id for item in items], found), service.usage_report()
 
 
-def _rate_offline(items: Sequence[RatedItem], rating: str, embedder: CachedEmbedder, language: Language,
-                  repeats: int, advance: Callable[[], None]) -> Outcomes:
-    """A proxy is a deterministic function of its inputs: it is computed once and stands for every repeat."""
+async def _rate_offline(items: Sequence[RatedItem], rating: str, embedder: CachedEmbedder, language: Language,
+                        repeats: int, journal: RunJournal, advance: Callable[[int], None]) -> Outcomes:
+    """A proxy is a deterministic function of its inputs: it is computed once and stands for every repeat.
+    It is journaled like the LLM path's items, so every `bench judge` run can be resumed."""
     embed = functools.partial(embedder.encode, purpose="judge")
-    outcomes: Outcomes = {}
-    for item in items:
+
+    async def rate_item(item: RatedItem) -> dict[str, list[RatingOutcome]]:
         score = offline_rating(rating, item.variables(), embed, language=language)
         outcome = RatingOutcome(rating, "offline", score.value, score.status, score.reason, 0, (), False)
-        outcomes[item.id, "offline"] = [outcome] * repeats
         advance(repeats)
-    return outcomes
+        return {"offline": [outcome] * repeats}
+
+    found = await each_once(items, _item_key, rate_item, journal=journal, encode=_journal_row,
+                            decode=lambda _, row: _restore(RatingOutcome, row, ("offline",)), open_at_once=1)
+    return _by_unit_and_model([item.id for item in items], found)
 
 
 def _ratings_result(items: Sequence[RatedItem], outcomes: Outcomes, models: Sequence[str], rating: str,
@@ -398,23 +447,32 @@ Verdicts = dict[tuple[str, str], tuple[PairOutcome, PairOutcome]]  # (pair id, m
 
 
 def _run_pairwise(request: JudgeRequest, settings: Settings, sources: dict[str, Source], output_dir: Path | None,
-                  stderr: Console) -> RunOutcome:
+                  resume: Path | None, stderr: Console) -> RunOutcome:
     path = resolve(request.spec, PAIRS_FILE_NAME)
     pairs = load_pairs(path)
     models = judge_models(request.models, settings)
-    clock = RunClock.start()
-    with progress_bar(stderr) as progress:
-        task = progress.add_task("comparing answers in both orders", total=len(pairs) * len(models) * 2)
-        verdicts, usage = asyncio.run(_compare_all(pairs, models, request.language, settings,
-                                                   functools.partial(progress.advance, task)))
-    result = _pairwise_result(pairs, verdicts, models, request.language, settings)
-    result.volatile["llm"] = usage
     dataset = ItemFile.of(path, "judge-pairs-jsonl", request.language, len(pairs))
-    return publish(PAIRWISE_KIND, result, dataset, settings, sources, clock, output_dir)
+    with journaled_run(PAIRWISE_KIND, dataset, settings, spec=request.spec, output_dir=output_dir, resume=resume,
+                       options=_options(request, None, models)) as run:
+        with progress_bar(stderr) as progress:
+            per_pair = len(models) * 2
+            restored = restored_count(pairs, _pair_key, run.journal)
+            task = progress.add_task(_described("comparing answers in both orders", restored),
+                                     total=len(pairs) * per_pair, completed=restored * per_pair)
+            verdicts, usage = asyncio.run(_compare_all(pairs, models, request.language, settings, run.journal,
+                                                       functools.partial(progress.advance, task)))
+        result = _pairwise_result(pairs, verdicts, models, request.language, settings)
+        result.volatile["llm"] = usage
+        return run.publish(result, sources)
+
+
+def _pair_key(pair: AnswerPair) -> str:
+    return pair.id
 
 
 async def _compare_all(pairs: Sequence[AnswerPair], models: Sequence[str], language: Language, settings: Settings,
-                       advance: Callable[[], None]) -> tuple[Verdicts, dict[str, Any]]:
+                       journal: RunJournal, advance: Callable[[], None]) -> tuple[Verdicts, dict[str, Any]]:
+    """The unit journaled is one pair with every model's verdicts in both orders: a preference needs both."""
     async with LLMService(settings) as service:
         rater = Rater(service, language, settings.judge_mode)
 
@@ -424,14 +482,25 @@ async def _compare_all(pairs: Sequence[AnswerPair], models: Sequence[str], langu
             advance()
             return outcome
 
-        keys = [(pair, model) for pair in pairs for model in models]
-        found = await asyncio.gather(*(
-            asyncio.gather(one(pair, model, pair.answer_a, pair.answer_b), one(pair, model, pair.answer_b,
-                                                                                pair.answer_a))
-            for pair, model in keys))
-        verdicts: Verdicts = {(pair.id, model): (original, swapped)
-                              for (pair, model), (original, swapped) in zip(keys, found, strict=True)}
-        return verdicts, service.usage_report()
+        async def compare_pair(pair: AnswerPair) -> dict[str, tuple[PairOutcome, PairOutcome]]:
+            found = await asyncio.gather(*(
+                asyncio.gather(one(pair, model, pair.answer_a, pair.answer_b),
+                               one(pair, model, pair.answer_b, pair.answer_a))
+                for model in models))
+            return {model: (original, swapped) for model, (original, swapped) in zip(models, found, strict=True)}
+
+        def restore(_: AnswerPair, row: dict[str, Any]) -> dict[str, tuple[PairOutcome, PairOutcome]]:
+            return {model: _both_orders(found) for model, found in _restore(PairOutcome, row, models).items()}
+
+        found = await each_once(pairs, _pair_key, compare_pair, journal=journal, encode=_journal_row, decode=restore,
+                                open_at_once=2 * settings.llm_concurrency)
+        return _by_unit_and_model([pair.id for pair in pairs], found), service.usage_report()
+
+
+def _both_orders(found: Sequence[PairOutcome]) -> tuple[PairOutcome, PairOutcome]:
+    """A journaled row holds exactly the two orders; any other count is a ValueError: not a row bench wrote."""
+    original, swapped = found
+    return original, swapped
 
 
 def _pairwise_result(pairs: Sequence[AnswerPair], verdicts: Verdicts, models: Sequence[str], language: Language,
