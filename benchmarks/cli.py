@@ -119,11 +119,15 @@ def _run(tier: str, options: dict[str, Any], renamed: dict[str, str] | None = No
     for flag, setting in (renamed or {}).items():
         flags[setting] = flags.pop(flag)
     resume = flags.pop("resume", None)
-    if resume is not None and output_dir is not None:
-        raise BenchError("--resume continues in the stopped run's own folder: leave out --output-dir")
+    _no_output_dir_with_resume(output_dir, resume)
     settings, sources = load_settings(flags, config_file=config)
     outcome = run_tier(tier, dataset, settings, sources, output_dir=output_dir, resume=resume, stderr=stderr)
     print_summary(outcome.report, outcome.directory, stdout)
+
+
+def _no_output_dir_with_resume(output_dir: Path | None, resume: Path | None) -> None:
+    if resume is not None and output_dir is not None:
+        raise BenchError("--resume continues in the stopped run's own folder: leave out --output-dir")
 
 
 def resume_command(arguments: list[str], directory: Path) -> str:
@@ -460,6 +464,7 @@ def evaluate(
                                            "cache.")] = False,
     concurrency: Annotated[Optional[int], _opt("llm_concurrency", "concurrency")] = None,
     output_dir: OutputOpt = None,
+    resume: ResumeOpt = None,
     config: ConfigOpt = None,
     data_dir: DataDirOpt = None,
     reports_dir: ReportsDirOpt = None,
@@ -490,7 +495,8 @@ def evaluate(
     if dry_run:
         _print_plan(request, settings)
         return
-    outcome = run_evaluate(request, settings, sources, output_dir=output_dir, stderr=stderr)
+    _no_output_dir_with_resume(output_dir, resume)
+    outcome = run_evaluate(request, settings, sources, output_dir=output_dir, resume=resume, stderr=stderr)
     print_summary(outcome.report, outcome.directory, stdout)
 
 
@@ -548,6 +554,7 @@ def judge_pipeline(
                                            "cache (latency is measured on calls the endpoint answers).")] = False,
     concurrency: Annotated[Optional[int], _opt("llm_concurrency", "concurrency")] = None,
     output_dir: OutputOpt = None,
+    resume: ResumeOpt = None,
     config: ConfigOpt = None,
     data_dir: DataDirOpt = None,
     reports_dir: ReportsDirOpt = None,
@@ -562,14 +569,15 @@ def judge_pipeline(
                                       reports_dir=reports_dir)
     judge = production_judge(via, settings, prompt_template=prompt_template, model=model,  # type: ignore[arg-type]
                              language=language)  # type: ignore[arg-type]
-    outcome = run_judge_pipeline(dataset, settings, sources, judge=judge,
-                                 language=language, output_dir=output_dir, stderr=stderr)  # type: ignore[arg-type]
+    _no_output_dir_with_resume(output_dir, resume)
+    outcome = run_judge_pipeline(dataset, settings, sources, judge=judge, language=language,  # type: ignore[arg-type]
+                                 output_dir=output_dir, resume=resume, stderr=stderr)
     print_summary(outcome.report, outcome.directory, stdout)
 
 
 @app.command("judge")
 @guarded
-def judge_tier(
+def judge(
     dataset: Annotated[str, typer.Option("--dataset", "-d", help="A shipped dataset (synthetic, synthetic-ru: its "
                                          "judge_pipeline.jsonl, or judge_pairs.jsonl with --pairwise), a folder "
                                          "holding that file, or a JSONL file: items with id, question, context, "
@@ -590,6 +598,7 @@ def judge_tier(
     no_cache: NoCacheOpt = False,
     concurrency: ConcurrencyOpt = None,
     output_dir: OutputOpt = None,
+    resume: ResumeOpt = None,
     config: ConfigOpt = None,
     data_dir: DataDirOpt = None,
     reports_dir: ReportsDirOpt = None,
@@ -608,7 +617,8 @@ def judge_tier(
                                       bootstrap_resamples=bootstrap_resamples)
     request = JudgeRequest(spec=dataset, rating=metric, pairwise=pairwise, language=language,  # type: ignore[arg-type]
                            models=_names(models))
-    outcome = run_judge(request, settings, sources, output_dir=output_dir, stderr=stderr)
+    _no_output_dir_with_resume(output_dir, resume)
+    outcome = run_judge(request, settings, sources, output_dir=output_dir, resume=resume, stderr=stderr)
     print_summary(outcome.report, outcome.directory, stdout)
 
 

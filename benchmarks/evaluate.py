@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import math
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
@@ -36,10 +36,12 @@ from benchmarks.judge.prompts import METRIC_CALLS, Language, calls_of, load_temp
 from benchmarks.metrics.agreement import mean_over_models, model_agreement
 from benchmarks.metrics.judged import WEIGHT_PRESETS, AnswerCorrectnessWeights
 from benchmarks.metrics.stats import summarize
-from benchmarks.runner import RunClock, RunOutcome, progress_bar, publish
+from benchmarks.resumable import each_once, restored_count, revive
+from benchmarks.runner import RunOutcome, journaled_run, progress_bar
 from benchmarks.samples import Sample, SampleSet
 from benchmarks.services.embedder import CachedEmbedder, open_embedder
 from benchmarks.services.llm import LLMService, model_for, require_llm
+from benchmarks.services.run_journal import RunJournal
 from benchmarks.services.samples import load_samples
 from benchmarks.tiers.base import Metric, ReportKind, TierResult
 
@@ -77,26 +79,61 @@ def parse_metrics(text: str) -> tuple[str, ...]:
 
 
 def run_evaluate(request: EvaluateRequest, settings: Settings, sources: dict[str, Source], *,
-                 output_dir: Path | None, stderr: Console) -> RunOutcome:
+                 output_dir: Path | None, resume: Path | None = None, stderr: Console) -> RunOutcome:
     samples = read_samples(request)
     if request.backend == "offline":
         require_proxies(request.metrics)
     else:
         require_llm(settings)
-    clock = RunClock.start()
-    with progress_bar(stderr) as progress, _embedder(settings, request) as embedder:
-        task = progress.add_task("judging", total=len(request.metrics) * len(samples.samples))
-        if request.backend == "offline":
-            outcomes = _offline(request, samples.samples, embedder, lambda: progress.advance(task))
-            llm_usage, models = None, ("offline",)
-        else:
-            outcomes, llm_usage, models = asyncio.run(
-                _judge(request, settings, samples.samples, embedder, lambda: progress.advance(task))
-            )
-    result = _result(request, samples, outcomes, models, settings, embedder_info=embedder.provenance() if embedder else None)
-    result.volatile.update(llm=llm_usage, embedding_cache=asdict(embedder.stats) if embedder else None)
     kind = ReportKind("evaluate", VERSION, "RAGAS-style evaluation", main_metric=request.metrics[0])
-    return publish(kind, result, samples, settings, sources, clock, output_dir)
+    with journaled_run(kind, samples, settings, spec=str(request.path), output_dir=output_dir, resume=resume,
+                       options=_identifying_options(request)) as run:
+        with progress_bar(stderr) as progress, _embedder(settings, request) as embedder:
+            restored = restored_count(samples.samples, _sample_key, run.journal)
+            task = progress.add_task("judging" + (f", {restored} resumed" if restored else ""),
+                                     total=len(samples.samples), completed=restored)
+            work = Work(samples.samples, run.journal, lambda: progress.advance(task))
+            if request.backend == "offline":
+                per_sample, llm_usage, models = asyncio.run(_offline(request, work, embedder)), None, ("offline",)
+            else:
+                per_sample, llm_usage, models = asyncio.run(_judge(request, settings, work, embedder))
+        result = _result(request, samples, per_sample, models, settings,
+                         embedder_info=embedder.provenance() if embedder else None)
+        result.volatile.update(llm=llm_usage, embedding_cache=asdict(embedder.stats) if embedder else None)
+        return run.publish(result, sources)
+
+
+@dataclass(frozen=True)
+class Work:
+    """The samples to judge, the run's journal, and the progress callback: each sample is judged once per run."""
+
+    samples: Sequence[Sample]
+    journal: RunJournal
+    advance: Callable[[], None]
+
+    async def each(self, judge_one: Callable[[Sample], Awaitable[list[JudgeOutcome]]], open_at_once: int
+                   ) -> list[list[JudgeOutcome]]:
+        return await each_once(self.samples, _sample_key, judge_one, journal=self.journal, encode=_journal_row,
+                               decode=_restore, open_at_once=open_at_once, advance=self.advance)
+
+
+def _identifying_options(request: EvaluateRequest) -> dict[str, Any]:
+    """The run's choices beside the settings, named by their flags: a resumed run must not change them."""
+    chosen = {"metrics": list(request.metrics), "judge": request.backend, "language": request.language,
+              "models": list(request.models) if request.models else None, **asdict(request.options)}
+    return {f"--{name.replace('_', '-')}": value for name, value in chosen.items()}
+
+
+def _sample_key(sample: Sample) -> str:
+    return sample.id
+
+
+def _journal_row(outcomes: list[JudgeOutcome]) -> dict[str, Any]:
+    return {"outcomes": [asdict(o) for o in outcomes]}
+
+
+def _restore(sample: Sample, row: dict[str, Any]) -> list[JudgeOutcome]:
+    return [revive(JudgeOutcome, o) for o in row["outcomes"]]
 
 
 def judge_models(models: tuple[str, ...] | None, settings: Settings) -> tuple[str, ...]:
@@ -173,36 +210,38 @@ def _embed_fn(embedder: CachedEmbedder | None) -> Any:
     return lambda texts: embedder.encode(list(texts), purpose="evaluate")
 
 
-async def _judge(request: EvaluateRequest, settings: Settings, samples: Sequence[Sample],
-                 embedder: CachedEmbedder | None, advance: Any) -> tuple[list[JudgeOutcome], dict[str, Any], tuple[str, ...]]:
+async def _judge(request: EvaluateRequest, settings: Settings, work: Work, embedder: CachedEmbedder | None
+                 ) -> tuple[list[list[JudgeOutcome]], dict[str, Any], tuple[str, ...]]:
+    """Every metric by every model on each sample; per sample, outcomes metric by metric, model by model."""
     async with LLMService(settings) as service:
         models = judge_models(request.models, settings)
         judge = LLMJudge(service, request.language, _embed_fn(embedder), request.options)
 
-        async def one(metric: str, sample: Sample) -> list[JudgeOutcome]:
-            found = await asyncio.gather(*(judge.score(metric, sample, model) for model in models))
-            advance()
-            return list(found)
+        async def one(sample: Sample) -> list[JudgeOutcome]:
+            return list(await asyncio.gather(*(judge.score(metric, sample, model)
+                                               for metric in request.metrics for model in models)))
 
-        batches = await asyncio.gather(*(one(m, s) for m in request.metrics for s in samples))
-        return [o for batch in batches for o in batch], service.usage_report(), tuple(models)
+        per_sample = await work.each(one, open_at_once=2 * settings.llm_concurrency)
+        return per_sample, service.usage_report(), tuple(models)
 
 
-def _offline(request: EvaluateRequest, samples: Sequence[Sample], embedder: CachedEmbedder | None,
-             advance: Any) -> list[JudgeOutcome]:
+async def _offline(request: EvaluateRequest, work: Work, embedder: CachedEmbedder | None) -> list[list[JudgeOutcome]]:
     embed = _embed_fn(embedder)
-    outcomes = []
-    for metric in request.metrics:
-        for sample in samples:
+
+    async def one(sample: Sample) -> list[JudgeOutcome]:
+        outcomes = []
+        for metric in request.metrics:
             score = offline_score(metric, sample, embed, language=request.language)
             outcomes.append(JudgeOutcome(metric, "offline", score.value, score.status, score.reason, 0, 0.0))
-            advance()
-    return outcomes
+        return outcomes
+
+    return await work.each(one, open_at_once=1)  # CPU work: one sample at a time
 
 
-def _result(request: EvaluateRequest, samples: SampleSet, outcomes: list[JudgeOutcome], models: tuple[str, ...],
-            settings: Settings, *, embedder_info: dict[str, Any] | None) -> TierResult:
-    by_key = {(o.metric, sample_id, o.model): o for o, sample_id in _with_ids(outcomes, samples, request, models)}
+def _result(request: EvaluateRequest, samples: SampleSet, per_sample: list[list[JudgeOutcome]],
+            models: tuple[str, ...], settings: Settings, *, embedder_info: dict[str, Any] | None) -> TierResult:
+    by_key = {(o.metric, sample.id, o.model): o
+              for sample, outcomes in zip(samples.samples, per_sample, strict=True) for o in outcomes}
     ids = [s.id for s in samples.samples]
     metrics: dict[str, Metric] = {}
     notes: dict[str, Any] = {"backend": request.backend, "language": request.language, "models": list(models),
@@ -239,15 +278,6 @@ def _result(request: EvaluateRequest, samples: SampleSet, outcomes: list[JudgeOu
     items = sorted((_item(sample, request.metrics, models, by_key) for sample in samples.samples),
                    key=lambda item: item["id"])
     return TierResult(metrics=metrics, items=items, notes=notes, provenance=provenance, volatile={})
-
-
-def _with_ids(outcomes: list[JudgeOutcome], samples: SampleSet, request: EvaluateRequest,
-              models: tuple[str, ...]) -> Iterator[tuple[JudgeOutcome, str]]:
-    """Outcomes come metric by metric, sample by sample, model by model: pair each with its sample."""
-    ids = [s.id for s in samples.samples]
-    expected = [(i, m) for _ in request.metrics for i in ids for m in models]
-    for outcome, (sample_id, _) in zip(outcomes, expected, strict=True):
-        yield outcome, sample_id
 
 
 def _value(outcome: JudgeOutcome) -> float:

@@ -297,6 +297,21 @@ class LLMService:
         return (text.replace(key, REDACTED) if key else text)[:_REASON_CHARS]
 
 
+def require_reachable(settings: Settings, models: Iterable[str]) -> None:
+    """The probe of a run's first uncached call, made before a tier's own costly preparation (embedding and
+    indexing a corpus), so that a fresh run against an endpoint that is down fails in seconds, not after it.
+    Skipped when the cache holds replies of these models: the run may be a rerun the cache answers whole,
+    which must work offline (its first uncached call, if any, still probes)."""
+    if settings.llm_cache:
+        cache = LLMCache(settings.data_dir / FILE_NAME)
+        try:
+            if any(cache.knows(model) for model in models):
+                return
+        finally:
+            cache.close()
+    asyncio.run(_probe(str(settings.llm_base_url), min(PROBE_TIMEOUT_S, settings.llm_timeout_s)))
+
+
 async def _probe(base_url: str, timeout_s: float) -> None:
     if any(os.environ.get(name) for name in _PROXY_VARIABLES):
         return

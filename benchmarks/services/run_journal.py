@@ -65,11 +65,13 @@ def _plain(value: dict[str, Any]) -> dict[str, Any]:
 class RunJournal:
     """Appends finished items to a run folder's items.jsonl; holds the rows an earlier session finished."""
 
-    def __init__(self, directory: Path, manifest: dict[str, Any], restored: dict[str, dict[str, Any]]):
+    def __init__(self, directory: Path, manifest: dict[str, Any], restored: dict[str, dict[str, Any]],
+                 created: tuple[Path, ...] = ()):
         self.directory = directory
         self.manifest = manifest
         self.restored = restored
         self.appended = 0
+        self._created = created  # folders this run made, deepest first: discard removes them again
         self._file = open(directory / ITEMS, "ab", buffering=0)
 
     @property
@@ -83,12 +85,13 @@ class RunJournal:
     @classmethod
     def start(cls, directory: Path, identity: RunIdentity, *, run_id: str, started_at: str,
               point_latest: bool) -> RunJournal:
+        created = tuple(folder for folder in (directory, *directory.parents) if not folder.exists())
         directory.mkdir(parents=True, exist_ok=True)
         (directory / ITEMS).write_bytes(b"")
         manifest = {"identity": asdict(identity), "run_id": run_id, "started_at": started_at,
                     "point_latest": point_latest}
         atomic_write(directory / MANIFEST, json.dumps(manifest, ensure_ascii=False, indent=2) + "\n")
-        return cls(directory, manifest, {})
+        return cls(directory, manifest, {}, created)
 
     @classmethod
     def resume(cls, directory: Path, identity: RunIdentity) -> RunJournal:
@@ -121,14 +124,16 @@ class RunJournal:
         (self.directory / MANIFEST).unlink(missing_ok=True)
 
     def discard(self) -> None:
-        """Nothing finished and the run stopped before its first item: leave no empty run folder behind."""
+        """Nothing finished and the run stopped before its first item: leave no empty run folder behind, nor
+        the dataset and tier folders made for it."""
         self.close()
         for name in (MANIFEST, ITEMS):
             (self.directory / name).unlink(missing_ok=True)
-        try:
-            self.directory.rmdir()
-        except OSError:
-            pass  # not empty: the folder was the user's (--output-dir) and holds other files
+        for folder in self._created:
+            try:
+                folder.rmdir()
+            except OSError:
+                return  # not empty: another run's files live there
 
 
 def _read_items(path: Path) -> dict[str, dict[str, Any]]:

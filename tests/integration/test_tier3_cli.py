@@ -210,3 +210,13 @@ def test_extractive_and_offline_judge_on_the_synthetic_set_need_no_llm(bench, tm
     assert report["provenance"]["judge"] == {"backend": "offline", "language": "en"}
     assert "answer_correctness" in report["notes"]["offline_proxies"]["avg_e2e_score"]
     assert report["volatile"]["llm"] is None
+
+
+def test_an_unreachable_llm_fails_a_fresh_run_before_the_corpus_is_indexed(bench, tmp_path, monkeypatch):
+    monkeypatch.setenv("BENCH_LLM_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens on port 9
+    monkeypatch.setenv("BENCH_LLM_MODEL", "never-answered")
+    result = bench("tier3", "--dataset", write_dataset(tmp_path / "never-indexed", QUESTIONS))
+    assert result.exit_code == 2
+    assert "cannot reach the LLM endpoint http://127.0.0.1:9/v1" in result.output
+    assert bench("db", "drop-collection", "never-indexed").output.strip() == "never-indexed: 0 embedding space(s) removed"
+    assert not (tmp_path / "reports").exists()  # no empty run folder left behind

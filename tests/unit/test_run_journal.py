@@ -83,9 +83,10 @@ def test_a_finished_run_and_a_foreign_folder_are_refused(tmp_path):
 
 
 def test_discard_leaves_no_empty_run_folder_but_keeps_a_users_files(tmp_path):
-    journal = RunJournal.start(tmp_path / "empty", identity(), run_id="r", started_at="t", point_latest=False)
+    journal = RunJournal.start(tmp_path / "reports" / "data" / "tier2" / "r", identity(), run_id="r",
+                               started_at="t", point_latest=True)
     journal.discard()
-    assert not (tmp_path / "empty").exists()
+    assert not (tmp_path / "reports").exists()
     (tmp_path / "mine").mkdir()
     (tmp_path / "mine" / "notes.txt").write_text("keep")
     RunJournal.start(tmp_path / "mine", identity(), run_id="r", started_at="t", point_latest=False).discard()
