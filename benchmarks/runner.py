@@ -21,6 +21,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
+from benchmarks import __version__
 from benchmarks import report as report_doc
 from benchmarks.config import Settings, Source
 from benchmarks.dataset import ReportedData
@@ -94,7 +95,9 @@ def journaled_run(kind: ReportKind, data: ReportedData, settings: Settings, *, s
     RunInterrupted (where the items are, how to go on); a run that stops before its first item leaves no
     folder behind. `options` are the command's own choices that settings do not hold (e.g. --metrics)."""
     clock = RunClock.start()
-    identity = RunIdentity.of(kind.name, kind.version, data.report_block(), settings.redacted(), options)
+    # bench's own version too: items judged by one release are not mixed with another's
+    identity = RunIdentity.of(kind.name, f"{kind.version} (bench {__version__})", data.report_block(),
+                              settings.redacted(), options)
     if resume is not None:
         journal = RunJournal.resume(resume, identity)
         clock = replace(clock, run_id=journal.manifest["run_id"],
