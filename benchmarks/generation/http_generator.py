@@ -29,8 +29,7 @@ class HttpGenerator:
     @classmethod
     def from_settings(cls, settings: Settings, *, sleep: Sleep = asyncio.sleep) -> Self:
         """Checks the generator_http_* settings at once, so a bad template stops the run before any call."""
-        config = EndpointConfig.from_settings(settings, "generator", texts=TEXT_VARIABLES, lists=LIST_VARIABLES)
-        return cls(config, sleep=sleep)
+        return cls(endpoint_config(settings), sleep=sleep)
 
     def describe(self) -> dict[str, Any]:
         return {"adapter": self.name, **self.config.provenance()}
@@ -51,7 +50,13 @@ class HttpGenerator:
         await self.endpoint.aclose()
 
     async def __aenter__(self) -> Self:
+        await self.endpoint.__aenter__()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
+
+
+def endpoint_config(settings: Settings) -> EndpointConfig:
+    """The generator_http_* settings, checked: a bad template stops the run before any call."""
+    return EndpointConfig.from_settings(settings, "generator", texts=TEXT_VARIABLES, lists=LIST_VARIABLES)

@@ -26,7 +26,7 @@ from typing import Any, Literal, NoReturn, Self
 from benchmarks import __version__
 from benchmarks.config import REDACTED, Settings, redact_url
 from benchmarks.errors import BenchError
-from benchmarks.services.llm import Sleep, backoff_s
+from benchmarks.services.llm import PROBE_TIMEOUT_S, Sleep, backoff_s, probe
 
 try:
     import httpx2 as httpx
@@ -169,6 +169,7 @@ class EndpointConfig:
     timeout_s: float
     max_attempts: int
     concurrency: int
+    prefix: Prefix
 
     @classmethod
     def from_settings(cls, settings: Settings, prefix: Prefix, *, texts: Collection[str],
@@ -188,7 +189,13 @@ class EndpointConfig:
         template = RequestTemplate.parse(getattr(settings, f"{prefix}_http_request"),
                                          setting=f"{prefix}_http_request", texts=texts, lists=lists)
         return cls(url, template, path, getattr(settings, f"{prefix}_http_api_key"), settings.llm_timeout_s,
-                   settings.llm_max_attempts, settings.llm_concurrency)
+                   settings.llm_max_attempts, settings.llm_concurrency, prefix)
+
+    async def probe(self) -> None:
+        """Before the first call: a service that is down fails the run in seconds with one message, instead of
+        every item its full retry schedule (a service that goes down later still gets retries)."""
+        await probe(self.url, min(PROBE_TIMEOUT_S, self.timeout_s), what=f"{_SERVICE[self.prefix]} at",
+                    advice=f"no call was made: check {self.prefix}_http_url and that the service is up")
 
     def provenance(self) -> dict[str, Any]:
         """What identifies the endpoint in a report: never the key, never a password in the URL."""
@@ -246,6 +253,7 @@ class HttpEndpoint:
         await self._client.aclose()
 
     async def __aenter__(self) -> Self:
+        await self.config.probe()
         return self
 
     async def __aexit__(self, *exc: object) -> None:

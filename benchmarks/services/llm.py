@@ -175,7 +175,7 @@ class LLMService:
         loop = asyncio.get_running_loop()
         if self._probe is None or self._probe[0] is not loop:
             timeout = min(PROBE_TIMEOUT_S, self.settings.llm_timeout_s)
-            self._probe = (loop, loop.create_task(_probe(str(self.settings.llm_base_url), timeout)))
+            self._probe = (loop, loop.create_task(probe(str(self.settings.llm_base_url), timeout)))
         await asyncio.shield(self._probe[1])  # one probe for all the calls waiting on it
         self._reachable = True
 
@@ -309,20 +309,24 @@ def require_reachable(settings: Settings, models: Iterable[str]) -> None:
                 return
         finally:
             cache.close()
-    asyncio.run(_probe(str(settings.llm_base_url), min(PROBE_TIMEOUT_S, settings.llm_timeout_s)))
+    asyncio.run(probe(str(settings.llm_base_url), min(PROBE_TIMEOUT_S, settings.llm_timeout_s)))
 
 
-async def _probe(base_url: str, timeout_s: float) -> None:
+_LLM_ADVICE = "no call was made beyond the cached replies: check llm_base_url and the network"
+
+
+async def probe(url: str, timeout_s: float, *, what: str = "the LLM endpoint", advice: str = _LLM_ADVICE) -> None:
+    """One TCP connection to the service behind `url`, or one BenchError naming it; skipped behind a proxy,
+    which the client reaches instead of the host."""
     if any(os.environ.get(name) for name in _PROXY_VARIABLES):
         return
-    parts = urlsplit(base_url)
+    parts = urlsplit(url)
     port = parts.port or (443 if parts.scheme == "https" else 80)
     try:
         _, writer = await asyncio.wait_for(asyncio.open_connection(parts.hostname, port), timeout_s)
     except (OSError, TimeoutError) as exc:
         reason = "timed out" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc))
-        raise BenchError(f"cannot reach the LLM endpoint {redact_url(base_url)} ({reason}); no call was made "
-                         "beyond the cached replies: check llm_base_url and the network") from None
+        raise BenchError(f"cannot reach {what} {redact_url(url)} ({reason}); {advice}") from None
     writer.close()
 
 

@@ -40,7 +40,7 @@ from benchmarks.metrics.stats import latency_summary, summarize
 from benchmarks.resumable import each_once, restored_count, revive
 from benchmarks.samples import Sample
 from benchmarks.services.embedder import CachedEmbedder
-from benchmarks.services.llm import LLMService, model_for, require_llm
+from benchmarks.services.llm import LLMService, model_for, require_llm, require_reachable
 from benchmarks.tiers.base import Metric, RunContext
 
 CONTEXT_SEPARATOR = "\n\n"
@@ -127,6 +127,19 @@ def check_plan(settings: Settings, plan: Plan) -> None:
                              "(a baseline system, graded by proxies)") from None
     if settings.generator == "http" and not settings.generator_http_url:
         raise BenchError("--generator http needs generator_http_url (bench.toml, BENCH_GENERATOR_HTTP_URL)")
+
+
+def require_reachable_services(settings: Settings) -> None:
+    """Probe the services the run will call before a tier's own costly preparation (tier 3 embeds and indexes
+    the corpus first), so that a service that is down fails a fresh run in seconds, not after that work."""
+    roles = [role for role, used in (("generator", settings.generator == "openai"),
+                                     ("judge", settings.judge_backend == "llm")) if used]
+    if roles:
+        require_reachable(settings, {str(model_for(settings, role)) for role in roles})
+    if settings.generator == "http":
+        from benchmarks.generation.http_generator import endpoint_config
+
+        asyncio.run(endpoint_config(settings).probe())
 
 
 def answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder

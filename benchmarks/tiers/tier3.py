@@ -16,7 +16,6 @@ from benchmarks.config import Settings
 from benchmarks.dataset import Dataset, Question
 from benchmarks.metrics import text
 from benchmarks.services.corpus_index import IndexedCorpus, open_index
-from benchmarks.services.llm import model_for, require_reachable
 from benchmarks.tiers import answering
 from benchmarks.tiers.answering import Case, Graded, Plan
 from benchmarks.tiers.base import Metric, RunContext, Tier, TierResult
@@ -32,10 +31,7 @@ def run(ctx: RunContext) -> TierResult:
     if s.generator == "precomputed":
         needed["response or responses"] = lambda q: bool(q.responses)
     answering.require_fields(dataset, "tier 3", needed)
-    llm_roles = [role for role, used in (("generator", s.generator == "openai"), ("judge", s.judge_backend == "llm"))
-                 if used]
-    if llm_roles:
-        require_reachable(s, {str(model_for(s, role)) for role in llm_roles})  # before indexing the corpus
+    answering.require_reachable_services(s)  # before embedding and indexing the corpus
     with open_index(s, dataset, ctx.progress) as corpus:
         todo = _retrieve(corpus, dataset, ctx)
         graded, usage, generator = answering.answer_and_grade(ctx, todo, plan, corpus.embedder)

@@ -14,6 +14,7 @@ import socket
 import pytest
 
 from benchmarks.config import Settings
+from benchmarks.errors import BenchError
 from benchmarks.generation.base import Answer, GenerationRequest
 from benchmarks.generation.http_generator import HttpGenerator
 from benchmarks.services.http_endpoint import EndpointConfig, EndpointReply, HttpEndpoint
@@ -161,17 +162,20 @@ def test_the_key_never_appears_in_an_error_even_when_the_service_quotes_it(servi
     assert_no_key(*(a.error for a in answers))
 
 
-def test_timeouts_and_refused_connections_are_retried_then_reported(service, settings, waits):
+def test_timeouts_are_retried_then_reported_and_a_service_down_at_the_start_stops_the_run(service, settings, waits):
     service.script(*[ServiceReply({"answer": "late"}, delay=0.5)] * 2)
     timing_out = dataclasses.replace(settings, llm_timeout_s=0.1, llm_max_attempts=2)
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
         closed = f"http://127.0.0.1:{probe.getsockname()[1]}/answer"
-    [late], _ = generate(timing_out, waits, request())
-    [refused], usage = generate(dataclasses.replace(timing_out, generator_http_url=closed), waits, request())
+    [late], usage = generate(timing_out, waits, request())
     assert late.error == "request timed out (gave up after 2 attempts)"
-    assert refused.error.startswith("connection error: ") and refused.error.endswith("(gave up after 2 attempts)")
-    assert waits == [2.0, 2.0] and usage == {"calls": 1, "http_requests": 2, "api_errors": 1}
+    assert waits == [2.0] and usage == {"calls": 1, "http_requests": 2, "api_errors": 1}
+    with pytest.raises(BenchError) as down:
+        generate(dataclasses.replace(timing_out, generator_http_url=closed), waits, request())
+    assert str(down.value).startswith(f"cannot reach your RAG service at {closed} (")
+    assert "no call was made: check generator_http_url" in str(down.value)
+    assert waits == [2.0]  # no retry schedule was waited through
 
 
 def test_calls_in_flight_stay_within_the_concurrency_bound(service, settings):
@@ -271,3 +275,10 @@ def test_judge_pipeline_via_http_refuses_llm_options_and_names_a_missing_url(ben
     assert "--prompt-template and --model: not used with --via http" in result.output
     result = bench("judge-pipeline", "--dataset", "synthetic", "--via", "carrier-pigeon")
     assert result.exit_code == 2 and "--via: expected one of llm, http" in result.output
+
+
+def test_judge_pipeline_via_http_fails_in_seconds_when_the_judge_service_is_down(bench, monkeypatch):
+    monkeypatch.setenv("BENCH_SHOW_JUDGE_HTTP_URL", "http://127.0.0.1:9/decide")  # nothing listens on port 9
+    result = bench("judge-pipeline", "--dataset", "synthetic", "--via", "http")
+    assert result.exit_code == 2
+    assert "cannot reach your production show/no-show judge at http://127.0.0.1:9/decide" in result.output

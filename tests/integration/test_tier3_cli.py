@@ -220,3 +220,13 @@ def test_an_unreachable_llm_fails_a_fresh_run_before_the_corpus_is_indexed(bench
     assert "cannot reach the LLM endpoint http://127.0.0.1:9/v1" in result.output
     assert bench("db", "drop-collection", "never-indexed").output.strip() == "never-indexed: 0 embedding space(s) removed"
     assert not (tmp_path / "reports").exists()  # no empty run folder left behind
+
+
+def test_an_http_system_under_test_that_is_down_fails_before_the_corpus_is_indexed(bench, tmp_path, monkeypatch):
+    monkeypatch.setenv("BENCH_GENERATOR_HTTP_URL", "http://127.0.0.1:9/answer")
+    result = bench("tier3", "--dataset", write_dataset(tmp_path / "never-indexed-http", QUESTIONS),
+                   "--generator", "http", "--judge", "offline")
+    assert result.exit_code == 2
+    assert "cannot reach your RAG service at http://127.0.0.1:9/answer" in result.output
+    assert bench("db", "drop-collection", "never-indexed-http").output.strip() == \
+        "never-indexed-http: 0 embedding space(s) removed"
