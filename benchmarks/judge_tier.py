@@ -453,7 +453,7 @@ def _run_pairwise(request: JudgeRequest, settings: Settings, sources: dict[str, 
     models = judge_models(request.models, settings)
     dataset = ItemFile.of(path, "judge-pairs-jsonl", request.language, len(pairs))
     with journaled_run(PAIRWISE_KIND, dataset, settings, spec=request.spec, output_dir=output_dir, resume=resume,
-                       options=_options(request, None, models)) as run:
+                       options=_options(request, None, models), command="judge --pairwise") as run:
         with progress_bar(stderr) as progress:
             per_pair = len(models) * 2
             restored = restored_count(pairs, _pair_key, run.journal)

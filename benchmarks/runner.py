@@ -89,11 +89,13 @@ class JournaledRun:
 
 @contextmanager
 def journaled_run(kind: ReportKind, data: ReportedData, settings: Settings, *, spec: str, output_dir: Path | None,
-                  resume: Path | None, options: dict[str, Any] | None = None) -> Iterator[JournaledRun]:
+                  resume: Path | None, options: dict[str, Any] | None = None,
+                  command: str | None = None) -> Iterator[JournaledRun]:
     """The run folder exists from the start, with run.json and the items journal; `resume` (a stopped run's
     folder) continues that run instead, when nothing that decides its numbers differs. Ctrl-C becomes
     RunInterrupted (where the items are, how to go on); a run that stops before its first item leaves no
-    folder behind. `options` are the command's own choices that settings do not hold (e.g. --metrics)."""
+    folder behind. `options` are the command's own choices that settings do not hold (e.g. --metrics);
+    `command` is the bench command that resumes it, when it is not named like the report kind."""
     clock = RunClock.start()
     # bench's own version too: items judged by one release are not mixed with another's
     identity = RunIdentity.of(kind.name, f"{kind.version} (bench {__version__})", data.report_block(),
@@ -115,7 +117,7 @@ def journaled_run(kind: ReportKind, data: ReportedData, settings: Settings, *, s
             raise
         journal.close()
         if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, RunInterrupted):
-            raise RunInterrupted(journal.directory, journal.finished, kind.name, spec) from None
+            raise RunInterrupted(journal.directory, journal.finished, command or kind.name, spec) from None
         raise
 
 

@@ -87,7 +87,8 @@ def interrupt(bench, llm, judge, nth, folder, *args):
     assert result.exit_code == 130, result.output
     kept = journaled_ids(folder)
     assert f"interrupted: {len(kept)} finished item(s) kept in {folder / 'items.jsonl'}" in result.output
-    assert "resume with: bench judge" in result.output and f"--resume {folder}" in result.output
+    command = "judge --pairwise" if "--pairwise" in args else "judge"  # the fallback hint names the command
+    assert f"resume with: bench {command} --dataset" in result.output and f"--resume {folder}" in result.output
     assert (folder / "run.json").exists() and not (folder / "report.json").exists()
     return kept
 
