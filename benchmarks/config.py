@@ -25,7 +25,7 @@ import platformdirs
 
 from benchmarks.errors import BenchError
 
-Source = Literal["default", "bench.toml", "env", "cli"]
+Source = Literal["default", "bench.toml", "env", "suite", "cli"]  # "suite": a bench nightly suite file
 REDACTED = "***"
 CONFIG_FILE = "bench.toml"
 # shown with any password masked

@@ -131,9 +131,11 @@ def resolve_settings(suite: Suite, flags: Mapping[str, Any], *, config_file: Pat
         merged.update(run.settings)
         merged.update({k: v for k, v in flags.items() if v is not None})
         try:
-            resolved.append(load_settings(merged, config_file=config_file, environ=environ))
+            settings, sources = load_settings(merged, config_file=config_file, environ=environ)
         except BenchError as exc:
             raise BenchError(f"{suite.path}: run #{number} ({run.tier} on {run.dataset}): {exc}") from None
+        given = {k for k, v in flags.items() if v is not None}
+        resolved.append((settings, {**sources, **{name: "suite" for name in merged if name not in given}}))
     return resolved
 
 

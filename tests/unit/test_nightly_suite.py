@@ -46,6 +46,10 @@ def test_environment_beats_suite_defaults_but_not_the_run_table(tmp_path):
                             '[[run]]\ntier = "tier1"\ndataset = "x"\nseed = 5\n')
     resolved = resolve_settings(load_suite(path), {}, environ={"BENCH_SEED": "7"})
     assert [s.seed for s, _ in resolved] == [7, 5]
+    # the report names where each value came from: the suite file is not the command line
+    assert [sources["seed"] for _, sources in resolved] == ["env", "suite"]
+    flagged = resolve_settings(load_suite(path), {"seed": 9}, environ={})
+    assert [sources["seed"] for _, sources in flagged] == ["cli", "cli"]
 
 
 @pytest.mark.parametrize(("text", "message"), [
