@@ -45,7 +45,7 @@ from benchmarks.judge.ratings import (
     pairwise_outcome,
     prompt_hashes,
 )
-from benchmarks.metrics.agreement import mean_over_models, model_agreement
+from benchmarks.metrics.agreement import krippendorff_alpha, mean_over_models, model_agreement
 from benchmarks.metrics.judge_quality import (
     consistency_score,
     error_rate,
@@ -416,7 +416,7 @@ def _summary(values: Sequence[float], errors: int, settings: Settings, *, higher
                                higher_is_better=higher_is_better)
 
 
-def _live_latencies(outcomes: Sequence[RatingOutcome]) -> list[float]:
+def _live_latencies(outcomes: Sequence[RatingOutcome | PairOutcome]) -> list[float]:
     return [ms for o in outcomes for ms, call in zip(o.latency_ms, o.raw, strict=True)
             if call["status"] == "ok" and not call["cached"]]
 
@@ -529,7 +529,7 @@ def _pairwise_result(pairs: Sequence[AnswerPair], verdicts: Verdicts, models: Se
         for model in models:
             metrics.update({f"{name}/{model}": metric for name, metric in block([model]).items()})
     everything = [o for found in verdicts.values() for o in found]
-    chosen = [preference(*pair) for pair in map(_verdict_pair, verdicts.values()) if None not in pair]
+    chosen = [p for p in map(_preference, verdicts.values()) if p is not None]
     notes: dict[str, Any] = {
         "mode": settings.judge_mode,
         "language": language,
@@ -553,12 +553,40 @@ def _pairwise_result(pairs: Sequence[AnswerPair], verdicts: Verdicts, models: Se
                                       "label (a, b or tie); an inconsistent preference counts as wrong")
     if len(models) > 1:
         notes["models_pooled"] = "the metrics without a model suffix pool every (pair, model)"
+        notes["agreement"] = preference_agreement(
+            [[_preference(verdicts[pair.id, model]) for pair in pairs] for model in models])
     provenance = {"judge": {"backend": "llm", "models": list(models), "language": language,
                             "mode": settings.judge_mode,
                             "prompts_sha256": prompt_hashes(language, settings.judge_mode, (), pairwise=True)}}
     rows = [_pair_row(pair, {m: verdicts[pair.id, m] for m in models}) for pair in pairs]
+    volatile = {"latency_ms": {**latency_summary(_live_latencies(everything)), "what": LATENCY_CALLS}}
+    if len(models) > 1:
+        volatile["latency_ms_by_model"] = {
+            model: latency_summary(_live_latencies([o for pair in pairs for o in verdicts[pair.id, model]]))
+            for model in models}
     return TierResult(metrics=metrics, items=sorted(rows, key=lambda row: row["id"]), notes=notes,
-                      provenance=provenance)
+                      provenance=provenance, volatile=volatile)
+
+
+def _preference(found: tuple[PairOutcome, PairOutcome]) -> Preference | None:
+    """A model's preference on a pair, None when one of its two verdicts failed."""
+    verdicts = _verdict_pair(found)
+    return None if None in verdicts else preference(*verdicts)  # type: ignore[arg-type]
+
+
+PREFERENCE_CODES = {"a": 0.0, "b": 1.0, "tie": 2.0, "inconsistent": 3.0}
+
+
+def preference_agreement(preferences: Sequence[Sequence[Preference | None]]) -> dict[str, Any]:
+    """How far several judge models agree on pairs (one row per model): the share of pairs every model judged
+    whose preferences are all the same, and Krippendorff's nominal alpha over the preferences (a, b, tie, and
+    inconsistent, a preference that flipped with the order), pairs a model could not judge left out."""
+    judged = [column for column in zip(*preferences, strict=True) if None not in column]
+    alpha = krippendorff_alpha([[None if p is None else PREFERENCE_CODES[p] for p in row] for row in preferences],
+                               level="nominal")
+    return {"same_preference_rate": sum(len(set(c)) == 1 for c in judged) / len(judged) if judged else None,
+            "pairs_judged_by_every_model": len(judged),
+            "krippendorff_alpha_nominal": alpha.value}
 
 
 def _verdict_pair(found: tuple[PairOutcome, PairOutcome]) -> tuple[Verdict | None, Verdict | None]:

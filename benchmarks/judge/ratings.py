@@ -87,6 +87,7 @@ class PairOutcome:
     explanation: str
     calls: int
     raw: tuple[dict[str, Any], ...] = ()
+    latency_ms: tuple[float, ...] = ()  # each call's, as measured by the LLM service (cached replies included)
 
 
 @cache
@@ -144,16 +145,21 @@ class Rater:
             answer = await ask_json(self.service, prompt, shape, call=COMPARE_ANSWERS.name, language=self.language,
                                     model=model, trace=trace, repeat=repeat)
         except JudgeFailed as failure:
-            return PairOutcome(model, None, failure.status, str(failure), trace.calls, tuple(trace.raw))
+            return PairOutcome(model, None, failure.status, str(failure), trace.calls, tuple(trace.raw),
+                               _latencies(trace))
         return PairOutcome(model, answer.verdict, "ok", getattr(answer, "reasoning", ""), trace.calls,
-                           tuple(trace.raw))
+                           tuple(trace.raw), _latencies(trace))
 
     @staticmethod
     def _rating(name: str, model: str, value: float | None, status: Status, explanation: str,
                 trace: Trace) -> RatingOutcome:
         cached = bool(trace.raw) and all(call["cached"] for call in trace.raw)
-        return RatingOutcome(name, model, value, status, explanation, trace.calls,
-                             tuple(round(ms, 3) for ms in trace.latency_ms), cached, tuple(trace.raw))
+        return RatingOutcome(name, model, value, status, explanation, trace.calls, _latencies(trace), cached,
+                             tuple(trace.raw))
+
+
+def _latencies(trace: Trace) -> tuple[float, ...]:
+    return tuple(round(ms, 3) for ms in trace.latency_ms)
 
 
 Preference = Literal["first", "second", "tie", "inconsistent"]

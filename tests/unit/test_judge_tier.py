@@ -6,7 +6,13 @@ import math
 
 import pytest
 
-from benchmarks.judge_tier import pairwise_indicators, preference, repeat_difference, repeats_agree
+from benchmarks.judge_tier import (
+    pairwise_indicators,
+    preference,
+    preference_agreement,
+    repeat_difference,
+    repeats_agree,
+)
 from benchmarks.metrics.stats import latency_summary
 
 
@@ -72,3 +78,14 @@ def test_a_failed_verdict_leaves_its_pair_but_keeps_the_other_verdict():
 def test_latency_summary():
     assert latency_summary([10.0, 20.0, 30.0, 40.0]) == {"avg": 25.0, "p95": 38.5, "n": 4}
     assert latency_summary([]) == {"avg": None, "p95": None, "n": 0}
+
+
+def test_preference_agreement_by_hand():
+    # pair 4 has one judge only: left out of both. Pairs 1-3 give values (0,0) (1,1) (2,0): coincidences
+    # o00 = 2, o11 = 2, o02 = o20 = 1; n = 6, n_c = 3, 2, 1; alpha = 1 - 5 * 2 / (36 - 14) = 6/11
+    found = preference_agreement([["a", "b", "tie", "a"], ["a", "b", "a", None]])
+    assert found["same_preference_rate"] == pytest.approx(2 / 3)
+    assert found["pairs_judged_by_every_model"] == 3
+    assert found["krippendorff_alpha_nominal"] == pytest.approx(6 / 11, abs=1e-12)
+    assert preference_agreement([[None], ["a"]]) == {"same_preference_rate": None, "pairs_judged_by_every_model": 0,
+                                                     "krippendorff_alpha_nominal": None}
