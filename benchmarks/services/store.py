@@ -136,9 +136,13 @@ class VectorStore:
                 )
 
     def ensure_hnsw(self, space_id: int, dimension: int, m: int, ef_construction: int) -> bool:
-        """Build the space's HNSW index unless one with these parameters exists; True if built now."""
+        """Build the space's HNSW index unless one with these parameters exists; True if built now.
+
+        Under the space's lock, held to the end of the transaction: a second run asking for the same index
+        waits and finds it built, instead of failing on a duplicate relation (or dropping it mid-build)."""
         name = f"chunks_hnsw_s{space_id}_m{m}_ef{ef_construction}"
         with self.engine.begin() as conn:
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:ns, :s)"), {"ns": SYNC_LOCK, "s": space_id})
             existing = _hnsw_indexes(conn, space_id)
             if name in existing:
                 return False

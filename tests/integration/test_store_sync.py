@@ -1,4 +1,4 @@
-"""Two runs syncing one collection at once (a nightly job running tiers in parallel)."""
+"""Two runs syncing or indexing one collection at once (a nightly job running tiers in parallel)."""
 
 import threading
 import time
@@ -48,5 +48,35 @@ def test_concurrent_syncs_of_one_space_embed_once_and_both_succeed(data_dir):
         with database.engine.connect() as conn:
             count = conn.execute(sa.text("SELECT count(*) FROM chunks WHERE space_id = :s"), {"s": space}).scalar()
         assert count == 50
+    finally:
+        database.engine.dispose()
+
+
+def test_concurrent_hnsw_builds_of_one_space_build_once_and_both_succeed(data_dir):
+    settings, _ = load_settings({"data_dir": data_dir}, environ={})
+    database = connect(settings)
+    store = VectorStore(database.engine)
+    space = store.create_space("concurrent-hnsw", "test-model", 4)
+    rng = np.random.default_rng(0)
+    store.sync(space, "test-model", [Chunk(id=f"c{i}", text=f"text {i}") for i in range(2000)],
+               lambda texts: rng.normal(size=(len(texts), 4)).astype(np.float32))
+    built, errors = [], []
+    start = threading.Barrier(3)
+
+    def run():
+        start.wait()
+        try:
+            built.append(store.ensure_hnsw(space, 4, 16, 64))
+        except Exception as exc:  # the assertion below reports it
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(3)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    try:
+        assert errors == []
+        assert sorted(built) == [False, False, True]
     finally:
         database.engine.dispose()
