@@ -170,6 +170,13 @@ def test_workflow_is_valid_yaml_with_nightly_and_pull_request_jobs():
     nightly = "\n".join(step.get("run", "") for step in jobs["nightly"]["steps"])
     assert "make setup" in nightly and "bench nightly --suite nightly.example.toml" in nightly
     assert any("upload-artifact" in step.get("uses", "") for step in jobs["nightly"]["steps"])
+    # reports/ is restored before the suite and saved after it, so each night compares with the last
+    uses = [step.get("uses", "") for step in jobs["nightly"]["steps"]]
+    restore, save = uses.index("actions/cache/restore@v4"), uses.index("actions/cache/save@v4")
+    suite = next(i for i, step in enumerate(jobs["nightly"]["steps"]) if "bench nightly" in step.get("run", ""))
+    assert restore < suite < save
+    assert {jobs["nightly"]["steps"][i]["with"]["path"] for i in (restore, save)} == {"reports"}
+    assert jobs["nightly"]["steps"][save]["if"] == "always()"
     assert "schedule" in jobs["nightly"]["if"] and "pull_request" in jobs["pr"]["if"]
     pr = "\n".join(step.get("run", "") for step in jobs["pr"]["steps"])
     assert "bench tier1 --dataset synthetic -o reports/pr" in pr
