@@ -9,6 +9,7 @@ Krippendorff's alpha), which no peer tool reports.
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import math
 from collections.abc import Awaitable, Callable, Iterator, Sequence
@@ -36,12 +37,11 @@ from benchmarks.judge.prompts import METRIC_CALLS, Language, calls_of, load_temp
 from benchmarks.metrics.agreement import mean_over_models, model_agreement
 from benchmarks.metrics.judged import WEIGHT_PRESETS, AnswerCorrectnessWeights
 from benchmarks.metrics.stats import summarize
-from benchmarks.resumable import each_once, restored_count, revive
+from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.runner import RunOutcome, journaled_run, progress_bar
 from benchmarks.samples import Sample, SampleSet
 from benchmarks.services.embedder import CachedEmbedder, open_embedder
 from benchmarks.services.llm import LLMService, model_for, require_llm
-from benchmarks.services.run_journal import RunJournal
 from benchmarks.services.samples import load_samples
 from benchmarks.tiers.base import Metric, ReportKind, TierResult
 
@@ -49,6 +49,8 @@ Backend = Literal["llm", "offline"]
 EMBEDDING_METRICS = frozenset({"response_relevancy", "semantic_similarity", "answer_correctness"})
 ERROR_STATUSES = ("parse_error", "api_error")
 VERSION = "1.0"
+# `each_once` over the run's samples: (judge one sample, open_at_once=…) -> outcomes per sample
+EachSample = Callable[..., Awaitable[list[list[JudgeOutcome]]]]
 
 
 @dataclass(frozen=True)
@@ -89,32 +91,19 @@ def run_evaluate(request: EvaluateRequest, settings: Settings, sources: dict[str
     with journaled_run(kind, samples, settings, spec=str(request.path), output_dir=output_dir, resume=resume,
                        options=_identifying_options(request)) as run:
         with progress_bar(stderr) as progress, _embedder(settings, request) as embedder:
-            restored = restored_count(samples.samples, _sample_key, run.journal)
-            task = progress.add_task("judging" + (f", {restored} resumed" if restored else ""),
-                                     total=len(samples.samples), completed=restored)
-            work = Work(samples.samples, run.journal, lambda: progress.advance(task))
+            task = progress_task(progress, "judging", samples.samples, _sample_key, run.journal)
+            # each sample judged once per run: the journal's samples restored, the rest judged and journaled
+            each_sample: EachSample = functools.partial(
+                each_once, samples.samples, _sample_key, journal=run.journal, encode=_journal_row, decode=_restore,
+                advance=lambda: progress.advance(task))
             if request.backend == "offline":
-                per_sample, llm_usage, models = asyncio.run(_offline(request, work, embedder)), None, ("offline",)
+                per_sample, llm_usage, models = asyncio.run(_offline(request, each_sample, embedder)), None, ("offline",)
             else:
-                per_sample, llm_usage, models = asyncio.run(_judge(request, settings, work, embedder))
+                per_sample, llm_usage, models = asyncio.run(_judge(request, settings, each_sample, embedder))
         result = _result(request, samples, per_sample, models, settings,
                          embedder_info=embedder.provenance() if embedder else None)
         result.volatile.update(llm=llm_usage, embedding_cache=asdict(embedder.stats) if embedder else None)
         return run.publish(result, sources)
-
-
-@dataclass(frozen=True)
-class Work:
-    """The samples to judge, the run's journal, and the progress callback: each sample is judged once per run."""
-
-    samples: Sequence[Sample]
-    journal: RunJournal
-    advance: Callable[[], None]
-
-    async def each(self, judge_one: Callable[[Sample], Awaitable[list[JudgeOutcome]]], open_at_once: int
-                   ) -> list[list[JudgeOutcome]]:
-        return await each_once(self.samples, _sample_key, judge_one, journal=self.journal, encode=_journal_row,
-                               decode=_restore, open_at_once=open_at_once, advance=self.advance)
 
 
 def _identifying_options(request: EvaluateRequest) -> dict[str, Any]:
@@ -210,7 +199,8 @@ def _embed_fn(embedder: CachedEmbedder | None) -> Any:
     return lambda texts: embedder.encode(list(texts), purpose="evaluate")
 
 
-async def _judge(request: EvaluateRequest, settings: Settings, work: Work, embedder: CachedEmbedder | None
+async def _judge(request: EvaluateRequest, settings: Settings, each_sample: EachSample,
+                 embedder: CachedEmbedder | None
                  ) -> tuple[list[list[JudgeOutcome]], dict[str, Any], tuple[str, ...]]:
     """Every metric by every model on each sample; per sample, outcomes metric by metric, model by model."""
     async with LLMService(settings) as service:
@@ -221,11 +211,12 @@ async def _judge(request: EvaluateRequest, settings: Settings, work: Work, embed
             return list(await asyncio.gather(*(judge.score(metric, sample, model)
                                                for metric in request.metrics for model in models)))
 
-        per_sample = await work.each(one, open_at_once=2 * settings.llm_concurrency)
+        per_sample = await each_sample(one, open_at_once=2 * settings.llm_concurrency)
         return per_sample, service.usage_report(), tuple(models)
 
 
-async def _offline(request: EvaluateRequest, work: Work, embedder: CachedEmbedder | None) -> list[list[JudgeOutcome]]:
+async def _offline(request: EvaluateRequest, each_sample: EachSample, embedder: CachedEmbedder | None
+                   ) -> list[list[JudgeOutcome]]:
     embed = _embed_fn(embedder)
 
     async def one(sample: Sample) -> list[JudgeOutcome]:
@@ -235,7 +226,7 @@ async def _offline(request: EvaluateRequest, work: Work, embedder: CachedEmbedde
             outcomes.append(JudgeOutcome(metric, "offline", score.value, score.status, score.reason, 0, 0.0))
         return outcomes
 
-    return await work.each(one, open_at_once=1)  # CPU work: one sample at a time
+    return await each_sample(one, open_at_once=1)  # CPU work: one sample at a time
 
 
 def _result(request: EvaluateRequest, samples: SampleSet, per_sample: list[list[JudgeOutcome]],

@@ -29,11 +29,10 @@ from benchmarks.judge.show_decision import parse_show_decision
 from benchmarks.metrics.classification import Ratio, classification_report
 from benchmarks.metrics.judge_quality import rate_against_thresholds
 from benchmarks.metrics.stats import latency_summary, summarize
-from benchmarks.resumable import each_once, restored_count, revive
+from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.runner import RunOutcome, journaled_run, progress_bar
 from benchmarks.services.http_endpoint import EndpointConfig, HttpEndpoint
 from benchmarks.services.llm import LLMService, model_for, require_llm
-from benchmarks.services.run_journal import RunJournal
 from benchmarks.services.show_items import FILE_NAME, ShowItem, ShowItemSet, load_show_items, resolve
 from benchmarks.tiers.base import Metric, ReportKind, TierResult
 
@@ -103,6 +102,10 @@ class _Reply:
     error: str | None
 
 
+# `each_once` over the run's items: (ask one item) -> the replies, in the items' order
+AskEach = Callable[[Callable[[ShowItem], Awaitable[_Reply]]], Awaitable[list[_Reply]]]
+
+
 def production_judge(via: Via, settings: Settings, *, prompt_template: Path | None, model: str | None,
                      language: Language) -> ProductionJudge:
     """The judge to measure, checked before any item is read; over HTTP the service owns prompt and model."""
@@ -127,11 +130,12 @@ def run_judge_pipeline(spec: str, settings: Settings, sources: dict[str, Source]
     items = list(dataset.items)
     with journaled_run(KIND, dataset, settings, spec=spec, output_dir=output_dir, resume=resume,
                        options=judge.provenance()) as run:
-        restored = restored_count(items, _item_key, run.journal)
         with progress_bar(stderr) as progress:
-            described = "asking the production judge" + (f", {restored} resumed" if restored else "")
-            task = progress.add_task(described, total=len(items), completed=restored)
-            ask = _Asking(run.journal, 2 * settings.llm_concurrency, functools.partial(progress.advance, task))
+            task = progress_task(progress, "asking the production judge", items, _item_key, run.journal)
+            # each item asked once per run, whichever judge answers: the journal's restored, a bounded number open
+            ask = functools.partial(each_once, items, _item_key, journal=run.journal, encode=_journal_row,
+                                    decode=_restore, open_at_once=2 * settings.llm_concurrency,
+                                    advance=functools.partial(progress.advance, task))
             if isinstance(judge, HttpJudge):
                 replies, usage = asyncio.run(_ask_http(items, judge, ask))
             else:
@@ -149,19 +153,6 @@ def _show_item_set(spec: str, language: Language) -> ShowItemSet:
                        items=tuple(load_show_items(path)))
 
 
-@dataclass(frozen=True)
-class _Asking:
-    """How the items are asked, whichever judge answers: once each across sessions, a bounded number open."""
-
-    journal: RunJournal
-    open_at_once: int
-    advance: Callable[[], None]
-
-    async def each(self, items: list[ShowItem], one: Callable[[ShowItem], Awaitable[_Reply]]) -> list[_Reply]:
-        return await each_once(items, _item_key, one, journal=self.journal, encode=_journal_row,
-                               decode=_restore, open_at_once=self.open_at_once, advance=self.advance)
-
-
 def _item_key(item: ShowItem) -> str:
     return item.id
 
@@ -176,7 +167,7 @@ def _restore(item: ShowItem, row: dict[str, Any]) -> _Reply:
 
 
 async def _ask_llm(items: list[ShowItem], judge: PromptedJudge, settings: Settings,
-                   ask: _Asking) -> tuple[list[_Reply], dict[str, Any]]:
+                   ask: AskEach) -> tuple[list[_Reply], dict[str, Any]]:
     async with LLMService(settings) as service:
         async def one(item: ShowItem) -> _Reply:
             prompt = judge.template.text.format_map({"question": item.question, "context": item.context,
@@ -184,17 +175,17 @@ async def _ask_llm(items: list[ShowItem], judge: PromptedJudge, settings: Settin
             c = await service.complete([{"role": "user", "content": prompt}], role="judge", model=judge.model)
             return _Reply(c.status, c.text, c.latency_ms, c.cached, c.error)
 
-        return await ask.each(items, one), service.usage_report()
+        return await ask(one), service.usage_report()
 
 
-async def _ask_http(items: list[ShowItem], judge: HttpJudge, ask: _Asking) -> tuple[list[_Reply], dict[str, Any]]:
+async def _ask_http(items: list[ShowItem], judge: HttpJudge, ask: AskEach) -> tuple[list[_Reply], dict[str, Any]]:
     async with HttpEndpoint(judge.endpoint) as endpoint:
         async def one(item: ShowItem) -> _Reply:
             r = await endpoint.call({"question": item.question, "context": item.context,
                                      "answer": item.answer, "item_id": item.id})
             return _Reply(r.status, r.text, r.latency_ms, False, r.error)
 
-        return await ask.each(items, one), endpoint.usage_report()
+        return await ask(one), endpoint.usage_report()
 
 
 def _result(items: list[ShowItem], replies: list[_Reply], judge: ProductionJudge,

@@ -53,7 +53,7 @@ from benchmarks.metrics.judge_quality import (
     rate_against_thresholds,
 )
 from benchmarks.metrics.stats import latency_summary, summarize
-from benchmarks.resumable import each_once, restored_count, revive
+from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.runner import RunOutcome, journaled_run, progress_bar
 from benchmarks.services.embedder import CachedEmbedder, open_embedder
 from benchmarks.services.llm import LLMService, require_llm
@@ -228,10 +228,8 @@ def _run_ratings(request: JudgeRequest, settings: Settings, sources: dict[str, S
     with journaled_run(KIND, dataset, settings, spec=request.spec, output_dir=output_dir, resume=resume,
                        options=_options(request, rating.name, models)) as run:
         with progress_bar(stderr) as progress, _embedder(offline, settings) as embedder:
-            per_item = len(models) * settings.repeats
-            restored = restored_count(items, _item_key, run.journal)
-            task = progress.add_task(_described(f"rating {rating.name}", restored), total=len(items) * per_item,
-                                     completed=restored * per_item)
+            task = progress_task(progress, f"rating {rating.name}", items, _item_key, run.journal,
+                                 steps_per_unit=len(models) * settings.repeats)
             advance = functools.partial(progress.advance, task)
             if embedder is not None:
                 outcomes, usage = asyncio.run(_rate_offline(items, rating.name, embedder, request.language,
@@ -244,10 +242,6 @@ def _run_ratings(request: JudgeRequest, settings: Settings, sources: dict[str, S
             result.provenance["embedder"] = embedder.provenance()
         result.volatile.update(llm=usage, embedding_cache=asdict(embedder.stats) if embedder else None)
         return run.publish(result, sources)
-
-
-def _described(work: str, restored: int) -> str:
-    return work + (f", {restored} resumed" if restored else "")
 
 
 def _item_key(item: RatedItem) -> str:
@@ -455,10 +449,8 @@ def _run_pairwise(request: JudgeRequest, settings: Settings, sources: dict[str, 
     with journaled_run(PAIRWISE_KIND, dataset, settings, spec=request.spec, output_dir=output_dir, resume=resume,
                        options=_options(request, None, models), command="judge --pairwise") as run:
         with progress_bar(stderr) as progress:
-            per_pair = len(models) * 2
-            restored = restored_count(pairs, _pair_key, run.journal)
-            task = progress.add_task(_described("comparing answers in both orders", restored),
-                                     total=len(pairs) * per_pair, completed=restored * per_pair)
+            task = progress_task(progress, "comparing answers in both orders", pairs, _pair_key, run.journal,
+                                 steps_per_unit=len(models) * 2)
             verdicts, usage = asyncio.run(_compare_all(pairs, models, request.language, settings, run.journal,
                                                        functools.partial(progress.advance, task)))
         result = _pairwise_result(pairs, verdicts, models, request.language, settings)

@@ -11,6 +11,8 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
+from rich.progress import Progress, TaskID
+
 from benchmarks.errors import InputError
 from benchmarks.services.run_journal import RunJournal
 
@@ -47,9 +49,12 @@ async def each_once(units: Sequence[U], key: Callable[[U], str], work: Callable[
     return [done[key(u)] for u in units]
 
 
-def restored_count(units: Sequence[U], key: Callable[[U], str], journal: RunJournal | None) -> int:
-    """How many of `units` a stopped session finished: the progress bar starts there."""
-    return 0 if journal is None else sum(key(u) in journal.restored for u in units)
+def progress_task(progress: Progress, description: str, units: Sequence[U], key: Callable[[U], str],
+                  journal: RunJournal | None, *, steps_per_unit: int = 1) -> TaskID:
+    """A progress bar over `units` that starts at what a stopped session finished, and says so."""
+    restored = 0 if journal is None else sum(key(u) in journal.restored for u in units)
+    return progress.add_task(description + (f", {restored} resumed" if restored else ""),
+                             total=len(units) * steps_per_unit, completed=restored * steps_per_unit)
 
 
 def revive(cls: type[D], row: dict[str, Any]) -> D:

@@ -37,7 +37,7 @@ from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes
 from benchmarks.metrics import text
 from benchmarks.metrics.judged import Score
 from benchmarks.metrics.stats import latency_summary, summarize
-from benchmarks.resumable import each_once, restored_count, revive
+from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.samples import Sample
 from benchmarks.services.embedder import CachedEmbedder
 from benchmarks.services.llm import LLMService, model_for, require_llm, require_reachable
@@ -160,9 +160,8 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
         judge_model = str(model_for(s, "judge")) if s.judge_backend == "llm" else "offline"
         rater = Rater(service, language, s.judge_mode) if s.judge_backend == "llm" and service else None
         ragas = LLMJudge(service, language, embed, JudgeOptions()) if rater and service else None
-        restored = restored_count(cases, _case_key, ctx.journal)
-        described = f"answering ({generator.name}) and judging" + (f", {restored} resumed" if restored else "")
-        task = ctx.progress.add_task(described, total=len(cases), completed=restored)
+        task = progress_task(ctx.progress, f"answering ({generator.name}) and judging", cases, _case_key,
+                             ctx.journal)
 
         async def one(case: Case) -> Graded:
             answers = await asyncio.gather(*(
