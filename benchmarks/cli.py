@@ -205,6 +205,7 @@ RepeatsOpt = Annotated[Optional[int], _opt("repeats")]
 ExtraMetricsOpt = Annotated[Optional[str], _opt("extra_metrics", "metrics")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the LLM response cache.")]
 ConcurrencyOpt = Annotated[Optional[int], _opt("llm_concurrency", "concurrency")]
+LanguageOpt = Annotated[str, typer.Option("--language", help="Prompt and explanation language: en or ru.")]
 SentencesOpt = Annotated[Optional[int], _opt("extractive_sentences")]
 ANSWERING_FLAGS = {"judge": "judge_backend", "mode": "judge_mode", "metrics": "extra_metrics",
                    "concurrency": "llm_concurrency"}
@@ -441,7 +442,7 @@ def evaluate(
                                          "factual_correctness, answer_correctness, context_relevance.")],
     models: Annotated[Optional[str], typer.Option("--models", help="Comma-separated judge models; each metric "
                                                   "runs on every one (default: llm_models, else judge_model).")] = None,
-    language: Annotated[str, typer.Option("--language", help="Prompt and explanation language: en or ru.")] = "en",
+    language: LanguageOpt = "en",
     judge: Annotated[str, typer.Option("--judge", help="llm: the configured LLM judges; offline: embedding and "
                                        "token-overlap proxies, for metrics where one is meaningful.")] = "llm",
     questions: Annotated[int, typer.Option("--questions", help="response_relevancy: questions generated per "
@@ -460,9 +461,8 @@ def evaluate(
                                                    "(the reference when the sample has one).")] = "auto",
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the judge calls and an estimate of prompt "
                                           "tokens the run would need, and make none.")] = False,
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the LLM response "
-                                           "cache.")] = False,
-    concurrency: Annotated[Optional[int], _opt("llm_concurrency", "concurrency")] = None,
+    no_cache: NoCacheOpt = False,
+    concurrency: ConcurrencyOpt = None,
     output_dir: OutputOpt = None,
     resume: ResumeOpt = None,
     config: ConfigOpt = None,
@@ -552,7 +552,7 @@ def judge_pipeline(
                                      "show_judge_http_request, show_judge_http_response_path).")] = "llm",
     no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the LLM response "
                                            "cache (latency is measured on calls the endpoint answers).")] = False,
-    concurrency: Annotated[Optional[int], _opt("llm_concurrency", "concurrency")] = None,
+    concurrency: ConcurrencyOpt = None,
     output_dir: OutputOpt = None,
     resume: ResumeOpt = None,
     config: ConfigOpt = None,
@@ -590,7 +590,7 @@ def judge(
                                            "orders: position bias, ties and, with labels, accuracy.")] = False,
     models: Annotated[Optional[str], typer.Option("--models", help="Comma-separated judge models; each one rates "
                                                   "every item (default: llm_models, else judge_model).")] = None,
-    language: Annotated[str, typer.Option("--language", help="Prompt and explanation language: en or ru.")] = "en",
+    language: LanguageOpt = "en",
     judge: JudgeBackendOpt = None,
     mode: JudgeModeOpt = None,
     repeats: RepeatsOpt = None,
