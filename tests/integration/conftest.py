@@ -7,6 +7,7 @@ import pytest
 from typer.testing import CliRunner
 
 from benchmarks.cli import app
+from tests.integration.openai_server import FakeOpenAI
 
 
 def pytest_collection_modifyitems(items):
@@ -46,6 +47,16 @@ def bench():
         return runner.invoke(app, [str(a) for a in args], catch_exceptions=False)
 
     return invoke
+
+
+@pytest.fixture
+def llm(monkeypatch):
+    """The local test LLM server as the configured endpoint (one attempt a call, so failures stay scripted)."""
+    with FakeOpenAI() as server:
+        monkeypatch.setenv("BENCH_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("BENCH_LLM_MODEL", "unused-default")
+        monkeypatch.setenv("BENCH_LLM_MAX_ATTEMPTS", "1")
+        yield server
 
 
 CORPUS = {

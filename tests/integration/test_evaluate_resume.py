@@ -1,17 +1,15 @@
 """`bench evaluate` stopped by Ctrl-C mid-run and resumed: the report of an uninterrupted run, no call redone.
 
-The interruption is real: the scripted server sends SIGINT to this process at its Nth call, and
-asyncio's handler cancels the run, as a Ctrl-C in a terminal would.
+The interruption is real: the scripted server sends SIGINT to this process at its Nth call
+(tests/integration/interrupt.py).
 """
 
 import json
-import os
 import re
-import signal
-import threading
 
 import pytest
 
+from tests.integration.interrupt import ctrl_c_on_call
 from tests.integration.openai_server import FakeOpenAI, Reply
 
 pytestmark = pytest.mark.integration
@@ -33,20 +31,6 @@ def faithful_judge(body) -> Reply:
     return Reply(text=json.dumps({"statements": [f"{part.strip()}." for part in response.split(".") if part.strip()]}))
 
 
-class InterruptAt:
-    """The judge, which presses Ctrl-C (SIGINT to this process) when its `at`-th call arrives."""
-
-    def __init__(self, at: int):
-        self.at, self.calls, self.lock = at, 0, threading.Lock()
-
-    def __call__(self, body) -> Reply:
-        with self.lock:
-            self.calls += 1
-            if self.calls == self.at:
-                os.kill(os.getpid(), signal.SIGINT)
-        return faithful_judge(body)
-
-
 def stable(folder):
     report = json.loads((folder / "report.json").read_text())
     report.pop("volatile")
@@ -60,7 +44,7 @@ def test_an_interrupted_evaluate_resumes_to_the_uninterrupted_report(bench, tmp_
     with FakeOpenAI() as server:
         monkeypatch.setenv("BENCH_LLM_BASE_URL", server.base_url)
         monkeypatch.setenv("BENCH_LLM_MODEL", "evaluate-resume")
-        server.responder = InterruptAt(20)
+        server.responder = ctrl_c_on_call(20, faithful_judge)
         interrupted = bench("evaluate", "--dataset", samples, *FLAGS, "-o", stopped)
         assert interrupted.exit_code == 130, interrupted.output
         assert "resume with: bench evaluate --dataset" in interrupted.output
@@ -93,7 +77,7 @@ def test_a_resume_with_other_metrics_is_refused_naming_them(bench, tmp_path, mon
     with FakeOpenAI() as server:
         monkeypatch.setenv("BENCH_LLM_BASE_URL", server.base_url)
         monkeypatch.setenv("BENCH_LLM_MODEL", "evaluate-refused")
-        server.responder = InterruptAt(10)
+        server.responder = ctrl_c_on_call(10, faithful_judge)
         assert bench("evaluate", "--dataset", samples, *FLAGS, "-o", stopped).exit_code == 130
         server.responder = faithful_judge
         refused = bench("evaluate", "--dataset", samples, "--metrics", "faithfulness,context_recall", "--no-cache",

@@ -6,14 +6,12 @@ process, sent from the server's thread while a call is in flight: asyncio.run ca
 """
 
 import json
-import os
 import re
-import signal
-import threading
 
 import pytest
 
 from tests.integration.http_service import JsonService, ServiceReply
+from tests.integration.interrupt import ctrl_c_on_call
 from tests.integration.openai_server import FakeOpenAI, Reply
 
 pytestmark = pytest.mark.integration
@@ -28,23 +26,6 @@ HTTP_TEMPLATE = '{"item": "{item_id}", "answer": "{answer}"}'
 def verdict(n: int) -> tuple[int, str]:
     """(HTTP status, text) the production judge gives item n: yes, no, unparseable, or a refused call."""
     return (400, "context too long") if n % 7 == 6 else (200, ("Yes.", "No", "It depends.")[n % 3])
-
-
-def ctrl_c_on_call(number: int, answer):
-    """`answer` as a responder that presses Ctrl-C in this process when the `number`th call comes in."""
-    calls = 0
-    lock = threading.Lock()
-
-    def respond(body):
-        nonlocal calls
-        with lock:
-            calls += 1
-            now = calls == number
-        if now:
-            os.kill(os.getpid(), signal.SIGINT)
-        return answer(body)
-
-    return respond
 
 
 def llm_answer(body) -> Reply:

@@ -7,15 +7,13 @@ goes without the reply cache, so every item a session does is a call the server 
 """
 
 import json
-import os
 import re
-import signal
-import threading
 import zlib
 
 import pytest
 
-from tests.integration.openai_server import FakeOpenAI, Reply
+from tests.integration.interrupt import ctrl_c_on_call
+from tests.integration.openai_server import Reply
 from tests.integration.test_judge_tier_cli import write_jsonl
 
 pytestmark = pytest.mark.integration
@@ -44,31 +42,6 @@ def pairwise_judge(body) -> Reply:
     return Reply(text=json.dumps({"verdict": verdict}))
 
 
-class CtrlCAt:
-    """Answers like `judge`, and on the `nth` call presses Ctrl-C on this process."""
-
-    def __init__(self, judge, nth):
-        self.judge, self.nth, self.calls = judge, nth, 0
-        self.lock = threading.Lock()
-
-    def __call__(self, body) -> Reply:
-        with self.lock:
-            self.calls += 1
-            now = self.calls == self.nth
-        if now:
-            os.kill(os.getpid(), signal.SIGINT)
-        return self.judge(body)
-
-
-@pytest.fixture
-def llm(monkeypatch):
-    with FakeOpenAI() as server:
-        monkeypatch.setenv("BENCH_LLM_BASE_URL", server.base_url)
-        monkeypatch.setenv("BENCH_LLM_MODEL", "unused-default")
-        monkeypatch.setenv("BENCH_LLM_MAX_ATTEMPTS", "1")
-        yield server
-
-
 def stable(folder):
     """The report without its volatile block, and the final item rows."""
     report = json.loads((folder / "report.json").read_text())
@@ -82,7 +55,7 @@ def journaled_ids(folder) -> set[str]:
 
 def interrupt(bench, llm, judge, nth, folder, *args):
     """Run `bench judge *args` into `folder` until Ctrl-C on the nth call; the ids it kept."""
-    llm.responder = CtrlCAt(judge, nth)
+    llm.responder = ctrl_c_on_call(nth, judge)
     result = bench("judge", *args, "-o", folder)
     assert result.exit_code == 130, result.output
     kept = journaled_ids(folder)

@@ -13,7 +13,7 @@ from collections import Counter
 import pytest
 
 from benchmarks.services.shipped import shipped_dir
-from tests.integration.openai_server import FakeOpenAI, Reply
+from tests.integration.openai_server import Reply
 
 pytestmark = pytest.mark.integration
 
@@ -56,15 +56,6 @@ def report_of(folder):
 
 def items_of(folder):
     return {row["id"]: row for row in map(json.loads, (folder / "items.jsonl").read_text().splitlines())}
-
-
-@pytest.fixture
-def llm(monkeypatch):
-    with FakeOpenAI() as server:
-        monkeypatch.setenv("BENCH_LLM_BASE_URL", server.base_url)
-        monkeypatch.setenv("BENCH_LLM_MODEL", "unused-default")
-        monkeypatch.setenv("BENCH_LLM_MAX_ATTEMPTS", "1")
-        yield server
 
 
 def test_consistency_over_two_repeats_and_a_rerun_from_the_cache(bench, tmp_path, llm):
