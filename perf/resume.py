@@ -35,8 +35,7 @@ from benchmarks.runner import run_tier
 from benchmarks.services.run_journal import RunIdentity, RunJournal
 from perf.llm_server import llm_server
 from perf.sections import figures_table, write_section
-from perf.tier2 import _warm_up
-from tests.integration.openai_server import Reply
+from perf.tier2 import policy_dataset, respond, warm_up
 
 ITEMS = 5000
 LATENCY_S = 0.05
@@ -54,9 +53,9 @@ class Timed:
 
 def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-perf-resume-") as scratch, \
-            llm_server(LATENCY_S, _respond) as (base_url, served):
+            llm_server(LATENCY_S, respond) as (base_url, served):
         work = Path(scratch)
-        dataset = str(_dataset(work / "perf-resume"))
+        dataset = str(policy_dataset(work / "perf-resume", ITEMS, answered=True))
         settings, sources = load_settings(environ={
             "BENCH_DATA_DIR": str(work / "data"),
             "BENCH_REPORTS_DIR": str(work / "reports"),
@@ -70,7 +69,7 @@ def main() -> None:
             "BENCH_BOOTSTRAP_RESAMPLES": "200",
         })
         quiet = Console(stderr=True, quiet=True)
-        _warm_up(settings, sources, work, quiet)
+        warm_up(settings, sources, work, quiet)
 
         # the uninterrupted run before and after the stopped pair, so drift of a shared machine evens out
         before = _timed(served, lambda: run_tier("tier2", dataset, settings, sources, output_dir=work / "full",
@@ -146,23 +145,6 @@ def _journaling_seconds(items: Path, scratch: Path) -> float:
     seconds = time.perf_counter() - started
     journal.close()
     return seconds
-
-
-def _dataset(root: Path) -> Path:
-    root.mkdir(parents=True)
-    with (root / "corpus.jsonl").open("w") as corpus, (root / "questions.jsonl").open("w") as questions:
-        for i in range(ITEMS):
-            corpus.write(json.dumps({"id": f"c{i}", "text": f"Policy {i}: requests of type {i} are approved "
-                                                            f"within {i % 9 + 1} working days."}) + "\n")
-            questions.write(json.dumps({"id": f"q{i}", "question": f"How long does a type {i} request take?",
-                                        "relevant": {f"c{i}": 1}, "reference_answer": f"{i % 9 + 1} working days.",
-                                        "response": f"Type {i} requests take {i % 7 + 1} working days."}) + "\n")
-    return root
-
-
-def _respond(body: dict[str, Any]) -> Reply:
-    prompt = body["messages"][-1]["content"]
-    return Reply(text='{"score": 4}' if "from 1 to 5" in prompt else '{"score": 0.8}')
 
 
 def _check(full: Path, resumed: Path, first: Timed, stopped: Timed, second: Timed) -> None:

@@ -41,9 +41,9 @@ MARK, END_MARK = "<!-- tier2 -->", "<!-- /tier2 -->"
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory(prefix="bench-perf-tier2-") as scratch, llm_server(LATENCY_S, _respond) as (base_url, served):
+    with tempfile.TemporaryDirectory(prefix="bench-perf-tier2-") as scratch, llm_server(LATENCY_S, respond) as (base_url, served):
         work = Path(scratch)
-        dataset = _dataset(work / "perf-tier2")
+        dataset = policy_dataset(work / "perf-tier2", ITEMS)
         settings, sources = load_settings(environ={
             "BENCH_DATA_DIR": str(work / "data"),
             "BENCH_REPORTS_DIR": str(work / "reports"),
@@ -54,7 +54,7 @@ def main() -> None:
             "BENCH_BOOTSTRAP_RESAMPLES": "200",
         })
         quiet = Console(stderr=True, quiet=True)
-        _warm_up(settings, sources, work, quiet)
+        warm_up(settings, sources, work, quiet)
         started = time.perf_counter()
         first = run_tier("tier2", str(dataset), settings, sources, output_dir=work / "first", stderr=quiet)
         seconds = time.perf_counter() - started
@@ -79,19 +79,23 @@ def main() -> None:
     write_section(_section(rows), MARK, END_MARK)
 
 
-def _dataset(root: Path) -> Path:
+def policy_dataset(root: Path, items: int, *, answered: bool = False) -> Path:
+    """`items` questions on one policy chunk each, with reference answers; `answered` adds the system's
+    answer (`response`) for the precomputed generator."""
     root.mkdir(parents=True)
     with (root / "corpus.jsonl").open("w") as corpus, (root / "questions.jsonl").open("w") as questions:
-        for i in range(ITEMS):
+        for i in range(items):
             corpus.write(json.dumps({"id": f"c{i}", "text": f"Policy {i}: requests of type {i} are approved "
                                                             f"within {i % 9 + 1} working days by team {i % 13}."}) + "\n")
-            questions.write(json.dumps({"id": f"q{i}", "question": f"How long does a type {i} request take?",
-                                        "relevant": {f"c{i}": 1},
-                                        "reference_answer": f"{i % 9 + 1} working days."}) + "\n")
+            question = {"id": f"q{i}", "question": f"How long does a type {i} request take?",
+                        "relevant": {f"c{i}": 1}, "reference_answer": f"{i % 9 + 1} working days."}
+            if answered:
+                question["response"] = f"Type {i} requests take {i % 7 + 1} working days."
+            questions.write(json.dumps(question) + "\n")
     return root
 
 
-def _respond(body: dict[str, Any]) -> Reply:
+def respond(body: dict[str, Any]) -> Reply:
     """Generator prompts get an answer naming the question's number; judge prompts a valid score."""
     prompt = body["messages"][-1]["content"]
     if '"score"' in prompt:
@@ -100,7 +104,7 @@ def _respond(body: dict[str, Any]) -> Reply:
     return Reply(text=f"Type {number.group(1) if number else '?'} requests take a few working days.")
 
 
-def _warm_up(settings: Any, sources: Any, work: Path, quiet: Console) -> None:
+def warm_up(settings: Any, sources: Any, work: Path, quiet: Console) -> None:
     """Start PostgreSQL and load the embedding model once, as any earlier bench command would have."""
     root = work / "warm-up"
     root.mkdir()
