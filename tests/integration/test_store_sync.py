@@ -15,6 +15,26 @@ from benchmarks.services.store import VectorStore
 pytestmark = pytest.mark.integration
 
 
+def concurrently(threads: int, call):
+    """`call` on that many threads released together: what each returned, and what any raised."""
+    results, errors = [], []
+    start = threading.Barrier(threads)
+
+    def run():
+        start.wait()
+        try:
+            results.append(call())
+        except Exception as exc:  # the caller's assertions report it
+            errors.append(exc)
+
+    running = [threading.Thread(target=run) for _ in range(threads)]
+    for thread in running:
+        thread.start()
+    for thread in running:
+        thread.join()
+    return results, errors
+
+
 def test_concurrent_syncs_of_one_space_embed_once_and_both_succeed(data_dir):
     settings, _ = load_settings({"data_dir": data_dir}, environ={})
     database = connect(settings)
@@ -28,19 +48,7 @@ def test_concurrent_syncs_of_one_space_embed_once_and_both_succeed(data_dir):
         time.sleep(0.3)  # long enough for the second sync to arrive while the first is embedding
         return np.ones((len(texts), 4), dtype=np.float32)
 
-    results, errors = [], []
-
-    def run():
-        try:
-            results.append(store.sync(space, "test-model", chunks, slow_embed))
-        except Exception as exc:  # the assertion below reports it
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run) for _ in range(2)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    results, errors = concurrently(2, lambda: store.sync(space, "test-model", chunks, slow_embed))
     try:
         assert errors == []
         assert embedded == [50]
@@ -60,21 +68,7 @@ def test_concurrent_hnsw_builds_of_one_space_build_once_and_both_succeed(data_di
     rng = np.random.default_rng(0)
     store.sync(space, "test-model", [Chunk(id=f"c{i}", text=f"text {i}") for i in range(2000)],
                lambda texts: rng.normal(size=(len(texts), 4)).astype(np.float32))
-    built, errors = [], []
-    start = threading.Barrier(3)
-
-    def run():
-        start.wait()
-        try:
-            built.append(store.ensure_hnsw(space, 4, 16, 64))
-        except Exception as exc:  # the assertion below reports it
-            errors.append(exc)
-
-    threads = [threading.Thread(target=run) for _ in range(3)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    built, errors = concurrently(3, lambda: store.ensure_hnsw(space, 4, 16, 64))
     try:
         assert errors == []
         assert sorted(built) == [False, False, True]
