@@ -11,7 +11,7 @@ setup:                                  ## create .venv and install bench with i
 	$(BIN)/pip install "torch==2.13.0"
 	$(BIN)/pip install -e ".[test]"
 
-test:                                   ## every test, including the embedded PostgreSQL ones
+test:                                   ## every test but the real-LLM calibration (make calibrate), embedded PostgreSQL included
 	$(BIN)/python -m pytest -q -rs
 
 test-fast:                              ## pure tests only (no database, no model)

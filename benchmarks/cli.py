@@ -1,4 +1,8 @@
-"""The `bench` command line: parses options and calls the runner, nothing else."""
+"""The `bench` command line: parses options and calls the runner, nothing else.
+
+Every report command is built from its tier's declaration (`benchmarks.tiers.TIERS`): its options
+are the settings the tier reads (`benchmarks.options`), so a new setting or tier needs no code here.
+"""
 
 from __future__ import annotations
 
@@ -13,8 +17,11 @@ import typer
 from rich.console import Console
 
 from benchmarks import __version__
-from benchmarks.config import help_for, load_settings
+from benchmarks.config import load_settings
 from benchmarks.errors import BenchError, RunInterrupted
+from benchmarks.options import Flag, command, flags_of, option
+from benchmarks.tiers import EMBEDDING, TIERS
+from benchmarks.tiers.base import Tier
 
 app = typer.Typer(
     help="Benchmark a retrieval-augmented generation system tier by tier, on real services.",
@@ -28,43 +35,11 @@ app.add_typer(db_app, name="db")
 stdout = Console()
 stderr = Console(stderr=True)
 F = TypeVar("F", bound=Callable[..., Any])
-
-
-def _opt(name: str, flag: str | None = None, **extra: Any) -> Any:
-    return typer.Option(f"--{flag or name.replace('_', '-')}", help=help_for(name), show_default=False, **extra)
-
-
-DatasetOpt = Annotated[
-    str,
-    typer.Option("--dataset", "-d", help="A shipped dataset (synthetic, synthetic-ru) or a directory in bench's "
-                 "JSONL format or in BEIR format (corpus.jsonl, queries.jsonl, qrels/test.tsv)."),
-]
-OutputOpt = Annotated[
-    Optional[Path],
-    typer.Option("--output-dir", "-o", help="Write report.json, report.md, items.jsonl (and run.trec) into this "
-                 "folder directly, instead of <reports-dir>/<dataset>/<tier>/<run-id>."),
-]
-ResumeOpt = Annotated[
-    Optional[Path],
-    typer.Option("--resume", help="Continue the stopped run in this folder (the one an interrupted run names), "
-                 "with the same options: finished items are kept, only the rest is done."),
-]
 ConfigOpt = Annotated[
     Optional[Path], typer.Option("--config", help="Settings file (default: ./bench.toml when it exists).")
 ]
-DataDirOpt = Annotated[Optional[Path], _opt("data_dir")]
-ReportsDirOpt = Annotated[Optional[Path], _opt("reports_dir")]
-ModelOpt = Annotated[Optional[str], _opt("embedding_model")]
-BackendOpt = Annotated[Optional[str], _opt("embedding_backend")]
-BaseUrlOpt = Annotated[Optional[str], _opt("embedding_base_url")]
-DimensionsOpt = Annotated[Optional[int], _opt("embedding_dimensions")]
-BatchOpt = Annotated[Optional[int], _opt("embedding_batch_size")]
-IndexOpt = Annotated[Optional[str], _opt("index")]
-EfSearchOpt = Annotated[Optional[int], _opt("ef_search")]
-HnswMOpt = Annotated[Optional[int], _opt("hnsw_m")]
-HnswEfcOpt = Annotated[Optional[int], _opt("hnsw_ef_construction")]
-SeedOpt = Annotated[Optional[int], _opt("seed")]
-BootstrapOpt = Annotated[Optional[int], _opt("bootstrap_resamples")]
+DataDirOpt = Annotated[Optional[Path], typer.Option("--data-dir", help="Folder for bench's own state (the "
+                                                    "embedded PostgreSQL, the caches). [env: BENCH_DATA_DIR]")]
 
 
 def guarded(command: F) -> F:
@@ -78,7 +53,7 @@ def guarded(command: F) -> F:
             stderr.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
         except RunInterrupted as exc:
-            if sys.argv[1:2] == [command.__name__.replace("_", "-")]:  # the interrupted command was typed
+            if sys.argv[1:2] == [exc.command.split()[0]]:  # the interrupted command was typed
                 hint = resume_command(sys.argv[1:], exc.directory)
             else:  # run by another command (bench nightly): its options are not on this command line
                 hint = (f"bench {exc.command} --dataset {shlex.quote(exc.dataset)} <the same options> "
@@ -90,6 +65,20 @@ def guarded(command: F) -> F:
             raise typer.Exit(130) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def resume_command(arguments: list[str], directory: Path) -> str:
+    """The interrupted command line again, writing into the stopped run's folder."""
+    kept: list[str] = []
+    skip = False
+    for argument in arguments:
+        if skip:
+            skip = False
+        elif argument in ("--resume", "--output-dir", "-o"):
+            skip = True
+        elif not argument.startswith(("--resume=", "--output-dir=")):
+            kept.append(argument)
+    return shlex.join(["bench", *kept, "--resume", str(directory)])
 
 
 def _version(value: bool) -> None:
@@ -107,260 +96,119 @@ def main(
     """Benchmark a retrieval-augmented generation system tier by tier, on real services."""
 
 
-def _run(tier: str, options: dict[str, Any], renamed: dict[str, str] | None = None) -> None:
-    """Split a command's options into run arguments and settings flags (some flags have short names)."""
+# --- the report commands, one per tier ------------------------------------------------------------
+
+
+def settings_from(flags: list[Flag], values: dict[str, Any], config: Path | None) -> tuple[Any, Any, dict[str, str]]:
+    """The settings with the command line's values on top, and the flag each given one was typed as."""
+    given = {f.setting: values.pop(f.setting) for f in flags}
+    typed = {f.setting: f.typed_as for f in flags if given[f.setting] is not None}
+    settings, sources = load_settings(given, config_file=config, flags=typed)
+    return settings, sources, typed
+
+
+def run_command(tier_name: str, flags: list[Flag], **values: Any) -> None:
     from benchmarks.console import print_summary
     from benchmarks.runner import run_tier
 
-    flags = dict(options)
-    dataset, output_dir, config = flags.pop("dataset"), flags.pop("output_dir"), flags.pop("config")
-    if "no_cache" in flags:
-        flags["llm_cache"] = False if flags.pop("no_cache") else None
-    for flag, setting in (renamed or {}).items():
-        flags[setting] = flags.pop(flag)
-    resume = flags.pop("resume", None)
-    _no_output_dir_with_resume(output_dir, resume)
-    settings, sources = load_settings(flags, config_file=config)
-    outcome = run_tier(tier, dataset, settings, sources, output_dir=output_dir, resume=resume, stderr=stderr)
+    settings, sources, typed = settings_from(flags, values, values.pop("config"))
+    outcome = run_tier(tier_name, values.pop("dataset"), settings, sources, output_dir=values.pop("output_dir"),
+                       resume=values.pop("resume", None), stderr=stderr, typed=typed)
     print_summary(outcome.report, outcome.directory, stdout)
 
 
-def _no_output_dir_with_resume(output_dir: Path | None, resume: Path | None) -> None:
-    if resume is not None and output_dir is not None:
-        raise BenchError("--resume continues in the stopped run's own folder: leave out --output-dir")
+def tier_parameters(tier: Tier, flags: list[Flag], *, input_help: str | None = None) -> list[Any]:
+    assert tier.input is not None
+    parameters = [option("dataset", str, "--dataset", "-d", help=input_help or tier.input.help, default=...),
+                  *(flag.parameter() for flag in flags),
+                  option("output_dir", Optional[Path], "--output-dir", "-o",  # noqa: UP045
+                         help="Write report.json, report.md, items.jsonl (and run.trec) into this folder directly, "
+                              "instead of <reports-dir>/<dataset>/<tier>/<run-id>."),
+                  option("config", Optional[Path], "--config",  # noqa: UP045
+                         help="Settings file (default: ./bench.toml when it exists).")]
+    if tier.resumable:
+        parameters.append(option("resume", Optional[Path], "--resume",  # noqa: UP045
+                                 help="Continue the stopped run in this folder (the one an interrupted run names), "
+                                      "with the same options: finished items are kept, only the rest is done."))
+    return parameters
 
 
-def resume_command(arguments: list[str], directory: Path) -> str:
-    """The interrupted command line again, writing into the stopped run's folder."""
-    kept: list[str] = []
-    skip = False
-    for argument in arguments:
-        if skip:
-            skip = False
-        elif argument in ("--resume", "--output-dir", "-o"):
-            skip = True
-        elif not argument.startswith(("--resume=", "--output-dir=")):
-            kept.append(argument)
-    return shlex.join(["bench", *kept, "--resume", str(directory)])
+def register(tier: Tier) -> None:
+    flags = flags_of(tier.reads, tier.flags)
+    body = functools.partial(run_command, tier.name, flags)
+    app.command(tier.name)(guarded(command(tier.name, tier_parameters(tier, flags), body, tier.summary)))
 
 
-@app.command()
-@guarded
-def tier0(
-    dataset: DatasetOpt,
-    k: Annotated[Optional[int], _opt("neighbours", "k")] = None,
-    distance: Annotated[Optional[str], _opt("distance")] = None,
-    limit: Annotated[Optional[int], _opt("pairwise_limit", "limit")] = None,
-    on: Annotated[Optional[str], _opt("embeddings_of", "on")] = None,
-    output_dir: OutputOpt = None,
-    config: ConfigOpt = None,
-    data_dir: DataDirOpt = None,
-    reports_dir: ReportsDirOpt = None,
-    embedding_model: ModelOpt = None,
-    embedding_backend: BackendOpt = None,
-    embedding_base_url: BaseUrlOpt = None,
-    embedding_dimensions: DimensionsOpt = None,
-    embedding_batch_size: BatchOpt = None,
-    seed: SeedOpt = None,
-) -> None:
-    """Tier 0: geometry of the embedding space (no labels needed)."""
-    _run("tier0", locals(), {"k": "neighbours", "limit": "pairwise_limit", "on": "embeddings_of"})
+for _tier in TIERS.values():
+    if _tier.name not in ("evaluate", "judge", "judge-pairwise"):
+        register(_tier)
 
 
-@app.command()
-@guarded
-def tier1(
-    dataset: DatasetOpt,
-    top_k: Annotated[Optional[int], _opt("top_k")] = None,
-    relevance: Annotated[Optional[str], _opt("relevance")] = None,
-    consistency_runs: Annotated[Optional[int], _opt("consistency_runs")] = None,
-    latency_queries: Annotated[Optional[int], _opt("latency_queries")] = None,
-    index: IndexOpt = None,
-    ef_search: EfSearchOpt = None,
-    hnsw_m: HnswMOpt = None,
-    hnsw_ef_construction: HnswEfcOpt = None,
-    retrieval_batch_size: Annotated[Optional[int], _opt("retrieval_batch_size")] = None,
-    retrieval_workers: Annotated[Optional[int], _opt("retrieval_workers")] = None,
-    output_dir: OutputOpt = None,
-    config: ConfigOpt = None,
-    data_dir: DataDirOpt = None,
-    reports_dir: ReportsDirOpt = None,
-    embedding_model: ModelOpt = None,
-    embedding_backend: BackendOpt = None,
-    embedding_base_url: BaseUrlOpt = None,
-    embedding_dimensions: DimensionsOpt = None,
-    embedding_batch_size: BatchOpt = None,
-    seed: SeedOpt = None,
-    bootstrap_resamples: BootstrapOpt = None,
-) -> None:
-    """Tier 1: retrieval from pgvector against ground truth (hit rate, MRR, recall, precision, nDCG)."""
-    _run("tier1", locals())
+def _evaluate(flags: list[Flag], dry_run: bool, **values: Any) -> None:
+    if not dry_run:
+        return run_command("evaluate", flags, **values)
+    from benchmarks.console import print_plan
+    from benchmarks.tiers import evaluate
+
+    settings, _, _ = settings_from(flags, values, values.pop("config"))
+    models, rows = evaluate.plan(settings, TIERS["evaluate"].input.load(values["dataset"], settings))
+    print_plan(models, rows, stdout)
 
 
-GeneratorOpt = Annotated[Optional[str], _opt("generator")]
-GeneratorTemplateOpt = Annotated[Optional[Path], _opt("generator_template")]
-JudgeBackendOpt = Annotated[Optional[str], _opt("judge_backend", "judge")]
-JudgeModeOpt = Annotated[Optional[str], _opt("judge_mode", "mode")]
-RepeatsOpt = Annotated[Optional[int], _opt("repeats")]
-ExtraMetricsOpt = Annotated[Optional[str], _opt("extra_metrics", "metrics")]
-NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the LLM response cache.")]
-ConcurrencyOpt = Annotated[Optional[int], _opt("llm_concurrency", "concurrency")]
-LanguageOpt = Annotated[str, typer.Option("--language", help="Prompt and explanation language: en or ru.")]
-SentencesOpt = Annotated[Optional[int], _opt("extractive_sentences")]
-ANSWERING_FLAGS = {"judge": "judge_backend", "mode": "judge_mode", "metrics": "extra_metrics",
-                   "concurrency": "llm_concurrency"}
+def _judge(flags: list[Flag], pairwise: bool, **values: Any) -> None:
+    if pairwise and values.get("judge_rating") is not None:
+        raise BenchError("--metric: not used with --pairwise, which asks which of two answers is better")
+    run_command("judge-pairwise" if pairwise else "judge", flags, **values)
 
 
-@app.command()
-@guarded
-def tier2(
-    dataset: DatasetOpt,
-    generator: GeneratorOpt = None,
-    generator_template: GeneratorTemplateOpt = None,
-    judge: JudgeBackendOpt = None,
-    mode: JudgeModeOpt = None,
-    repeats: RepeatsOpt = None,
-    metrics: ExtraMetricsOpt = None,
-    extractive_sentences: SentencesOpt = None,
-    no_cache: NoCacheOpt = False,
-    concurrency: ConcurrencyOpt = None,
-    output_dir: OutputOpt = None,
-    resume: ResumeOpt = None,
-    config: ConfigOpt = None,
-    data_dir: DataDirOpt = None,
-    reports_dir: ReportsDirOpt = None,
-    embedding_model: ModelOpt = None,
-    seed: SeedOpt = None,
-    bootstrap_resamples: BootstrapOpt = None,
-) -> None:
-    """Tier 2: generation on the dataset's fixed context, judged (faithfulness, relevance, correctness 1–5),
-    with ROUGE, BLEU and repeatability."""
-    _run("tier2", locals(), ANSWERING_FLAGS)
+def _register_with(tier: Tier, extra: Any, body: Callable[..., None], input_help: str | None = None) -> None:
+    flags = flags_of(tier.reads, tier.flags)
+    parameters = [*tier_parameters(tier, flags, input_help=input_help), extra]
+    app.command(tier.name)(guarded(command(tier.name, parameters, functools.partial(body, flags), tier.summary)))
 
 
-@app.command()
-@guarded
-def tier3(
-    dataset: DatasetOpt,
-    top_k: Annotated[Optional[int], _opt("e2e_top_k", "top-k")] = None,
-    generator: GeneratorOpt = None,
-    generator_template: GeneratorTemplateOpt = None,
-    judge: JudgeBackendOpt = None,
-    mode: JudgeModeOpt = None,
-    repeats: RepeatsOpt = None,
-    metrics: ExtraMetricsOpt = None,
-    extractive_sentences: SentencesOpt = None,
-    index: IndexOpt = None,
-    ef_search: EfSearchOpt = None,
-    no_cache: NoCacheOpt = False,
-    concurrency: ConcurrencyOpt = None,
-    output_dir: OutputOpt = None,
-    resume: ResumeOpt = None,
-    config: ConfigOpt = None,
-    data_dir: DataDirOpt = None,
-    reports_dir: ReportsDirOpt = None,
-    embedding_model: ModelOpt = None,
-    embedding_backend: BackendOpt = None,
-    embedding_base_url: BaseUrlOpt = None,
-    seed: SeedOpt = None,
-    bootstrap_resamples: BootstrapOpt = None,
-) -> None:
-    """Tier 3: end to end: retrieve from pgvector, answer from the retrieved chunks, judge (e2e score,
-    similarity to the reference, ROUGE, BLEU, repeatability), with each item's retrieval hit."""
-    _run("tier3", locals(), {**ANSWERING_FLAGS, "top_k": "e2e_top_k"})
+_register_with(TIERS["evaluate"], option("dry_run", bool, "--dry-run", default=False,
+                                         help="Print the judge calls and an estimate of prompt tokens the run would "
+                                              "need, and make none."), _evaluate)
+_register_with(TIERS["judge"], option("pairwise", bool, "--pairwise", default=False,
+                                      help="Ask which of two answers is better, in both orders: position bias, ties "
+                                           "and, with labels, accuracy."), _judge,
+               input_help=f"{TIERS['judge'].input.help} With --pairwise: {TIERS['judge-pairwise'].input.help}")
 
 
-@app.command()
-@guarded
-def visualize(
-    dataset: Annotated[list[str], typer.Option("--dataset", "-d", help="A shipped dataset or a dataset directory "
-                                               "(as for tier0); repeat the option to draw several in one space.")],
-    on: Annotated[str, typer.Option("--on", help="Draw the corpus embeddings (as stored in pgvector), the "
-                                    "question embeddings, or both.")] = "corpus",
-    color: Annotated[str, typer.Option("--color", help="Colour points by their topic field ('(none)' when "
-                                       "missing) or by dataset.")] = "topic",
-    three_d: Annotated[bool, typer.Option("--3d", help="Draw in 3D instead of 2D.")] = False,
-    limit: Annotated[int, typer.Option("--limit", help="Draw at most this many embeddings: a seeded sample "
-                                       "beyond it.")] = 5000,
-    output: Annotated[Optional[Path], typer.Option("--output", help="The HTML file to write (default: "
-                                                   "<reports-dir>/<dataset>/visualize/<on>-by-<color>-<2d|3d>"
-                                                   ".html).")] = None,
-    seed: SeedOpt = None,
-    config: ConfigOpt = None,
-    data_dir: DataDirOpt = None,
-    reports_dir: ReportsDirOpt = None,
-    embedding_model: ModelOpt = None,
-    embedding_backend: BackendOpt = None,
-    embedding_base_url: BaseUrlOpt = None,
-    embedding_dimensions: DimensionsOpt = None,
-    embedding_batch_size: BatchOpt = None,
-) -> None:
-    """The embedding space in 2D or 3D (UMAP), as one self-contained HTML page that opens offline."""
+# --- the other commands ---------------------------------------------------------------------------
+
+_VISUAL_FLAGS = flags_of((*EMBEDDING, "seed"), {})
+
+
+def _visualize(dataset: list[str], on: str, color: str, three_d: bool, limit: int, output: Path | None,
+               config: Path | None, **values: Any) -> None:
     from benchmarks.visualize import VisualizeRequest, run_visualize
 
-    _choice("--on", on, ("corpus", "questions", "both"))
-    _choice("--color", color, ("topic", "dataset"))
-    settings, _ = load_settings({"seed": seed, "data_dir": data_dir, "reports_dir": reports_dir,
-                                 "embedding_model": embedding_model, "embedding_backend": embedding_backend,
-                                 "embedding_base_url": embedding_base_url,
-                                 "embedding_dimensions": embedding_dimensions,
-                                 "embedding_batch_size": embedding_batch_size}, config_file=config)
+    for name, value, choices in (("--on", on, ("corpus", "questions", "both")), ("--color", color, ("topic", "dataset"))):
+        if value not in choices:
+            raise BenchError(f"{name}: expected one of {', '.join(choices)}, got {value!r}")
+    settings, _, _ = settings_from(_VISUAL_FLAGS, values, config)
     request = VisualizeRequest(datasets=tuple(dataset), on=on, color=color,  # type: ignore[arg-type]
                                dimensions=3 if three_d else 2, limit=limit, output=output)
-    path = run_visualize(request, settings, stderr=stderr)
-    stdout.print(str(path), highlight=False, soft_wrap=True)
+    stdout.print(str(run_visualize(request, settings, stderr=stderr)), highlight=False, soft_wrap=True)
 
 
-LogsOpt = Annotated[Optional[str], _opt("logs")]
-LogsDatabaseOpt = Annotated[Optional[str], _opt("logs_database_url")]
-
-
-@app.command()
-@guarded
-def ux(
-    dataset: DatasetOpt,
-    logs: LogsOpt = None,
-    threshold: Annotated[Optional[float], _opt("cache_threshold", "threshold")] = None,
-    test_share: Annotated[Optional[float], _opt("test_share")] = None,
-    logs_database_url: LogsDatabaseOpt = None,
-    output_dir: OutputOpt = None,
-    config: ConfigOpt = None,
-    data_dir: DataDirOpt = None,
-    reports_dir: ReportsDirOpt = None,
-    embedding_model: ModelOpt = None,
-    embedding_backend: BackendOpt = None,
-    embedding_base_url: BaseUrlOpt = None,
-    seed: SeedOpt = None,
-    bootstrap_resamples: BootstrapOpt = None,
-) -> None:
-    """User experience from real-user logs: semantic cache hit rate (and its curve over thresholds),
-    context preservation and multi-turn consistency of sessions."""
-    _run("ux", locals(), {"threshold": "cache_threshold"})
-
-
-@app.command("real-users")
-@guarded
-def real_users(
-    dataset: DatasetOpt,
-    logs: LogsOpt = None,
-    topics: Annotated[Optional[int], _opt("topics")] = None,
-    top_k: Annotated[Optional[int], _opt("top_k")] = None,
-    logs_database_url: LogsDatabaseOpt = None,
-    index: IndexOpt = None,
-    ef_search: EfSearchOpt = None,
-    output_dir: OutputOpt = None,
-    config: ConfigOpt = None,
-    data_dir: DataDirOpt = None,
-    reports_dir: ReportsDirOpt = None,
-    embedding_model: ModelOpt = None,
-    embedding_backend: BackendOpt = None,
-    embedding_base_url: BaseUrlOpt = None,
-    seed: SeedOpt = None,
-    bootstrap_resamples: BootstrapOpt = None,
-) -> None:
-    """Retrieval on real users' logged questions (confluence_url as ground truth), chunk utilisation and
-    topic coverage."""
-    _run("real-users", locals())
+app.command("visualize")(guarded(command("visualize", [
+    option("dataset", list[str], "--dataset", "-d", default=...,
+           help="A shipped dataset or a dataset directory (as for tier0); repeat the option to draw several in one "
+                "space."),
+    option("on", str, "--on", default="corpus", help="Draw the corpus embeddings (as stored in pgvector), the question "
+                                                     "embeddings, or both."),
+    option("color", str, "--color", default="topic", help="Colour points by their topic field ('(none)' when missing) "
+                                                          "or by dataset."),
+    option("three_d", bool, "--3d", default=False, help="Draw in 3D instead of 2D."),
+    option("limit", int, "--limit", default=5000, help="Draw at most this many embeddings: a seeded sample beyond it."),
+    option("output", Optional[Path], "--output",  # noqa: UP045
+           help="The HTML file to write (default: <reports-dir>/<dataset>/visualize/<on>-by-<color>-<2d|3d>.html)."),
+    option("config", Optional[Path], "--config", help="Settings file (default: ./bench.toml when it exists)."),  # noqa: UP045
+    *(flag.parameter() for flag in _VISUAL_FLAGS),
+], _visualize, "The embedding space in 2D or 3D (UMAP), as one self-contained HTML page that opens offline.")))
 
 
 @app.command()
@@ -373,7 +221,8 @@ def nightly(
                                               "trends.html from <reports-dir>/index.jsonl.")] = False,
     config: ConfigOpt = None,
     data_dir: DataDirOpt = None,
-    reports_dir: ReportsDirOpt = None,
+    reports_dir: Annotated[Optional[Path], typer.Option("--reports-dir", help="Where reports, the index and the "
+                                                        "trend page go. [env: BENCH_REPORTS_DIR]")] = None,
 ) -> None:
     """Run a suite of tiers, record every run in reports/index.jsonl, compare with the previous run and
     render a trend page; a failing run is reported and the suite goes on (exit code 1 when any failed)."""
@@ -414,6 +263,7 @@ def compare(
 
     from benchmarks.compare import compare as run_compare
     from benchmarks.compare import load_gates, load_run, render
+    from benchmarks.services.files import atomic_write
 
     if output_format not in ("markdown", "json"):
         raise BenchError(f"--format must be markdown or json, not {output_format!r}")
@@ -426,200 +276,8 @@ def compare(
         sys.stdout.write(text)
         sys.stdout.flush()
     else:
-        output.write_text(text, encoding="utf-8")
+        atomic_write(output, text)
     raise typer.Exit(result["exit_code"])
-
-
-@app.command()
-@guarded
-def evaluate(
-    dataset: Annotated[Path, typer.Option("--dataset", "-d", help="Samples as JSONL or CSV, with RAGAS column "
-                                          "names (user_input, retrieved_contexts, response, reference) or bench's "
-                                          "(question, contexts, answer, reference_answer).")],
-    metrics: Annotated[str, typer.Option("--metrics", "-m", help="Comma-separated metrics: faithfulness, "
-                                         "context_precision, context_recall, context_entity_recall, "
-                                         "noise_sensitivity, response_relevancy, semantic_similarity, "
-                                         "factual_correctness, answer_correctness, context_relevance.")],
-    models: Annotated[Optional[str], typer.Option("--models", help="Comma-separated judge models; each metric "
-                                                  "runs on every one (default: llm_models, else judge_model).")] = None,
-    language: LanguageOpt = "en",
-    judge: Annotated[str, typer.Option("--judge", help="llm: the configured LLM judges; offline: embedding and "
-                                       "token-overlap proxies, for metrics where one is meaningful.")] = "llm",
-    questions: Annotated[int, typer.Option("--questions", help="response_relevancy: questions generated per "
-                                           "response.")] = 3,
-    threshold: Annotated[Optional[float], typer.Option("--threshold", help="semantic_similarity: report 1.0 when "
-                                                       "the cosine is at least this, else 0.0.")] = None,
-    weights: Annotated[str, typer.Option("--weights", help="answer_correctness: default (0.75/0.25), equal, "
-                                         "factual-focused, semantic-focused, or 'F,S' custom weights.")] = "default",
-    factual_mode: Annotated[str, typer.Option("--factual-mode", help="factual_correctness: f1, precision or "
-                                              "recall.")] = "f1",
-    beta: Annotated[float, typer.Option("--beta", help="factual_correctness: beta of the F-beta score.")] = 1.0,
-    noise_mode: Annotated[str, typer.Option("--noise-mode", help="noise_sensitivity: relevant or "
-                                            "irrelevant.")] = "relevant",
-    precision_against: Annotated[str, typer.Option("--precision-against", help="context_precision: judge each "
-                                                   "context against the reference, the response, or auto "
-                                                   "(the reference when the sample has one).")] = "auto",
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Print the judge calls and an estimate of prompt "
-                                          "tokens the run would need, and make none.")] = False,
-    no_cache: NoCacheOpt = False,
-    concurrency: ConcurrencyOpt = None,
-    output_dir: OutputOpt = None,
-    resume: ResumeOpt = None,
-    config: ConfigOpt = None,
-    data_dir: DataDirOpt = None,
-    reports_dir: ReportsDirOpt = None,
-    embedding_model: ModelOpt = None,
-) -> None:
-    """RAGAS-style metrics on single-turn samples, judged by one or several LLMs (or offline proxies)."""
-    from benchmarks.console import print_summary
-    from benchmarks.evaluate import EvaluateRequest, parse_metrics, parse_weights, run_evaluate
-    from benchmarks.judge.llm_judge import JudgeOptions
-
-    settings, sources = _llm_settings(config, no_cache=no_cache, llm_concurrency=concurrency, data_dir=data_dir,
-                                      reports_dir=reports_dir, embedding_model=embedding_model)
-    _choice("--language", language, ("en", "ru"))
-    _choice("--judge", judge, ("llm", "offline"))
-    _choice("--factual-mode", factual_mode, ("f1", "precision", "recall"))
-    _choice("--noise-mode", noise_mode, ("relevant", "irrelevant"))
-    _choice("--precision-against", precision_against, ("auto", "reference", "response"))
-    request = EvaluateRequest(
-        path=dataset,
-        metrics=parse_metrics(metrics),
-        backend=judge,  # type: ignore[arg-type]
-        language=language,  # type: ignore[arg-type]
-        models=_names(models),
-        options=JudgeOptions(questions=questions, threshold=threshold, weights=parse_weights(weights),
-                             factual_mode=factual_mode, beta=beta, noise_mode=noise_mode,  # type: ignore[arg-type]
-                             precision_against=precision_against),  # type: ignore[arg-type]
-    )
-    if dry_run:
-        _print_plan(request, settings)
-        return
-    _no_output_dir_with_resume(output_dir, resume)
-    outcome = run_evaluate(request, settings, sources, output_dir=output_dir, resume=resume, stderr=stderr)
-    print_summary(outcome.report, outcome.directory, stdout)
-
-
-def _names(text: str | None) -> tuple[str, ...] | None:
-    """A comma-separated option (--models a,b) as names; None when not given."""
-    return tuple(name.strip() for name in text.split(",") if name.strip()) if text else None
-
-
-def _llm_settings(config: Path | None, *, no_cache: bool, **flags: Any) -> tuple[Any, Any]:
-    """Settings of a command that calls an LLM: --no-cache turns the cache off, its absence leaves it to config."""
-    return load_settings({**flags, "llm_cache": False if no_cache else None}, config_file=config)
-
-
-def _choice(option: str, value: str, choices: tuple[str, ...]) -> None:
-    if value not in choices:
-        raise BenchError(f"{option}: expected one of {', '.join(choices)}, got {value!r}")
-
-
-def _print_plan(request: Any, settings: Any) -> None:
-    from rich.table import Table
-
-    from benchmarks.evaluate import judge_models, plan, read_samples
-    from benchmarks.services.llm import require_llm
-
-    if request.backend == "offline":
-        raise BenchError("--dry-run counts LLM calls; --judge offline makes none")
-    require_llm(settings, dry_run=True)
-    models = judge_models(request.models, settings)
-    rows = plan(request, read_samples(request), models)
-    table = Table(title=f"dry run: {', '.join(models)} (no call made)")
-    for column in ("metric", "calls", "estimated prompt tokens"):
-        table.add_column(column, justify="left" if column == "metric" else "right")
-    for row in rows:
-        table.add_row(row["metric"], str(row["calls"]), str(row["estimated_prompt_tokens"]))
-    table.add_row("total", str(sum(r["calls"] for r in rows)), str(sum(r["estimated_prompt_tokens"] for r in rows)))
-    stdout.print(table)
-
-
-@app.command("judge-pipeline")
-@guarded
-def judge_pipeline(
-    dataset: DatasetOpt,
-    prompt_template: Annotated[Optional[Path], typer.Option("--prompt-template", help="Your production judge's "
-                                                            "prompt, with {question}, {context} and {answer} "
-                                                            "placeholders (literal braces doubled). Default: "
-                                                            "bench's prompt in --language.")] = None,
-    model: Annotated[Optional[str], typer.Option("--model", help="The production judge's model (default: "
-                                                 "judge_model, else llm_model).")] = None,
-    language: Annotated[str, typer.Option("--language", help="Language of bench's default prompt: en or "
-                                          "ru.")] = "en",
-    via: Annotated[str, typer.Option("--via", help="llm: the prompt goes to the configured LLM; http: each item "
-                                     "goes to your own judge service (show_judge_http_url, "
-                                     "show_judge_http_request, show_judge_http_response_path).")] = "llm",
-    no_cache: Annotated[bool, typer.Option("--no-cache", help="Do not read or write the LLM response "
-                                           "cache (latency is measured on calls the endpoint answers).")] = False,
-    concurrency: ConcurrencyOpt = None,
-    output_dir: OutputOpt = None,
-    resume: ResumeOpt = None,
-    config: ConfigOpt = None,
-    data_dir: DataDirOpt = None,
-    reports_dir: ReportsDirOpt = None,
-) -> None:
-    """The production show/no-show judge as a classifier: accuracy, precision, recall, F1, confusion."""
-    from benchmarks.console import print_summary
-    from benchmarks.judge_pipeline import production_judge, run_judge_pipeline
-
-    _choice("--language", language, ("en", "ru"))
-    _choice("--via", via, ("llm", "http"))
-    settings, sources = _llm_settings(config, no_cache=no_cache, llm_concurrency=concurrency, data_dir=data_dir,
-                                      reports_dir=reports_dir)
-    judge = production_judge(via, settings, prompt_template=prompt_template, model=model,  # type: ignore[arg-type]
-                             language=language)  # type: ignore[arg-type]
-    _no_output_dir_with_resume(output_dir, resume)
-    outcome = run_judge_pipeline(dataset, settings, sources, judge=judge, language=language,  # type: ignore[arg-type]
-                                 output_dir=output_dir, resume=resume, stderr=stderr)
-    print_summary(outcome.report, outcome.directory, stdout)
-
-
-@app.command("judge")
-@guarded
-def judge(
-    dataset: Annotated[str, typer.Option("--dataset", "-d", help="A shipped dataset (synthetic, synthetic-ru: its "
-                                         "judge_pipeline.jsonl, or judge_pairs.jsonl with --pairwise), a folder "
-                                         "holding that file, or a JSONL file: items with id, question, context, "
-                                         "answer (reference when the rating reads it), or pairs with id, question, "
-                                         "context, answer_a, answer_b and optionally better (a, b or tie).")],
-    metric: Annotated[Optional[str], typer.Option("--metric", "-m", help="The rating the judge gives: "
-                                                  "faithfulness (default), answer_relevance, answer_correctness "
-                                                  "(1–5) or e2e_score; the last two read a reference.")] = None,
-    pairwise: Annotated[bool, typer.Option("--pairwise", help="Ask which of two answers is better, in both "
-                                           "orders: position bias, ties and, with labels, accuracy.")] = False,
-    models: Annotated[Optional[str], typer.Option("--models", help="Comma-separated judge models; each one rates "
-                                                  "every item (default: llm_models, else judge_model).")] = None,
-    language: LanguageOpt = "en",
-    judge: JudgeBackendOpt = None,
-    mode: JudgeModeOpt = None,
-    repeats: RepeatsOpt = None,
-    delta: Annotated[Optional[float], _opt("delta")] = None,
-    no_cache: NoCacheOpt = False,
-    concurrency: ConcurrencyOpt = None,
-    output_dir: OutputOpt = None,
-    resume: ResumeOpt = None,
-    config: ConfigOpt = None,
-    data_dir: DataDirOpt = None,
-    reports_dir: ReportsDirOpt = None,
-    embedding_model: ModelOpt = None,
-    seed: SeedOpt = None,
-    bootstrap_resamples: BootstrapOpt = None,
-) -> None:
-    """The LLM judge itself: repeatability of its scores, errors, latency; with --pairwise, position bias."""
-    from benchmarks.console import print_summary
-    from benchmarks.judge_tier import JudgeRequest, run_judge
-
-    _choice("--language", language, ("en", "ru"))
-    settings, sources = _llm_settings(config, no_cache=no_cache, llm_concurrency=concurrency, judge_backend=judge,
-                                      judge_mode=mode, repeats=repeats, delta=delta, data_dir=data_dir,
-                                      reports_dir=reports_dir, embedding_model=embedding_model, seed=seed,
-                                      bootstrap_resamples=bootstrap_resamples)
-    request = JudgeRequest(spec=dataset, rating=metric, pairwise=pairwise, language=language,  # type: ignore[arg-type]
-                           models=_names(models))
-    _no_output_dir_with_resume(output_dir, resume)
-    outcome = run_judge(request, settings, sources, output_dir=output_dir, resume=resume, stderr=stderr)
-    print_summary(outcome.report, outcome.directory, stdout)
 
 
 @app.command("import-logs")

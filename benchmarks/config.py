@@ -15,7 +15,7 @@ import re
 import tomllib
 import types
 import typing
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -205,6 +205,45 @@ class Settings:
         "bench.toml: a list; environment: comma-separated."
     )
     delta: float = _setting(0.5, "bench judge: two scores of one item agree when they differ by at most this.")
+    judge_rating: Literal["faithfulness", "answer_relevance", "answer_correctness", "e2e_score"] = _setting(
+        "faithfulness", "bench judge: the seed rating the judge gives (faithfulness, answer_relevance, "
+        "answer_correctness on 1–5, e2e_score; the last two read a reference)."
+    )
+    language: Literal["en", "ru"] = _setting(
+        "en", "Prompt and explanation language of bench evaluate, judge and judge-pipeline (tiers 2 and 3 take "
+        "the dataset's)."
+    )
+    metrics: tuple[str, ...] | None = _setting(
+        None, "bench evaluate: the metrics to compute (bench.toml: a list; environment: comma-separated)."
+    )
+    relevancy_questions: int = _setting(3, "response_relevancy: questions generated per response.")
+    similarity_threshold: float | None = _setting(
+        None, "semantic_similarity: report 1.0 when the cosine is at least this, else 0.0."
+    )
+    correctness_weights: str = _setting(
+        "default", "answer_correctness: default (0.75/0.25), equal, factual-focused, semantic-focused, or 'F,S' "
+        "custom weights of the factual and the semantic part."
+    )
+    factual_mode: Literal["f1", "precision", "recall"] = _setting("f1", "factual_correctness: the claim-level score.")
+    factual_beta: float = _setting(1.0, "factual_correctness: beta of the F-beta score.")
+    noise_mode: Literal["relevant", "irrelevant"] = _setting(
+        "relevant", "noise_sensitivity: count wrong statements traceable to relevant or to irrelevant contexts."
+    )
+    precision_against: Literal["auto", "reference", "response"] = _setting(
+        "auto", "context_precision: judge each context against the reference, the response, or auto (the "
+        "reference when the sample has one)."
+    )
+    show_judge_via: Literal["llm", "http"] = _setting(
+        "llm", "judge-pipeline: llm sends the prompt to the configured LLM; http sends each item to your own judge "
+        "service (show_judge_http_url, show_judge_http_request, show_judge_http_response_path)."
+    )
+    show_judge_template: Path | None = _setting(
+        None, "judge-pipeline: your production judge's prompt, with {question}, {context} and {answer} "
+        "placeholders (literal braces doubled). Default: bench's prompt in the language setting."
+    )
+    show_judge_model: str | None = _setting(
+        None, "judge-pipeline: the production judge's model (default: judge_model, else llm_model)."
+    )
     e2e_top_k: int = _setting(1, "Tier 3: retrieved chunks given to the generator (the seed's production: 1).")
     logs: str | None = _setting(
         None, "bench ux and real-users: the log to read, a JSONL/CSV file or the name of a log loaded with "
@@ -223,11 +262,21 @@ class Settings:
         '[llm_prices] then one line per model, "openai/gpt-4o-mini" = { input = 0.15, output = 0.6 }; '
         "environment: the same table as JSON.",
     )
+    rubrics: dict[str, dict[str, Any]] | None = _setting(
+        None,
+        "Your own judged metrics for --metrics (bench evaluate, tiers 2 and 3): a criterion the LLM judge scores "
+        "per sample. bench.toml, at the end of the file: [rubrics.politeness] then criteria = { en = \"Is the "
+        "response polite?\", ru = \"Вежлив ли ответ?\" }, scale = \"binary\" (0 or 1) or \"1-5\", and needs = "
+        "[\"user_input\", \"response\"] (the sample fields shown to the judge); environment: the same table as JSON.",
+    )
 
-    def redacted(self) -> dict[str, Any]:
-        """The settings as they may appear in a report: secrets masked, paths as strings."""
+    def redacted(self, names: Iterable[str] | None = None) -> dict[str, Any]:
+        """The settings (all, or those named) as they may appear in a report: secrets masked, paths as strings."""
         out: dict[str, Any] = {}
+        chosen = None if names is None else frozenset(names)
         for f in dataclasses.fields(self):
+            if chosen is not None and f.name not in chosen:
+                continue
             value = getattr(self, f.name)
             if value is not None and f.name in URL_SETTINGS:
                 value = redact_url(value)
@@ -235,6 +284,22 @@ class Settings:
                 value = REDACTED
             out[f.name] = str(value) if isinstance(value, Path) else value
         return out
+
+
+SETTING_FIELDS: dict[str, dataclasses.Field[Any]] = {f.name: f for f in dataclasses.fields(Settings)}
+
+
+class ScopedSettings:
+    """The settings a tier declared it reads, and no others: reading an undeclared one is a bug of the tier
+    (its report and resume identity would not name a setting its numbers depend on), caught at the first read."""
+
+    def __init__(self, settings: Settings, names: Iterable[str], owner: str):
+        self._settings, self._names, self._owner = settings, frozenset(names), owner
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in self._names:
+            raise AttributeError(f"{self._owner} reads setting {name!r} without declaring it in its tier's reads")
+        return getattr(self._settings, name)
 
 
 def redact_url(url: str) -> str:
@@ -265,8 +330,10 @@ def load_settings(
     *,
     config_file: Path | None = None,
     environ: Mapping[str, str] | None = None,
+    flags: Mapping[str, str] | None = None,
 ) -> tuple[Settings, dict[str, Source]]:
-    """Resolve every setting and remember where each value came from (shown in reports)."""
+    """Resolve every setting and remember where each value came from (shown in reports). `flags` names the
+    option each CLI value was typed as (`neighbours` → `--k`), so an error names what the user typed."""
     environ = os.environ if environ is None else environ
     values: dict[str, Any] = {}
     sources: dict[str, Source] = {name: "default" for name in _fields()}
@@ -288,7 +355,7 @@ def load_settings(
                 break
     for name, raw in (cli or {}).items():
         if raw is not None:
-            origins[name] = f"option --{name.replace('_', '-')}"
+            origins[name] = f"option {(flags or {}).get(name) or '--' + name.replace('_', '-')}"
             values[name] = _coerce(name, raw, origins[name])
             sources[name] = "cli"
     settings = Settings(**values)
@@ -297,7 +364,7 @@ def load_settings(
 
 
 def _fields() -> dict[str, dataclasses.Field[Any]]:
-    return {f.name: f for f in dataclasses.fields(Settings)}
+    return SETTING_FIELDS
 
 
 def _env_names(f: dataclasses.Field[Any]) -> tuple[str, ...]:
@@ -332,6 +399,10 @@ def _coerce(name: str, raw: Any, where: str) -> Any:
         return _to_bool(raw, where)
     if typing.get_origin(target) is tuple:
         return _to_names(raw, where)
+    if name == "rubrics":
+        from benchmarks.judge.rubric import parse_rubrics  # checked against the judged metrics' names
+
+        return parse_rubrics(_table(raw, f"{where}: expected a table of rubrics"), where)
     if typing.get_origin(target) is dict:
         return _to_dimensions(raw, where) if typing.get_args(target)[1] is int else _to_prices(raw, where)
     try:
@@ -426,7 +497,7 @@ def _validate(s: Settings, origins: Mapping[str, str]) -> None:
     positive = ("ef_search", "hnsw_m", "hnsw_ef_construction", "retrieval_batch_size", "retrieval_workers",
                 "top_k", "consistency_runs", "neighbours", "pairwise_limit", "embedding_batch_size",
                 "llm_max_tokens", "llm_concurrency", "llm_max_attempts", "extractive_sentences", "repeats", "topics",
-                "e2e_top_k")
+                "e2e_top_k", "relevancy_questions")
     for name in positive:
         if getattr(s, name) < 1:
             fail(name, "must be at least 1")
@@ -440,6 +511,12 @@ def _validate(s: Settings, origins: Mapping[str, str]) -> None:
         fail("cache_threshold", "must be a cosine, between -1 and 1")
     if not 0 <= s.delta <= 4:
         fail("delta", "must be between 0 and 4 (the widest judge scale, 1–5)")
+    if s.factual_beta <= 0:
+        fail("factual_beta", "must be above 0")
+    if _weights(s.correctness_weights) is None:
+        from benchmarks.metrics.judged import WEIGHT_PRESETS
+
+        fail("correctness_weights", f"expected one of {', '.join(WEIGHT_PRESETS)} or 'F,S' (two weights)")
     if s.llm_timeout_s <= 0:
         fail("llm_timeout_s", "must be above 0")
     for name in ("latency_queries", "bootstrap_resamples"):
@@ -454,3 +531,21 @@ def _validate(s: Settings, origins: Mapping[str, str]) -> None:
             "embedding_backend 'openai' needs embedding_base_url (bench.toml, BENCH_EMBEDDING_BASE_URL "
             "or --embedding-base-url) and usually BENCH_EMBEDDING_API_KEY"
         )
+
+
+def _weights(text: str) -> Any:
+    """answer_correctness weights: a preset's name, or 'F,S'; None when the text is neither."""
+    from benchmarks.metrics.judged import WEIGHT_PRESETS, AnswerCorrectnessWeights
+
+    if text in WEIGHT_PRESETS:
+        return text
+    try:
+        factual, semantic = (float(part) for part in text.split(","))
+        return AnswerCorrectnessWeights(factual=factual, semantic=semantic)
+    except ValueError:
+        return None
+
+
+def correctness_weights(settings: Settings) -> Any:
+    """The answer_correctness weights the setting names (checked when the settings were loaded)."""
+    return _weights(settings.correctness_weights)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -68,3 +69,14 @@ def print_summary(report: dict[str, Any], directory: Path, console: Console) -> 
     for warning in report["warnings"]:
         console.print(f"[yellow]warning[/yellow] {warning['code']} ×{warning['count']}: {warning['message']}")
     console.print(f"report: {directory / 'report.json'}", soft_wrap=True)
+
+
+def print_plan(models: Sequence[str], rows: Sequence[dict[str, Any]], console: Console) -> None:
+    """`bench evaluate --dry-run`: the judge calls and prompt tokens a run would need, per metric."""
+    table = Table(title=f"dry run: {', '.join(models)} (no call made)")
+    for column in ("metric", "calls", "estimated prompt tokens"):
+        table.add_column(column, justify="left" if column == "metric" else "right")
+    for row in rows:
+        table.add_row(row["metric"], str(row["calls"]), str(row["estimated_prompt_tokens"]))
+    table.add_row("total", str(sum(r["calls"] for r in rows)), str(sum(r["estimated_prompt_tokens"] for r in rows)))
+    console.print(table)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+
+from benchmarks.inputs import InputSet
 
 
 @dataclass(frozen=True)
@@ -27,49 +28,14 @@ class Question:
     responses: tuple[str, ...] = ()  # logged answers of the system under test, one per repeat (precomputed)
 
 
-@dataclass(frozen=True)
-class Warning:
-    """A problem in the data that does not stop the run but must be seen in the report."""
-
-    code: str
-    message: str
-    count: int
-    examples: tuple[str, ...] = ()
-
-
-class ReportedData(Protocol):
-    """What a report says about its input: a name for the run folder, warnings, and an identity block."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def warnings(self) -> tuple[Warning, ...]: ...
-
-    def report_block(self) -> dict[str, object]: ...
-
-
-@dataclass(frozen=True)
-class Dataset:
-    name: str
+@dataclass(frozen=True, kw_only=True)
+class Dataset(InputSet):
     version: str
-    language: str
-    format: str
-    content_sha256: str
     chunks: tuple[Chunk, ...]
     questions: tuple[Question, ...]
-    warnings: tuple[Warning, ...] = ()
 
-    def report_block(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "version": self.version,
-            "language": self.language,
-            "format": self.format,
-            "content_sha256": self.content_sha256,
-            "documents": len(self.chunks),
-            "questions": len(self.questions),
-        }
+    def counts(self) -> dict[str, object]:
+        return {"version": self.version, "documents": len(self.chunks), "questions": len(self.questions)}
 
     def url_qrels(self) -> dict[str, dict[str, int]]:
         """Judgments at page level: a url is as relevant as its best judged chunk."""

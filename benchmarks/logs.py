@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from benchmarks.dataset import Warning
+from benchmarks.inputs import InputSet
 
 
 @dataclass(frozen=True)
@@ -23,17 +23,17 @@ class LogEntry:
     created_at: datetime | None = None
 
 
-@dataclass(frozen=True)
-class LogSet:
-    """The entries of one log, identified like a dataset so reports compare only like with like."""
+@dataclass(frozen=True, kw_only=True)
+class LogSet(InputSet):
+    """The entries of one log, identified like a dataset so reports compare only like with like. Its format is
+    where it came from: "file", "bench-database" or "logs-database"."""
 
-    name: str
-    source: str  # "file", "bench-database" or "logs-database"
-    content_sha256: str
     entries: tuple[LogEntry, ...]
-    warnings: tuple[Warning, ...] = ()
 
-    def report_block(self) -> dict[str, object]:
-        return {"name": self.name, "source": self.source, "content_sha256": self.content_sha256,
-                "log_entries": len(self.entries),
+    @property
+    def source(self) -> str:
+        return self.format
+
+    def counts(self) -> dict[str, object]:
+        return {"log_entries": len(self.entries),
                 "sessions": len({e.session_id for e in self.entries if e.session_id is not None})}

@@ -27,10 +27,8 @@ page `<reports_dir>/nightly/trends.html` is re-rendered from the index after eve
 from __future__ import annotations
 
 import html
-import json
 import os
 import re
-import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -44,10 +42,10 @@ from benchmarks import config as config_module
 from benchmarks.config import Settings, Source, load_settings
 from benchmarks.errors import BenchError
 from benchmarks.services import reports
-from benchmarks.services.files import atomic_write
+from benchmarks.services.files import atomic_write, read_toml
+from benchmarks.services.run_index import append_index, index_path, read_index
 from benchmarks.tiers import TIERS
 
-INDEX_FILE = "index.jsonl"
 NIGHTLY_DIR = "nightly"
 TRENDS_FILE = "trends.html"
 TRENDS_DIV_ID = "bench-trends"
@@ -84,12 +82,8 @@ class RunRecord:
 
 def load_suite(path: Path) -> Suite:
     """Parse and check the suite's shape: tiers, datasets and setting names (values: `resolve_settings`)."""
-    if not path.is_file():
-        raise BenchError(f"{path}: suite file not found")
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except tomllib.TOMLDecodeError as exc:
-        raise BenchError(f"{path}: not valid TOML: {exc}") from None
+    data = read_toml(path, "suite file")
+    assert data is not None
     known = config_module._fields()
     runs_raw = data.pop("run", None)
     for name in data:
@@ -142,34 +136,6 @@ def resolve_settings(suite: Suite, flags: Mapping[str, Any], *, config_file: Pat
 # ---------------------------------------------------------------------------------------------- index.jsonl
 
 
-def index_path(reports_dir: Path) -> Path:
-    return reports_dir / INDEX_FILE
-
-
-def append_index(path: Path, line: Mapping[str, Any]) -> None:
-    """One JSON line, flushed and synced at once; the file is only ever appended to."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("a", encoding="utf-8") as out:
-        out.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
-        out.flush()
-        os.fsync(out.fileno())
-
-
-def read_index(path: Path) -> list[dict[str, Any]]:
-    """The index's lines in file order; a line cut short by a crash is skipped, not fatal."""
-    if not path.is_file():
-        return []
-    lines = []
-    for text in path.read_text(encoding="utf-8").splitlines():
-        try:
-            value = json.loads(text)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            lines.append(value)
-    return lines
-
-
 def previous_run(index: Path | Iterable[Mapping[str, Any]], tier: str, dataset: str, *,
                  before: str | None = None) -> dict[str, Any] | None:
     """The latest ok line of this tier and dataset, earlier than run `before` when given (else the last)."""
@@ -207,7 +173,7 @@ def run_suite(suite: Suite, resolved: Sequence[tuple[Settings, dict[str, Source]
                          soft_wrap=True)
             line = {**base, "run_id": reports.new_run_id(started), "started_at": _iso(started),
                     "content_sha256": None, "status": "failed", "error": error, "report": None,
-                    "main_metric": TIERS[run.tier].main_metric, "main_value": None, "metrics": {}}
+                    "main_metric": TIERS[run.tier].main_metric or None, "main_value": None, "metrics": {}}
         else:
             report = outcome.report
             metrics = {name: metric.get("value") for name, metric in report["metrics"].items()}

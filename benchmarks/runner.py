@@ -1,12 +1,16 @@
-"""Run one tier: dataset -> services -> tier.run -> report files. The CLI only parses options."""
+"""Run one tier: check -> input -> tier.run -> report files; journaled when its items cost calls.
+
+Every report command goes through `run_tier`, so each gets the same sequence: its settings scoped
+to those it declared, its input read once, progress on stderr, a run folder that exists from the
+first finished item (resumable tiers), Ctrl-C turned into a resume hint, and one report writer.
+"""
 
 from __future__ import annotations
 
-import functools
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -23,101 +27,119 @@ from rich.progress import (
 
 from benchmarks import __version__
 from benchmarks import report as report_doc
-from benchmarks.config import Settings, Source
-from benchmarks.dataset import ReportedData
+from benchmarks.config import ScopedSettings, Settings, Source
 from benchmarks.errors import BenchError, RunInterrupted
-from benchmarks.services import reports
-from benchmarks.services.datasets import load_dataset, resolve
+from benchmarks.inputs import InputSet
+from benchmarks.services import provenance, reports
+from benchmarks.services.datasets import resolve
 from benchmarks.services.run_journal import RunIdentity, RunJournal
 from benchmarks.tiers import TIERS
-from benchmarks.tiers.base import ReportKind, RunContext, TierResult
+from benchmarks.tiers.base import RunContext, Tier, TierResult
 
 
 @dataclass(frozen=True)
 class RunOutcome:
     report: dict[str, Any]
-    directory: Path
+    directory: Path | None  # None when nothing was written (the Python API's choice)
+    items: list[dict[str, Any]] = field(default_factory=list)
 
 
-def run_tier(
-    tier_name: str,
-    dataset_spec: str,
-    settings: Settings,
-    sources: dict[str, Source],
-    *,
-    output_dir: Path | None = None,
-    resume: Path | None = None,
-    stderr: Console | None = None,
-) -> RunOutcome:
-    """Run a tier and write its report; a resumable tier journals its items (see `journaled_run`)."""
+def run_tier(tier_name: str, spec: str, settings: Settings, sources: Mapping[str, Source], *,
+             output_dir: Path | None = None, resume: Path | None = None, stderr: Console | None = None,
+             typed: Mapping[str, str] | None = None, inputs: InputSet | None = None,
+             write: bool = True) -> RunOutcome:
+    """Run a tier and write its report. `typed`: settings given on the command line, by the flag typed;
+    `inputs`: the tier's input already in memory (the Python API), instead of reading `spec`; `write`
+    False builds the report without writing any file (nor journaling items)."""
     tier = TIERS[tier_name]
     if resume is not None and not tier.resumable:
         raise BenchError(f"{tier_name} has nothing to resume: its items cost no calls, run it again")
-    dataset = load_dataset(dataset_spec)
+    if resume is not None and output_dir is not None:
+        raise BenchError("--resume continues in the stopped run's own folder: leave out --output-dir")
+    scoped: Any = ScopedSettings(settings, (*tier.reads, *report_doc.LOCAL_SETTINGS), f"tier {tier.name}")
+    tier.check(scoped, typed or {})
+    assert tier.input is not None
+    inputs = inputs or tier.input.load(spec, scoped)
     console = stderr or Console(stderr=True)
-    context = functools.partial(RunContext, settings=settings, dataset=dataset, dataset_dir=resolve(dataset_spec))
-    if not tier.resumable:
+    run = Run(tier, inputs, settings, {k: v for k, v in sources.items() if k in tier.reads})
+    folder = resolve(spec) if tier.input.name == "dataset" and spec else None
+    if not tier.resumable or not write:
         clock = RunClock.start()
         with progress_bar(console) as progress:
-            result = tier.run(context(progress=progress))
-        return publish(tier, result, dataset, settings, sources, clock, output_dir)
-    with journaled_run(tier, dataset, settings, spec=dataset_spec, output_dir=output_dir, resume=resume) as run:
+            result = tier.run(RunContext(scoped, inputs, progress, dataset_dir=folder))
+        return run.publish(result, clock, output_dir, write=write)
+    with journaled(run, spec=spec, output_dir=output_dir, resume=resume, named=typed) as (journal, clock):
         with progress_bar(console) as progress:
-            result = tier.run(context(progress=progress, journal=run.journal))
-        return run.publish(result, sources)
-
-
-@dataclass(frozen=True)
-class JournaledRun:
-    """A run whose finished items are on disk as they finish: the journal, and the run's (first) clock."""
-
-    kind: ReportKind
-    data: ReportedData
-    settings: Settings
-    journal: RunJournal
-    clock: RunClock
-
-    def publish(self, result: TierResult, sources: dict[str, Source]) -> RunOutcome:
-        if self.journal.restored:
-            result.volatile["resumed"] = {"restored_items": len(self.journal.restored)}
-        self.journal.close()
-        outcome = publish(self.kind, result, self.data, self.settings, sources, self.clock, self.journal.directory,
-                          point_latest=self.journal.manifest["point_latest"])
-        self.journal.finish()
+            result = tier.run(RunContext(scoped, inputs, progress, dataset_dir=folder, journal=journal))
+        if journal.restored:
+            result.volatile["resumed"] = {"restored_items": len(journal.restored)}
+        journal.close()
+        outcome = run.publish(result, clock, journal.directory, point_latest=journal.manifest["point_latest"])
+        journal.finish()
         return outcome
 
 
+@dataclass(frozen=True)
+class Run:
+    """A tier on its input under its settings: what its report and its resume identity are made of."""
+
+    tier: Tier
+    inputs: InputSet
+    settings: Settings
+    sources: Mapping[str, Source]
+
+    def identity(self) -> RunIdentity:
+        # bench's own version too: items judged by one release are not mixed with another's
+        scoped = ScopedSettings(self.settings, self.tier.reads, f"tier {self.tier.name}")
+        return RunIdentity.of(self.tier.name, f"{self.tier.version} (bench {__version__})",
+                              self.inputs.report_block(), self.settings.redacted(self.tier.reads),
+                              self.tier.identity(scoped))
+
+    def directory(self, clock: RunClock) -> Path:
+        return reports.run_directory(self.settings.reports_dir, self.inputs.name, self.tier.name, clock.run_id)
+
+    def publish(self, result: TierResult, clock: RunClock, output_dir: Path | None, *,
+                point_latest: bool | None = None, write: bool = True) -> RunOutcome:
+        """Build the report and write the run's files: into output_dir, or a new run folder plus `latest`."""
+        report = report_doc.build(self.tier, result, self.inputs,
+                                  self.settings.redacted((*self.tier.reads, *report_doc.LOCAL_SETTINGS)), self.sources,
+                                  clock.volatile(), environment=provenance.environment())
+        if not write:
+            return RunOutcome(report=report, directory=None, items=report_doc.normalise(result.items))
+        directory = output_dir or self.directory(clock)
+        reports.write_run(directory, report_doc.render_files(report, result.items, result.files))
+        if point_latest is None:
+            point_latest = output_dir is None  # a folder the user named is theirs; run folders get `latest`
+        if point_latest:
+            reports.point_latest(directory)
+        return RunOutcome(report=report, directory=directory, items=report_doc.normalise(result.items))
+
+
 @contextmanager
-def journaled_run(kind: ReportKind, data: ReportedData, settings: Settings, *, spec: str, output_dir: Path | None,
-                  resume: Path | None, options: dict[str, Any] | None = None,
-                  command: str | None = None) -> Iterator[JournaledRun]:
+def journaled(run: Run, *, spec: str, output_dir: Path | None, resume: Path | None,
+              named: Mapping[str, str] | None = None) -> Iterator[tuple[RunJournal, RunClock]]:
     """The run folder exists from the start, with run.json and the items journal; `resume` (a stopped run's
     folder) continues that run instead, when nothing that decides its numbers differs. Ctrl-C becomes
     RunInterrupted (where the items are, how to go on); a run that stops before its first item leaves no
-    folder behind. `options` are the command's own choices that settings do not hold (e.g. --metrics);
-    `command` is the bench command that resumes it, when it is not named like the report kind."""
+    folder behind. `named`: the flags settings were typed as, to name a difference from the stopped run."""
     clock = RunClock.start()
-    # bench's own version too: items judged by one release are not mixed with another's
-    identity = RunIdentity.of(kind.name, f"{kind.version} (bench {__version__})", data.report_block(),
-                              settings.redacted(), options)
     if resume is not None:
-        journal = RunJournal.resume(resume, identity)
+        journal = RunJournal.resume(resume, run.identity(), named)
         clock = replace(clock, run_id=journal.manifest["run_id"],
                         started_at=datetime.fromisoformat(journal.manifest["started_at"]))
     else:
-        directory = output_dir or reports.run_directory(settings.reports_dir, data.name, kind.name, clock.run_id)
-        journal = RunJournal.start(directory, identity, run_id=clock.run_id,
+        journal = RunJournal.start(output_dir or run.directory(clock), run.identity(), run_id=clock.run_id,
                                    started_at=clock.started_at.isoformat(timespec="seconds"),
                                    point_latest=output_dir is None)
     try:
-        yield JournaledRun(kind, data, settings, journal, clock)
+        yield journal, clock
     except BaseException as exc:
         if resume is None and journal.finished == 0:
             journal.discard()
             raise
         journal.close()
         if isinstance(exc, KeyboardInterrupt) and not isinstance(exc, RunInterrupted):
-            raise RunInterrupted(journal.directory, journal.finished, command or kind.name, spec) from None
+            raise RunInterrupted(journal.directory, journal.finished, run.tier.invocation, spec) from None
         raise
 
 
@@ -136,20 +158,6 @@ class RunClock:
     def volatile(self) -> dict[str, Any]:
         return {"run_id": self.run_id, "started_at": self.started_at.isoformat(timespec="seconds"),
                 "duration_s": round(time.perf_counter() - self.started, 3)}
-
-
-def publish(kind: ReportKind, result: TierResult, dataset: ReportedData, settings: Settings,
-            sources: dict[str, Source], clock: RunClock, output_dir: Path | None, *,
-            point_latest: bool | None = None) -> RunOutcome:
-    """Build the report and write the run's files: into output_dir, or a new run folder plus `latest`."""
-    report = report_doc.build(kind, result, dataset, settings, sources, clock.volatile())
-    directory = output_dir or reports.run_directory(settings.reports_dir, dataset.name, kind.name, clock.run_id)
-    reports.write_run(directory, report, result.items, result.files)
-    if point_latest is None:
-        point_latest = output_dir is None  # a folder the user named is theirs; run folders get `latest`
-    if point_latest:
-        reports.point_latest(directory)
-    return RunOutcome(report=report, directory=directory)
 
 
 def progress_bar(console: Console) -> Progress:

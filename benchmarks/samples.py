@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from benchmarks.dataset import Warning
+from benchmarks.inputs import InputSet
 
 FIELDS = ("user_input", "retrieved_contexts", "response", "reference")
 
@@ -24,22 +24,11 @@ class Sample:
         return [name for name in needed if getattr(self, name) is None]
 
 
-@dataclass(frozen=True)
-class SampleSet:
+@dataclass(frozen=True, kw_only=True)
+class SampleSet(InputSet):
     """The samples of one file, identified like a dataset so reports compare only like with like."""
 
-    name: str
-    format: str
-    content_sha256: str
     samples: tuple[Sample, ...]
-    language: str = ""
-    warnings: tuple[Warning, ...] = ()
 
-    def report_block(self) -> dict[str, object]:
-        return {
-            "name": self.name,
-            "language": self.language,
-            "format": self.format,
-            "content_sha256": self.content_sha256,
-            "samples": len(self.samples),
-        }
+    def counts(self) -> dict[str, object]:
+        return {"samples": len(self.samples)}

@@ -205,6 +205,7 @@ def run_visualize(request: VisualizeRequest, settings: Settings, *, stderr: Cons
     from benchmarks.runner import progress_bar
     from benchmarks.services.corpus_index import open_index
     from benchmarks.services.datasets import load_dataset
+    from benchmarks.services.files import write_file
 
     datasets = [load_dataset(spec) for spec in request.datasets]
     labels = _dataset_labels(request.datasets, [d.name for d in datasets])
@@ -247,8 +248,7 @@ def run_visualize(request: VisualizeRequest, settings: Settings, *, stderr: Cons
         symbols=[SYMBOLS[p.kind] for p in selected] if request.on == "both" else None,
     )
     path = request.output or default_output(settings, labels, request)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(page, encoding="utf-8")
+    write_file(path, page)
     return path
 
 

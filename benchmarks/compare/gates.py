@@ -15,12 +15,12 @@ Without a gates file, or when it declares no primary metric, the report's main m
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from benchmarks.errors import BenchError
+from benchmarks.services import files
 
 KEYS = {"primary": bool, "min_effect": (int, float), "max_drop": (int, float), "floor": (int, float),
         "action": str}
@@ -91,14 +91,8 @@ def _gate(table: Any, where: str, allow: tuple[str, ...] | None = None) -> Gate:
 def load_gates(path: Path | None) -> Gates:
     """The given file (it must exist), else ./bench.gates.toml when present, else no gates."""
     if path is None:
-        default = Path(DEFAULT_FILE)
-        if not default.exists():
-            return Gates()
-        path = default
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BenchError(f"{path}: no such gates file") from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise BenchError(f"{path}: unreadable gates file: {exc}") from None
-    return parse(data, str(path))
+        path = Path(DEFAULT_FILE)
+        data = files.read_toml(path, "gates file", missing_ok=True)
+    else:
+        data = files.read_toml(path, "gates file")
+    return Gates() if data is None else parse(data, str(path))

@@ -8,43 +8,26 @@ Calls go through the LLM service (role generator): its retries, cache and usage 
 
 from __future__ import annotations
 
-import hashlib
-import string
-from dataclasses import dataclass
-from importlib.resources import files
 from pathlib import Path
 from typing import Any
 
 from benchmarks.errors import BenchError
 from benchmarks.generation.base import Answer, GenerationRequest, GeneratorName
 from benchmarks.judge.prompts import Language
+from benchmarks.services import templates
 from benchmarks.services.llm import LLMService
+from benchmarks.services.templates import Template
 
 VARIABLES = frozenset({"question", "context"})
 
 
-@dataclass(frozen=True)
-class RagTemplate:
-    text: str
-    source: str  # "bench:<language>" or the file's name, never a machine path
-    sha256: str
-
-
-def load_rag_template(path: Path | None, language: Language) -> RagTemplate:
-    if path is None:
-        raw, source = (files("benchmarks") / "prompts" / "rag" / f"{language}.txt").read_text("utf-8"), f"bench:{language}"
-    elif not path.is_file():
-        raise BenchError(f"{path}: generator template not found")
-    else:
-        raw, source = path.read_text(encoding="utf-8"), path.name
-    try:
-        fields = {name for _, name, _, _ in string.Formatter().parse(raw) if name is not None}
-    except ValueError as exc:
-        raise BenchError(f"{source}: not a valid template ({exc}); write literal braces as {{{{ and }}}}") from None
-    if fields != VARIABLES:
-        raise BenchError(f"{source}: a generator template must use exactly {{question}} and {{context}}, "
-                         f"found {', '.join(sorted(f'{{{f}}}' for f in fields)) or 'no placeholder'}")
-    return RagTemplate(raw, source, hashlib.sha256(raw.encode("utf-8")).hexdigest())
+def load_rag_template(path: Path | None, language: Language) -> Template:
+    template = templates.prompt_template(path, ("prompts", "rag", f"{language}.txt"), what="generator template",
+                                         language=language)
+    if template.fields != VARIABLES:
+        raise BenchError(f"{template.source}: a generator template must use exactly {{question}} and {{context}}, "
+                         f"found {', '.join(sorted(f'{{{f}}}' for f in template.fields)) or 'no placeholder'}")
+    return template
 
 
 def numbered(contexts: tuple[str, ...]) -> str:
@@ -54,7 +37,7 @@ def numbered(contexts: tuple[str, ...]) -> str:
 class OpenAIGenerator:
     name: GeneratorName = "openai"
 
-    def __init__(self, service: LLMService, template: RagTemplate):
+    def __init__(self, service: LLMService, template: Template):
         self.service = service
         self.template = template
         self.model = service.model_for("generator")

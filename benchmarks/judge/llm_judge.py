@@ -3,6 +3,10 @@
 Every outcome carries a status (ok, parse_error, api_error, undetermined), an explanation in the
 prompt's language (the judge's own reasons), the number of calls and the duration, and the raw
 completions, so a changed score function can re-score items.jsonl without new calls.
+
+Which metric reads which fields and is scored by which coroutine is declared in
+`benchmarks.judge.catalog`; the coroutines of the built-in metrics are the methods below named after
+them, each called as `scorer(judge, sample, model, trace)`.
 """
 
 from __future__ import annotations
@@ -11,11 +15,10 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
-from benchmarks.errors import BenchError
 from benchmarks.judge import shapes
 from benchmarks.judge.parsing import parse_output
 from benchmarks.judge.prompts import (
@@ -35,10 +38,15 @@ from benchmarks.judge.prompts import (
 )
 from benchmarks.metrics import judged
 from benchmarks.samples import Sample
-from benchmarks.services.llm import LLMService
+
+if TYPE_CHECKING:  # the judge only calls the service it is handed; the catalog imports this module
+    from benchmarks.judge.catalog import JudgedMetric
+    from benchmarks.services.llm import LLMService
 
 Status = Literal["ok", "parse_error", "api_error", "undetermined"]
 Embed = Callable[[Sequence[str]], np.ndarray]
+# How a metric is scored: (judge, sample, judge model, trace) -> (score, the judge's reasons)
+Scorer = Callable[["LLMJudge", Sample, str, "Trace"], Awaitable[tuple[judged.Score, str]]]
 
 CONTEXT_SEPARATOR = "\n\n"
 CONTEXT_RELEVANCE_TEMPERATURE = 0.1  # NVIDIA's setting for its context-relevance judges
@@ -48,29 +56,6 @@ REPAIR = {
     "ru": "Ваш ответ не удалось разобрать: {error}. Ответьте ещё раз — только JSON-объектом в формате, "
     "который задан в инструкции.",
 }
-
-# What each metric reads from a sample; a sample without one of these is reported per field.
-NEEDS: Mapping[str, tuple[str, ...]] = {
-    "faithfulness": ("user_input", "response", "retrieved_contexts"),
-    "context_precision": ("user_input", "retrieved_contexts"),
-    "context_recall": ("user_input", "retrieved_contexts", "reference"),
-    "context_entity_recall": ("retrieved_contexts", "reference"),
-    "noise_sensitivity": ("user_input", "response", "reference", "retrieved_contexts"),
-    "response_relevancy": ("user_input", "response"),
-    "semantic_similarity": ("response", "reference"),
-    "factual_correctness": ("response", "reference"),
-    "answer_correctness": ("user_input", "response", "reference"),
-    "context_relevance": ("user_input", "retrieved_contexts"),
-}
-LOWER_IS_BETTER = frozenset({"noise_sensitivity"})
-
-
-def require_known(metrics: Sequence[str]) -> None:
-    """`--metrics` of evaluate and tiers 2/3: one message naming the unknown metrics and the known ones."""
-    unknown = [m for m in metrics if m not in NEEDS]
-    if unknown or not metrics:
-        raise BenchError(f"--metrics: unknown metric(s) {', '.join(unknown) or '(none given)'}; "
-                         f"known: {', '.join(NEEDS)}")
 
 
 @dataclass(frozen=True)
@@ -127,34 +112,30 @@ class Trace:
 
 
 class LLMJudge:
+    """Scores the metrics it is given (`catalog.metrics(settings.rubrics)`; default: the built-in ones)."""
+
     def __init__(self, service: LLMService, language: Language, embed: Embed | None,
-                 options: JudgeOptions = JudgeOptions()):
+                 options: JudgeOptions = JudgeOptions(), metrics: Mapping[str, JudgedMetric] | None = None):
         self.service = service
         self.language = language
         self.embed = embed
         self.options = options
-        self._metrics: dict[str, Callable[[Sample, str, Trace], Awaitable[tuple[judged.Score, str]]]] = {
-            "faithfulness": self._faithfulness,
-            "context_precision": self._context_precision,
-            "context_recall": self._context_recall,
-            "context_entity_recall": self._context_entity_recall,
-            "noise_sensitivity": self._noise_sensitivity,
-            "response_relevancy": self._response_relevancy,
-            "semantic_similarity": self._semantic_similarity,
-            "factual_correctness": self._factual_correctness,
-            "answer_correctness": self._answer_correctness,
-            "context_relevance": self._context_relevance,
-        }
+        if metrics is None:
+            from benchmarks.judge.catalog import BUILTINS  # the catalog refers to this module's scorers
+
+            metrics = BUILTINS
+        self.metrics = metrics
 
     async def score(self, metric: str, sample: Sample, model: str) -> JudgeOutcome:
         started = time.perf_counter()
         trace = Trace()
-        missing = sample.missing(NEEDS[metric])
+        declared = self.metrics[metric]
+        missing = sample.missing(declared.needs)
         if missing:
             return self._outcome(metric, model, None, "undetermined", f"missing field(s): {', '.join(missing)}",
                                  trace, started)
         try:
-            score, explanation = await self._metrics[metric](sample, model, trace)
+            score, explanation = await declared.score(self, sample, model, trace)
         except JudgeFailed as failure:
             return self._outcome(metric, model, None, failure.status, str(failure), trace, started)
         reason = "; ".join(p for p in (score.reason, explanation) if p) if score.status == "ok" else score.reason
@@ -168,21 +149,23 @@ class LLMJudge:
 
     # --- one call, with one repair attempt --------------------------------------------------------
 
-    async def _ask(self, call: JudgeCall, variables: Mapping[str, str], model: str, trace: Trace,
-                   shape: type[shapes.Shape] | None = None, **options: Any) -> Any:
+    async def ask(self, call: JudgeCall, variables: Mapping[str, str], model: str, trace: Trace,
+                  shape: type[shapes.Shape] | None = None, **options: Any) -> Any:
+        """One call of `call`'s template in the judge's language, its answer validated against `shape`
+        (default: the call's own), repaired once."""
         prompt = render(call.name, self.language, variables)
         return await ask_json(self.service, prompt, shape or call.shape, call=call.name, language=self.language,
                               model=model, trace=trace, **options)
 
     async def _statements(self, question: str, text: str, model: str, trace: Trace) -> list[str]:
-        answer = await self._ask(STATEMENTS, {"question": question, "text": text}, model, trace)
+        answer = await self.ask(STATEMENTS, {"question": question, "text": text}, model, trace)
         return list(answer.statements)
 
     async def _verdicts(self, context: str, statements: Sequence[str], model: str, trace: Trace) -> list[Any]:
         """One verdict per statement; no call at all when there is nothing to judge."""
         if not statements:
             return []
-        answer = await self._ask(STATEMENT_VERDICTS, {"context": context, "statements": statements_block(statements)},
+        answer = await self.ask(STATEMENT_VERDICTS, {"context": context, "statements": statements_block(statements)},
                                  model, trace, shapes.StatementVerdicts.expecting(len(statements)))
         return list(answer.verdicts)
 
@@ -191,14 +174,14 @@ class LLMJudge:
             raise JudgeFailed("undetermined", "this metric needs an embedding model")
         return self.embed(list(texts))
 
-    # --- the metrics ------------------------------------------------------------------------------
+    # --- the built-in metrics, each referenced by its declaration in `catalog` -------------------
 
-    async def _faithfulness(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+    async def faithfulness(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
         statements = await self._statements(s.user_input, s.response, model, trace)
         verdicts = await self._verdicts(_joined(s.retrieved_contexts), statements, model, trace)
         return judged.faithfulness([v.verdict for v in verdicts]), _reasons(verdicts, "verdict")
 
-    async def _context_precision(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+    async def context_precision(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
         """Reference-based or response-based; auto takes the reference when the sample has one."""
         side = self.options.precision_against
         if side == "auto":
@@ -207,31 +190,31 @@ class LLMJudge:
         if against is None:
             raise JudgeFailed("undetermined", f"missing field(s): {side}")
         answers = await asyncio.gather(*(
-            self._ask(CONTEXT_USEFULNESS, {"question": s.user_input, "context": c, "reference": against}, model,
+            self.ask(CONTEXT_USEFULNESS, {"question": s.user_input, "context": c, "reference": against}, model,
                       trace)
             for c in s.retrieved_contexts
         ))
         explanation = " | ".join(f"#{i + 1}: {a.verdict} ({a.reason})" for i, a in enumerate(answers))
         return judged.context_precision([a.verdict for a in answers]), explanation
 
-    async def _context_recall(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
-        answer = await self._ask(REFERENCE_ATTRIBUTION, {"question": s.user_input,
+    async def context_recall(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+        answer = await self.ask(REFERENCE_ATTRIBUTION, {"question": s.user_input,
                                                          "context": _joined(s.retrieved_contexts),
                                                          "reference": s.reference}, model, trace)
         classified = list(answer.classifications)
         return judged.context_recall([c.attributed for c in classified]), _reasons(classified, "attributed")
 
-    async def _context_entity_recall(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+    async def context_entity_recall(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
         reference, contexts = await asyncio.gather(
-            self._ask(ENTITIES, {"text": s.reference}, model, trace),
-            self._ask(ENTITIES, {"text": _joined(s.retrieved_contexts)}, model, trace),
+            self.ask(ENTITIES, {"text": s.reference}, model, trace),
+            self.ask(ENTITIES, {"text": _joined(s.retrieved_contexts)}, model, trace),
         )
         found = {judged.normalise_entity(e) for e in contexts.entities}
         missed = [e for e in reference.entities if judged.normalise_entity(e) not in found]
         explanation = f"missing from the contexts: {', '.join(missed)}" if missed else ""
         return judged.context_entity_recall(reference.entities, contexts.entities), explanation
 
-    async def _noise_sensitivity(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+    async def noise_sensitivity(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
         response, reference = await asyncio.gather(
             self._statements(s.user_input, s.response, model, trace),
             self._statements(s.user_input, s.reference, model, trace),
@@ -249,10 +232,10 @@ class LLMJudge:
         )
         return judged.noise_sensitivity(verdicts, self.options.noise_mode), _reasons(in_reference, "verdict")
 
-    async def _response_relevancy(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+    async def response_relevancy(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
         # distinct seeds make the n questions n distinct requests (and cache entries), as RAGAS's n samples
         answers = await asyncio.gather(*(
-            self._ask(QUESTION_GENERATION, {"response": s.response}, model, trace, seed=i)
+            self.ask(QUESTION_GENERATION, {"response": s.response}, model, trace, seed=i)
             for i in range(self.options.questions)
         ))
         vectors = self._vectors([s.user_input, *(a.question for a in answers)])
@@ -261,11 +244,11 @@ class LLMJudge:
         explanation = " | ".join(a.question for a in answers)
         return judged.response_relevancy(vectors[0], generated), explanation
 
-    async def _semantic_similarity(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+    async def semantic_similarity(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
         response, reference = self._vectors([s.response, s.reference])
         return judged.semantic_similarity(response, reference, threshold=self.options.threshold), ""
 
-    async def _factual_correctness(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+    async def factual_correctness(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
         mode = self.options.factual_mode
         response_claims, reference_claims = await asyncio.gather(
             self._claims(s.response, model, trace) if mode != "recall" else _none(),
@@ -283,15 +266,15 @@ class LLMJudge:
         return score, _reasons([*(precision_side or []), *(recall_side or [])], "verdict")
 
     async def _claims(self, text: str, model: str, trace: Trace) -> list[str]:
-        return list((await self._ask(CLAIMS, {"text": text}, model, trace)).claims)
+        return list((await self.ask(CLAIMS, {"text": text}, model, trace)).claims)
 
-    async def _answer_correctness(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+    async def answer_correctness(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
         response, reference = await asyncio.gather(
             self._statements(s.user_input, s.response, model, trace),
             self._statements(s.user_input, s.reference, model, trace),
         )
         if response or reference:
-            answer = await self._ask(
+            answer = await self.ask(
                 STATEMENT_CLASSIFICATION,
                 {"question": s.user_input, "response_statements": statements_block(response),
                  "reference_statements": statements_block(reference)},
@@ -306,9 +289,9 @@ class LLMJudge:
         explanation = f"TP {counts.tp}, FP {counts.fp}, FN {counts.fn}; similarity {similarity.value}"
         return judged.answer_correctness(factual, similarity, weights=self.options.weights), explanation
 
-    async def _context_relevance(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+    async def context_relevance(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
         answers = await asyncio.gather(*(
-            self._ask(CONTEXT_RATING, {"question": s.user_input, "context": c}, model, trace,
+            self.ask(CONTEXT_RATING, {"question": s.user_input, "context": c}, model, trace,
                       temperature=CONTEXT_RELEVANCE_TEMPERATURE)
             for c in s.retrieved_contexts
         ))

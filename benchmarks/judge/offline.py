@@ -40,26 +40,9 @@ and a wrong number is the most common unsupported detail of an answer. What the 
 see: a swapped name in an otherwise copied sentence, or a negation of the passage that the
 sentence leaves out, usually still passes, so the proxies over-report support.
 
-Metrics with a proxy (`OFFLINE_METRICS`), each scored by its `judged` function:
-- faithfulness: verdict per response sentence, supported by some retrieved context.
-- context_recall: verdict per reference sentence, supported by some retrieved context.
-- context_precision: verdict per context, in rank order: relevant when it supports some reference
-  sentence; average precision as for the LLM metric.
-- semantic_similarity: the metric itself (it never needed an LLM): cosine of the embeddings of the
-  whole response and the whole reference.
-- factual_correctness (F1): response sentences supported by the reference (precision side) and
-  reference sentences supported by the response (recall side); sentences stand in for claims.
-- answer_correctness: that F1 and semantic similarity, weighted 0.75 / 0.25 as the LLM metric.
-
-No proxy, on purpose (asking for one is a ValueError):
-- response_relevancy: it compares the question with questions generated from the answer and zeroes
-  noncommittal answers; a question-to-answer cosine lives on another scale and sees no evasion.
-- noise_sensitivity: it counts wrong statements, exactly the near-copies with a swapped detail
-  that the support test lets through, so a proxy would report almost no noise whatever the system.
-- context_entity_recall: it needs entity extraction; capitalised words are no entity detector
-  (Russian sentence starts, English titles) and numbers alone are too few.
-- context_relevance: mapping a question-to-context cosine onto the judge's 0/1/2 ratings would rest
-  on cut-offs with nothing behind them.
+Each proxy below is scored by the metric's own `judged` function and is declared with its metric
+in `benchmarks.judge.catalog`, with the fields it reads and the line a report prints beside its
+number; a metric without a proxy says there why it has none (asking for one is a ValueError).
 """
 
 from __future__ import annotations
@@ -71,7 +54,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from benchmarks.errors import BenchError
 from benchmarks.metrics import judged
 from benchmarks.metrics.judged import ClaimVerdicts, Score
 from benchmarks.samples import Sample
@@ -106,32 +88,6 @@ _STOP_WORDS: Mapping[str, frozenset[str]] = {
         "есть уже ещё еще также тоже очень все всё весь только"
     ),
 }
-
-_NEEDED: Mapping[str, tuple[str, ...]] = {
-    "faithfulness": ("response", "retrieved_contexts"),
-    "context_recall": ("reference", "retrieved_contexts"),
-    "context_precision": ("reference", "retrieved_contexts"),
-    "semantic_similarity": ("response", "reference"),
-    "factual_correctness": ("response", "reference"),
-    "answer_correctness": ("response", "reference"),
-}
-
-_DESCRIPTIONS: Mapping[str, str] = {
-    "faithfulness": "offline proxy: share of response sentences supported by a retrieved context "
-    "(embedding cosine or content-word overlap, numbers must match), not LLM-verified claims",
-    "context_recall": "offline proxy: share of reference sentences supported by a retrieved context "
-    "(embedding cosine or content-word overlap, numbers must match), not LLM-attributed claims",
-    "context_precision": "offline proxy: average precision in rank order, a context counting as "
-    "relevant when it supports some reference sentence, not an LLM usefulness verdict",
-    "semantic_similarity": "cosine of the response's and the reference's embeddings: the metric itself, "
-    "which needs no LLM",
-    "factual_correctness": "offline proxy: F1 of response sentences supported by the reference and "
-    "reference sentences supported by the response, sentences standing in for LLM-extracted claims",
-    "answer_correctness": "offline proxy: 0.75 x sentence-support F1 (as factual_correctness offline) "
-    "+ 0.25 x embedding cosine of response and reference, not LLM-classified statements",
-}
-
-OFFLINE_METRICS: frozenset[str] = frozenset(_NEEDED)
 
 # --- text ------------------------------------------------------------------------------------------
 
@@ -245,29 +201,44 @@ def _check_threshold(name: str, value: float) -> None:
 SupportFor = Callable[[Sequence[str]], _Support]
 
 
-def _faithfulness(sample: Sample, support_for: SupportFor) -> Score:
+@dataclass(frozen=True)
+class OfflineProxy:
+    """A metric's offline stand-in: the sample fields it reads, its score function (one of those below)
+    and the line a report prints beside its number."""
+
+    needs: tuple[str, ...]
+    score: Callable[[Sample, SupportFor], Score]
+    description: str
+
+
+def faithfulness(sample: Sample, support_for: SupportFor) -> Score:
+    """Verdict per response sentence: supported by some retrieved context."""
     claims = split_sentences(sample.response or "")
     contexts = [_passage(c) for c in sample.retrieved_contexts or ()]
     support = support_for([*claims, *(s for c in contexts for s in c.sentences)])
     return judged.faithfulness([support.any_supports(s, contexts) for s in claims])
 
 
-def _context_recall(sample: Sample, support_for: SupportFor) -> Score:
+def context_recall(sample: Sample, support_for: SupportFor) -> Score:
+    """Verdict per reference sentence: supported by some retrieved context."""
     reference = split_sentences(sample.reference or "")
     contexts = [_passage(c) for c in sample.retrieved_contexts or ()]
     support = support_for([*reference, *(s for c in contexts for s in c.sentences)])
     return judged.context_recall([support.any_supports(s, contexts) for s in reference])
 
 
-def _context_precision(sample: Sample, support_for: SupportFor) -> Score:
-    """Reference-based: without an LLM, "useful for the question" has no better witness."""
+def context_precision(sample: Sample, support_for: SupportFor) -> Score:
+    """Verdict per context, in rank order: relevant when it supports some reference sentence; average
+    precision as for the LLM metric. Reference-based: without an LLM, "useful for the question" has no
+    better witness."""
     reference = split_sentences(sample.reference or "")
     contexts = [_passage(c) for c in sample.retrieved_contexts or ()]
     support = support_for([*reference, *(s for c in contexts for s in c.sentences)])
     return judged.context_precision([any(support(s, c) for s in reference) for c in contexts])
 
 
-def _semantic_similarity(sample: Sample, support_for: SupportFor) -> Score:
+def semantic_similarity(sample: Sample, support_for: SupportFor) -> Score:
+    """The metric itself (it never needed an LLM): cosine of the whole response and the whole reference."""
     response, reference = sample.response or "", sample.reference or ""
     vectors = support_for([response, reference]).vectors
     return judged.semantic_similarity(vectors[response], vectors[reference])
@@ -291,22 +262,15 @@ def _both_ways(sample: Sample, support_for: SupportFor) -> tuple[Score, Score]:
     return factual, judged.semantic_similarity(support.vectors[response], support.vectors[reference])
 
 
-def _factual_correctness(sample: Sample, support_for: SupportFor) -> Score:
+def factual_correctness(sample: Sample, support_for: SupportFor) -> Score:
+    """F1 of response sentences supported by the reference (precision side) and reference sentences
+    supported by the response (recall side); sentences stand in for claims."""
     return _both_ways(sample, support_for)[0]
 
 
-def _answer_correctness(sample: Sample, support_for: SupportFor) -> Score:
+def answer_correctness(sample: Sample, support_for: SupportFor) -> Score:
+    """That F1 and semantic similarity, weighted 0.75 / 0.25 as the LLM metric."""
     return judged.answer_correctness(*_both_ways(sample, support_for), weights="default")
-
-
-_PROXIES: Mapping[str, Callable[[Sample, SupportFor], Score]] = {
-    "faithfulness": _faithfulness,
-    "context_recall": _context_recall,
-    "context_precision": _context_precision,
-    "semantic_similarity": _semantic_similarity,
-    "factual_correctness": _factual_correctness,
-    "answer_correctness": _answer_correctness,
-}
 
 
 def offline_score(
@@ -318,40 +282,36 @@ def offline_score(
     support_threshold: float = DEFAULT_SUPPORT_THRESHOLD,
     overlap_threshold: float = DEFAULT_OVERLAP_THRESHOLD,
 ) -> Score:
-    """The offline proxy of one metric on one sample (definitions in the module docstring).
+    """The offline proxy of one metric on one sample (the support test in the module docstring, each
+    proxy in its function's).
 
     `embed` maps texts to rows of a matrix, aligned with the texts; it is called at most once.
     `language` picks the stop words that decide which tokens are content.
     """
-    if metric not in OFFLINE_METRICS:
-        raise ValueError(
-            f"metric {metric!r} has no offline proxy; offline metrics: {', '.join(sorted(OFFLINE_METRICS))}"
-        )
+    proxy = _proxy(metric)
     stop_words = _stop_words(language)
     _check_threshold("support_threshold", support_threshold)
     _check_threshold("overlap_threshold", overlap_threshold)
-    missing = sample.missing(_NEEDED[metric])
+    missing = sample.missing(proxy.needs)
     if missing:
         return Score.undetermined(f"missing field(s): {', '.join(missing)}")
 
     def support_for(texts: Sequence[str]) -> _Support:
         return _Support(_embed_once(embed, texts), stop_words, support_threshold, overlap_threshold)
 
-    return _PROXIES[metric](sample, support_for)
-
-
-def require_proxies(metrics: Sequence[str]) -> None:
-    """Refuse `--judge offline` for metrics without a proxy before any work, naming those that have one."""
-    unsupported = [m for m in metrics if m not in OFFLINE_METRICS]
-    if unsupported:
-        raise BenchError(f"--judge offline has no proxy for {', '.join(unsupported)}; offline metrics: "
-                         f"{', '.join(sorted(OFFLINE_METRICS))}")
+    return proxy.score(sample, support_for)
 
 
 def describe(metric: str) -> str:
     """One line for the report, so an offline number is never read as the LLM metric's."""
-    if metric not in OFFLINE_METRICS:
-        raise ValueError(
-            f"metric {metric!r} has no offline proxy; offline metrics: {', '.join(sorted(OFFLINE_METRICS))}"
-        )
-    return _DESCRIPTIONS[metric]
+    return _proxy(metric).description
+
+
+def _proxy(metric: str) -> OfflineProxy:
+    from benchmarks.judge import catalog  # the catalog declares each metric's proxy with this module's functions
+
+    declared = catalog.BUILTINS.get(metric)
+    if declared is None or declared.offline is None:
+        raise ValueError(f"metric {metric!r} has no offline proxy; offline metrics: "
+                         f"{', '.join(sorted(catalog.OFFLINE_METRICS))}")
+    return declared.offline

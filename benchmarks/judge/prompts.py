@@ -1,9 +1,9 @@
-"""Judge prompt templates by call and language, and the registry of which metric makes which call.
+"""Judge prompt templates by call and language: each call's template, variables and answer shape.
 
 Templates are plain `str.format` text files shipped inside the package (`benchmarks/prompts/<lang>/
 <call>.txt`), so a wording change is a reviewable diff and its sha256 in a report says exactly
-which prompt produced a number. `METRIC_CALLS` is the one place an orchestrator learns, for a
-metric, which calls to make, which variables each needs and which shape its answer must have.
+which prompt produced a number. Which metric makes which calls is declared with the metric, in
+`benchmarks.judge.catalog`.
 """
 
 from __future__ import annotations
@@ -13,11 +13,10 @@ import json
 import string
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import cache
-from importlib.resources import files
 from typing import Literal, get_args
 
 from benchmarks.judge import shapes
+from benchmarks.services.templates import packaged
 
 Language = Literal["en", "ru"]
 LANGUAGES: tuple[Language, ...] = get_args(Language)
@@ -67,6 +66,9 @@ RATE_E2E = _call("rate_e2e", shapes.ScaleScore, "question", "reference", "answer
 COMPARE_ANSWERS = _call(
     "compare_answers", shapes.PairVerdict, "question", "context", "answer_a", "answer_b", "output_format"
 )
+# A user's rubric metric (bench.toml [rubrics]): `criteria` is the user's text in the prompt language,
+# `low` and `high` the scale's ends, `sample` the fields the rubric shows, labelled (`judge.rubric`).
+RUBRIC = _call("rubric", shapes.RubricScore, "criteria", "low", "high", "sample")
 
 CALLS: Mapping[str, JudgeCall] = {
     call.name: call
@@ -85,33 +87,13 @@ CALLS: Mapping[str, JudgeCall] = {
         RATE_ANSWER_CORRECTNESS,
         RATE_E2E,
         COMPARE_ANSWERS,
+        RUBRIC,
     )
-}
-
-# Distinct calls per metric, in the order they are made; how often each is repeated per sample
-# (per context, per side, n questions) is in the table of `benchmarks.metrics.judged`.
-METRIC_CALLS: Mapping[str, tuple[JudgeCall, ...]] = {
-    "faithfulness": (STATEMENTS, STATEMENT_VERDICTS),
-    "context_precision": (CONTEXT_USEFULNESS,),
-    "context_recall": (REFERENCE_ATTRIBUTION,),
-    "context_entity_recall": (ENTITIES,),
-    "noise_sensitivity": (STATEMENTS, STATEMENT_VERDICTS),
-    "response_relevancy": (QUESTION_GENERATION,),
-    "factual_correctness": (CLAIMS, STATEMENT_VERDICTS),
-    "answer_correctness": (STATEMENTS, STATEMENT_CLASSIFICATION),
-    "context_relevance": (CONTEXT_RATING,),
 }
 
 
 class TemplateError(ValueError):
     """A template asked for under the wrong name, language or variables."""
-
-
-def calls_of(metric: str) -> tuple[JudgeCall, ...]:
-    """The judge calls a metric makes; an unknown metric is an error listing the known ones."""
-    if metric not in METRIC_CALLS:
-        raise TemplateError(f"no judge calls for metric {metric!r}; known: {', '.join(METRIC_CALLS)}")
-    return METRIC_CALLS[metric]
 
 
 def _check(call: str, language: str) -> JudgeCall:
@@ -124,9 +106,8 @@ def _check(call: str, language: str) -> JudgeCall:
     return CALLS[call]
 
 
-@cache
 def _template_bytes(call: str, language: str) -> bytes:
-    return (files("benchmarks") / "prompts" / language / f"{call}.txt").read_bytes()
+    return packaged("prompts", language, f"{call}.txt")
 
 
 def load_template(call: str, language: Language) -> str:

@@ -8,8 +8,8 @@ coarser, and exactly what the seed's tiers report, so both are available and nam
 A rating runs in one of two modes with the same task wording: `direct` asks for the score alone,
 `reasoned` for a short reasoning first and then the score in a strict format; the answer's shape
 (score within the scale, reasoning present) is validated, with one repair attempt, as for every
-judge call. The pairwise comparison can be asked with the answers swapped; `pairwise_outcome`
-turns the two verdicts into a preference with position bias made visible.
+judge call. The pairwise comparison can be asked with the answers swapped; `metrics.pairwise` turns the
+two verdicts into a preference with position bias made visible.
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
-from importlib.resources import files
 from typing import Any, Literal
 
 from benchmarks.judge import shapes
@@ -34,11 +33,12 @@ from benchmarks.judge.prompts import (
     render,
     template_sha256,
 )
+from benchmarks.metrics.pairwise import Verdict
 from benchmarks.services.llm import LLMService
+from benchmarks.services.templates import packaged
 
 Mode = Literal["direct", "reasoned"]
 MODES: tuple[Mode, ...] = ("direct", "reasoned")
-Verdict = Literal["A", "B", "Tie"]
 
 
 @dataclass(frozen=True)
@@ -94,7 +94,7 @@ class PairOutcome:
 def output_format(kind: Literal["score", "verdict"], mode: Mode, language: Language, low: float = 0.0,
                   high: float = 1.0) -> str:
     """The mode's answer instructions, with the scale filled in (an example score at mid-scale)."""
-    text = (files("benchmarks") / "prompts" / language / "formats" / f"{kind}_{mode}.txt").read_text("utf-8")
+    text = packaged("prompts", language, "formats", f"{kind}_{mode}.txt").decode("utf-8")
     middle = (low + high) / 2
     return text.format(low=f"{low:g}", high=f"{high:g}", example=f"{middle:g}").strip()
 
@@ -106,7 +106,7 @@ def prompt_hashes(language: Language, mode: Mode, names: tuple[str, ...], *, pai
     if pairwise:
         hashes[f"{language}/{COMPARE_ANSWERS.name}"] = template_sha256(COMPARE_ANSWERS.name, language)
     for kind in ("score",) * bool(names) + ("verdict",) * pairwise:
-        data = (files("benchmarks") / "prompts" / language / "formats" / f"{kind}_{mode}.txt").read_bytes()
+        data = packaged("prompts", language, "formats", f"{kind}_{mode}.txt")
         hashes[f"{language}/formats/{kind}_{mode}"] = hashlib.sha256(data).hexdigest()
     return hashes
 
@@ -160,21 +160,3 @@ class Rater:
 
 def _latencies(trace: Trace) -> tuple[float, ...]:
     return tuple(round(ms, 3) for ms in trace.latency_ms)
-
-
-Preference = Literal["first", "second", "tie", "inconsistent"]
-
-
-def pairwise_outcome(original: Verdict, swapped: Verdict) -> Preference:
-    """Combine the verdict on (first, second) with the verdict on (second, first).
-
-    A consistent judge names the same answer both times (A then B), or Tie both times; any other
-    pair means the verdict followed the position, not the answers, and is `inconsistent`.
-    """
-    if original == "A" and swapped == "B":
-        return "first"
-    if original == "B" and swapped == "A":
-        return "second"
-    if original == swapped == "Tie":
-        return "tie"
-    return "inconsistent"

@@ -257,3 +257,47 @@ class PairVerdict(Shape):
 
 class ReasonedPairVerdict(PairVerdict):
     reasoning: Reason
+
+
+# --- rubric metrics (bench.toml [rubrics]) -----------------------------------------------------
+
+
+def _whole(value: object) -> object:
+    """A rubric score is a whole number: 4.0 is 4, 4.5 and true are not scores."""
+    if isinstance(value, bool):
+        raise ValueError("a score is a whole number, not true/false")  # noqa: TRY004
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+Whole = Annotated[int, BeforeValidator(_whole)]
+
+
+class RubricScore(Shape):
+    """A user rubric's verdict: a short reason first, then a whole score on the rubric's scale (0 or 1
+    for a binary rubric, 1 to 5 for a 1-5 one). `on_scale` gives the subclass for one scale, which rejects
+    a 5 on a binary rubric instead of clipping it; the base accepts both scales (0–5), for the template's
+    worked examples, which show one of each."""
+
+    low: ClassVar[int] = 0
+    high: ClassVar[int] = 5
+
+    reason: Reason
+    score: Whole
+
+    @model_validator(mode="after")
+    def _within_scale(self) -> RubricScore:
+        if not (self.low <= self.score <= self.high):
+            raise ValueError(f"score must be a whole number from {self.low} to {self.high}, got {self.score}")
+        return self
+
+    @classmethod
+    def on_scale(cls, low: int, high: int) -> type[RubricScore]:
+        return _rubric_scaled(low, high)
+
+
+@cache
+def _rubric_scaled(low: int, high: int) -> type[RubricScore]:
+    namespace = {"low": low, "high": high, "__module__": RubricScore.__module__}
+    return type(f"RubricScore{low}To{high}", (RubricScore,), namespace)

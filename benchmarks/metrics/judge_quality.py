@@ -12,6 +12,7 @@ themselves are what `error_rate` measures). Where a value is undefined it is Non
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -132,3 +133,28 @@ def rate_against_thresholds(metric: str, value: float) -> Band:
     if value < row.attention_below - _TOLERANCE:
         return "attention"
     return "good"
+
+
+def repeats_agree(scores: Sequence[float | None], delta: float) -> bool | None:
+    """Whether an item's scored repeats all lie within δ of each other (max − min ≤ δ).
+
+    For two repeats this is the seed's |s1 − s2| ≤ δ. A failed repeat (None or NaN) is left out;
+    with fewer than two scored repeats there is nothing to compare: None.
+    """
+    scored = scored_of(scores)
+    if len(scored) < 2:
+        return None
+    return consistency_score([min(scored)], [max(scored)], delta).value == 1.0
+
+
+def repeat_difference(scores: Sequence[float | None]) -> float | None:
+    """Mean |s_i − s_j| over every two of an item's scored repeats; None with fewer than two."""
+    scored = scored_of(scores)
+    if len(scored) < 2:
+        return None
+    pairs = list(itertools.combinations(scored, 2))
+    return mean_repeat_difference([a for a, _ in pairs], [b for _, b in pairs]).value
+
+
+def scored_of(scores: Sequence[float | None]) -> list[float]:
+    return [s for s in scores if s is not None and not math.isnan(s)]

@@ -25,6 +25,10 @@ Judge calls per sample of the full metric (embedding requests are not LLM calls)
     factual_correctness     2 (precision or recall), 4 (f1)
     answer_correctness      3                       two statement lists; one TP/FP/FN classification
     context_relevance       1 per context
+
+A user's rubric metric (bench.toml `[rubrics]`) makes 1 call and is scored by `rubric`. Which calls a
+metric makes, and how many for a given sample, is declared with the metric in
+`benchmarks.judge.catalog`; this table documents the functions below, and tests keep the two in step.
 """
 
 from __future__ import annotations
@@ -526,3 +530,22 @@ def context_relevance(ratings: Sequence[int]) -> Score:
     if not values:
         return Score.ok(0.0, reason="no context was retrieved")
     return Score.ok(_share(int(sum(values)), 2 * len(values)))
+
+
+# --- rubric metrics (declared by the user in bench.toml) ---------------------------------------
+
+
+def rubric(score: int, *, low: int, high: int) -> Score:
+    """A user rubric's score for one sample: the judge's whole score, on the rubric's own scale.
+
+    Formula: the score itself, as a float; not rescaled, so a 1-5 rubric is reported on 1–5 and a
+    binary one on 0–1 (a mean over samples is then the share of samples that meet the criteria).
+    LLM calls: 1.
+    Degenerate: none; a score that is not a whole number on the scale is a parsing bug (the answer's
+    shape rejects it) and raises ValueError.
+    """
+    if low >= high:
+        raise ValueError(f"rubric: a scale needs low < high, got {low} to {high}")
+    if isinstance(score, (bool, np.bool_)) or not isinstance(score, (int, np.integer)) or not low <= score <= high:
+        raise ValueError(f"rubric: a score must be a whole number from {low} to {high}, got {score!r}")
+    return Score.ok(float(score))

@@ -16,7 +16,8 @@ import numpy as np
 from rich.progress import Progress
 
 from benchmarks.config import Settings
-from benchmarks.dataset import Dataset, Warning
+from benchmarks.dataset import Dataset
+from benchmarks.inputs import Warning
 from benchmarks.services.database import Database, connect
 from benchmarks.services.embedder import ENGLISH_ONLY_MODELS, CachedEmbedder, build_embedder
 from benchmarks.services.store import Hit, SyncStats, VectorStore

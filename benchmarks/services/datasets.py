@@ -9,16 +9,23 @@ shown in the report.
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from benchmarks.dataset import Chunk, Dataset, Question, Warning
+from benchmarks.dataset import Chunk, Dataset, Question
+from benchmarks.inputs import Warning
 from benchmarks.errors import BenchError, InputError
 from benchmarks.services.shipped import shipped_dir
 
 SHIPPED = ("synthetic", "synthetic-ru")
+
+
+def load_input(spec: str, settings: object) -> Dataset:
+    """The input of the dataset tiers (the `--dataset` of tier0–3, ux, real-users)."""
+    return load_dataset(spec)
 
 
 def load_dataset(spec: str) -> Dataset:
@@ -55,10 +62,16 @@ def content_hash(files: list[Path], root: Path) -> str:
     return digest.hexdigest()
 
 
-def _read_jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+def read_file(path: Path) -> bytes:
+    """An input file's bytes, read once: parsed from memory and hashed from the same bytes."""
     if not path.is_file():
         raise InputError(path, "file not found")
-    with path.open("rb") as handle:
+    return path.read_bytes()
+
+
+def _read_jsonl(path: Path, data: bytes | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
+    """The JSON objects of a file (or of its bytes already read), with their line numbers."""
+    with io.BytesIO(read_file(path) if data is None else data) as handle:
         for number, raw in enumerate(handle, start=1):
             line = _decode(raw, path, number)
             if not line.strip():

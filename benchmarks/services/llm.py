@@ -94,10 +94,10 @@ def model_for(settings: Settings, role: Role) -> str | None:
     return getattr(settings, f"{role}_model") or settings.llm_model
 
 
-def require_llm(settings: Settings, *, dry_run: bool = False) -> None:
-    """Fail before any work when a chat call could not be made; a dry run needs models only."""
+def require_llm(settings: Settings, *, roles: Sequence[Role] = ROLES, dry_run: bool = False) -> None:
+    """Fail before any work when a chat call of these roles could not be made; a dry run needs models only."""
     missing = [] if dry_run or settings.llm_base_url else ["llm_base_url"]
-    if any(model_for(settings, role) is None for role in ROLES):
+    if any(model_for(settings, role) is None for role in roles):
         missing.append("llm_model")
     if missing:
         raise BenchError(
@@ -114,8 +114,9 @@ class LLMService:
     and `aclose()` (or `async with`) releases the current loop's.
     """
 
-    def __init__(self, settings: Settings, *, sleep: Sleep = asyncio.sleep, check_reachable: bool = True):
-        require_llm(settings)
+    def __init__(self, settings: Settings, *, sleep: Sleep = asyncio.sleep, check_reachable: bool = True,
+                 roles: Sequence[Role] = ROLES):
+        require_llm(settings, roles=roles)
         self.settings = settings
         self._sleep = sleep
         self._reachable = not check_reachable
@@ -390,3 +391,8 @@ def _read(response: Any) -> tuple[str | None, Usage, str | None]:
 
 def _ms_since(started: float) -> float:
     return (time.perf_counter() - started) * 1000
+
+
+def judge_models(settings: Settings) -> tuple[str, ...]:
+    """The judges of a run: the configured list for multi-model evaluation, else the judge role's model."""
+    return settings.llm_models or (str(model_for(settings, "judge")),)

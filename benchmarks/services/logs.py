@@ -34,7 +34,7 @@ import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 
 from benchmarks.config import Settings, redact_url
-from benchmarks.dataset import Warning
+from benchmarks.inputs import Warning
 from benchmarks.errors import BenchError, InputError
 from benchmarks.logs import LogEntry, LogSet
 from benchmarks.services.database import (
@@ -127,7 +127,8 @@ def load_logs(settings: Settings, spec: str | None, dataset_dir: Path | None) ->
         return _read_imported(settings, spec)
     if dataset_dir is not None and (dataset_dir / "logs.jsonl").is_file():
         log = parse_log_file(dataset_dir / "logs.jsonl")
-        return LogSet(dataset_dir.resolve().name, log.source, log.content_sha256, log.entries, log.warnings)
+        return LogSet(name=dataset_dir.resolve().name, format=log.source, content_sha256=log.content_sha256,
+                      entries=log.entries, warnings=log.warnings)
     raise BenchError(
         "no real-user log: give a .jsonl or .csv file or the name of a log imported with bench import-logs, "
         "or set logs_database_url (BENCH_LOGS_DATABASE_URL) to read the production table"
@@ -257,7 +258,7 @@ def _log_set(name: str, source: str, entries: list[LogEntry], warnings: tuple[Wa
         fields = [entry.id, entry.question, entry.answer, entry.url, entry.score, entry.session_id, entry.turn,
                   entry.created_at.isoformat() if entry.created_at else None]
         digest.update(json.dumps(fields, ensure_ascii=False).encode() + b"\n")
-    return LogSet(name=name, source=source, content_sha256=digest.hexdigest(), entries=ordered, warnings=warnings)
+    return LogSet(name=name, format=source, content_sha256=digest.hexdigest(), entries=ordered, warnings=warnings)
 
 
 def _order(entry: LogEntry) -> tuple[Any, ...]:

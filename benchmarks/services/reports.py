@@ -2,17 +2,15 @@
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Iterable
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
 from uuid import uuid4
 
-from benchmarks import report as report_doc
-from benchmarks.report_markdown import render
 from benchmarks.services.files import atomic_write
+
+LAST = ("report.json", "report.md")  # written after everything else: never a report beside stale items
 
 
 def new_run_id(now: datetime | None = None) -> str:
@@ -24,20 +22,13 @@ def run_directory(reports_dir: Path, dataset: str, tier: str, run_id: str) -> Pa
     return reports_dir / dataset.replace("/", "_") / tier / run_id
 
 
-def write_run(directory: Path, report: dict[str, Any], items: Iterable[dict[str, Any]],
-              files: dict[str, str]) -> None:
-    """report.json, report.md (rendered from the JSON text itself), items.jsonl and extra files."""
+def write_run(directory: Path, files: Mapping[str, str]) -> None:
+    """Write a run's files (name -> text, as `report.render_files` gives them), each atomically, in the
+    given order except that report.json and report.md always come last."""
     directory.mkdir(parents=True, exist_ok=True)
-    text = report_doc.dumps(report)
-    rows = "".join(json.dumps(report_doc.normalise(i), ensure_ascii=False, sort_keys=True) + "\n" for i in items)
-    written = {
-        "items.jsonl": rows,
-        **files,
-        "report.json": text,
-        "report.md": render(json.loads(text)),
-    }
-    for name, content in written.items():
-        atomic_write(directory / name, content)
+    order = [name for name in files if name not in LAST] + [name for name in LAST if name in files]
+    for name in order:
+        atomic_write(directory / name, files[name])
 
 
 def point_latest(directory: Path) -> None:

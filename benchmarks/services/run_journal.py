@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -43,17 +44,18 @@ class RunIdentity:
         settings = {k: v for k, v in {**redacted_settings, **(options or {})}.items() if k not in OPERATIONAL}
         return cls(kind, version, _plain(data), _plain(dict(sorted(settings.items()))))
 
-    def differences(self, other: RunIdentity) -> list[str]:
-        """How `other` (this session) differs from self (the stopped run), one phrase each."""
+    def differences(self, other: RunIdentity, named: Mapping[str, str] | None = None) -> list[str]:
+        """How `other` (this session) differs from self (the stopped run), one phrase each; a setting given
+        on this session's command line is named by its flag (`named`)."""
         found = [f"{what} {mine!r} → {theirs!r}" for what, mine, theirs in (
             ("command", self.kind, other.kind), ("version", self.version, other.version)) if mine != theirs]
-        found += _changed("dataset ", self.data, other.data)
-        found += _changed("", self.settings, other.settings)
+        found += _changed("dataset ", self.data, other.data, {})
+        found += _changed("", self.settings, other.settings, named or {})
         return found
 
 
-def _changed(prefix: str, mine: dict[str, Any], theirs: dict[str, Any]) -> list[str]:
-    return [f"{prefix}{name} {mine.get(name)!r} → {theirs.get(name)!r}"
+def _changed(prefix: str, mine: dict[str, Any], theirs: dict[str, Any], named: Mapping[str, str]) -> list[str]:
+    return [f"{prefix}{named.get(name, name)} {mine.get(name)!r} → {theirs.get(name)!r}"
             for name in sorted(set(mine) | set(theirs)) if mine.get(name) != theirs.get(name)]
 
 
@@ -94,7 +96,7 @@ class RunJournal:
         return cls(directory, manifest, {}, created)
 
     @classmethod
-    def resume(cls, directory: Path, identity: RunIdentity) -> RunJournal:
+    def resume(cls, directory: Path, identity: RunIdentity, named: Mapping[str, str] | None = None) -> RunJournal:
         manifest_path = directory / MANIFEST
         if not manifest_path.is_file():
             if (directory / "report.json").is_file():
@@ -105,7 +107,7 @@ class RunJournal:
             stopped = RunIdentity(**manifest["identity"])
         except (ValueError, KeyError, TypeError) as exc:
             raise InputError(manifest_path, f"not a run manifest bench wrote ({exc})") from None
-        differences = stopped.differences(identity)
+        differences = stopped.differences(identity, named)
         if differences:
             raise BenchError(f"cannot resume {directory}: this session differs from the stopped run: "
                              f"{'; '.join(differences)}. Run it with the stopped run's options, or start a new run")

@@ -21,14 +21,16 @@ from __future__ import annotations
 
 import ast
 import csv
+import hashlib
+import io
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from benchmarks.errors import BenchError, InputError
-from benchmarks.samples import Sample
-from benchmarks.services.datasets import _decode, _read_jsonl, _string, _unique
+from benchmarks.samples import Sample, SampleSet
+from benchmarks.services.datasets import _decode, _read_jsonl, _string, _unique, read_file
 
 COLUMNS = {
     "id": "id",
@@ -45,15 +47,22 @@ COLUMNS = {
 EXTENSIONS = (".jsonl", ".csv")
 
 
-def load_samples(path: Path) -> list[Sample]:
+def load_input(spec: str, settings: Any) -> SampleSet:
+    """The input of bench evaluate: the file read once, its sha256 computed from the bytes parsed."""
+    path = Path(spec)
+    data = read_file(path)
+    return SampleSet(name=path.stem, format=path.suffix.lstrip(".").lower(),
+                     content_sha256=hashlib.sha256(data).hexdigest(), samples=tuple(load_samples(path, data)),
+                     language=settings.language)
+
+
+def load_samples(path: Path, data: bytes | None = None) -> list[Sample]:
     """Pick the reader by extension, because sniffing content would guess wrong on odd files."""
     suffix = path.suffix.lower()
-    if suffix == ".jsonl":
-        samples = _load_jsonl(path)
-    elif suffix == ".csv":
-        samples = _load_csv(path)
-    else:
+    if suffix not in EXTENSIONS:
         raise BenchError(f"{path}: unsupported sample file type (accepted: {', '.join(EXTENSIONS)})")
+    data = read_file(path) if data is None else data
+    samples = _load_jsonl(path, data) if suffix == ".jsonl" else _load_csv(path, data)
     if not samples:
         raise InputError(path, "no samples")
     return samples
@@ -74,10 +83,10 @@ def _columns(keys: Iterable[str], path: Path, line: int) -> dict[str, str]:
     return chosen
 
 
-def _load_jsonl(path: Path) -> list[Sample]:
+def _load_jsonl(path: Path, data: bytes) -> list[Sample]:
     seen: dict[str, int] = {}
     samples = []
-    for line, record in _read_jsonl(path):
+    for line, record in _read_jsonl(path, data):
         columns = _columns(record, path, line)
         values: dict[str, Any] = {}
         for field, key in columns.items():
@@ -106,8 +115,8 @@ def _context_list(value: Any, path: Path, line: int, key: str) -> tuple[str, ...
     return tuple(value)
 
 
-def _load_csv(path: Path) -> list[Sample]:
-    table = csv_table(path)
+def _load_csv(path: Path, data: bytes) -> list[Sample]:
+    table = csv_table(path, data)
     first = next(table, None)
     if first is None:
         return []
@@ -135,12 +144,11 @@ def _load_csv(path: Path) -> list[Sample]:
     return samples
 
 
-def csv_table(path: Path) -> Iterator[tuple[int, list[str]]]:
-    """A CSV file's rows with the line each starts on: first the header (names stripped), then each data
-    row, already checked to have as many cells as the header, so every CSV reader reports alike."""
-    if not path.is_file():
-        raise InputError(path, "file not found")
-    with path.open("rb") as handle:
+def csv_table(path: Path, data: bytes | None = None) -> Iterator[tuple[int, list[str]]]:
+    """A CSV file's rows (or those of its bytes already read) with the line each starts on: first the header
+    (names stripped), then each data row, already checked to have as many cells as the header, so every CSV
+    reader reports alike."""
+    with io.BytesIO(read_file(path) if data is None else data) as handle:
         rows = _csv_rows(handle, path)
         first = next(rows, None)
         if first is None:

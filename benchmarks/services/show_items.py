@@ -10,21 +10,23 @@ lines do, so a user fixes the file in one go.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, TypeVar
 
-from benchmarks.dataset import Warning
 from benchmarks.errors import BenchError, InputError
-from benchmarks.services.datasets import SHIPPED, _read_jsonl, _string, _unique
+from benchmarks.inputs import ItemSet
+from benchmarks.metrics.pairwise import Better
+from benchmarks.services.datasets import SHIPPED, _read_jsonl, _string, _unique, read_file
 from benchmarks.services.shipped import shipped_dir
 
 FILE_NAME = "judge_pipeline.jsonl"
 PAIRS_FILE_NAME = "judge_pairs.jsonl"
 REQUIRED = ("id", "question", "context", "answer", "ground_truth_show")
 PAIR_FIELDS = ("id", "question", "context", "answer_a", "answer_b")
-Better = Literal["a", "b", "tie"]
+T = TypeVar("T")
 _TRUTH = {"true": True, "yes": True, "да": True, "1": True, "false": False, "no": False, "нет": False, "0": False}
 
 
@@ -63,19 +65,6 @@ class AnswerPair:
     better: Better | None  # the label, when the file has one
 
 
-@dataclass(frozen=True)
-class ShowItemSet:
-    name: str
-    language: str
-    content_sha256: str
-    items: tuple[ShowItem, ...]
-    warnings: tuple[Warning, ...] = ()
-
-    def report_block(self) -> dict[str, object]:
-        return {"name": self.name, "language": self.language, "format": "judge-pipeline-jsonl",
-                "content_sha256": self.content_sha256, "items": len(self.items)}
-
-
 def resolve(spec: str, file_name: str = FILE_NAME) -> Path:
     """A shipped dataset's items, a folder holding `file_name`, or a JSONL file."""
     path = shipped_dir("datasets") / spec / file_name if spec in SHIPPED else Path(spec)
@@ -87,7 +76,35 @@ def resolve(spec: str, file_name: str = FILE_NAME) -> Path:
     return path
 
 
-def load_show_items(path: Path) -> list[ShowItem]:
+def load_show_input(spec: str, settings: Any) -> ItemSet[ShowItem]:
+    """The input of bench judge-pipeline."""
+    path = resolve(spec)
+    data = read_file(path)
+    return _item_set(path, data, "judge-pipeline-jsonl", settings.language, load_show_items(path, data))
+
+
+def load_pairs_input(spec: str, settings: Any) -> ItemSet[AnswerPair]:
+    """The input of bench judge --pairwise."""
+    path = resolve(spec, PAIRS_FILE_NAME)
+    data = read_file(path)
+    return _item_set(path, data, "judge-pairs-jsonl", settings.language, load_pairs(path, data))
+
+
+def rated_input(spec: str, settings: Any, needs: Sequence[str], needed_by: str) -> ItemSet[RatedItem]:
+    """The input of bench judge: answers to rate, each line holding what the rating reads (`needs`)."""
+    path = resolve(spec)
+    data = read_file(path)
+    return _item_set(path, data, "judge-items-jsonl", settings.language, load_rated_items(path, needs, needed_by, data))
+
+
+def _item_set(path: Path, data: bytes, format: str, language: str, items: Sequence[T]) -> ItemSet[T]:
+    """Named as the shipped dataset or folder it came from, else by the file's stem."""
+    name = path.parent.name if path.name in (FILE_NAME, PAIRS_FILE_NAME) else path.stem
+    return ItemSet(name=name, format=format, language=language, content_sha256=hashlib.sha256(data).hexdigest(),
+                   items=tuple(items))
+
+
+def load_show_items(path: Path, data: bytes | None = None) -> list[ShowItem]:
     return [
         ShowItem(
             id=item_id,
@@ -96,11 +113,11 @@ def load_show_items(path: Path) -> list[ShowItem]:
             answer=_string(record, "answer", path, line, required=True),
             show=_truth(record["ground_truth_show"], path, line),
         )
-        for line, record, item_id in _records(path, REQUIRED, "the judge-pipeline tier")
+        for line, record, item_id in _records(path, REQUIRED, "the judge-pipeline tier", data)
     ]
 
 
-def load_rated_items(path: Path, needs: Sequence[str], needed_by: str) -> list[RatedItem]:
+def load_rated_items(path: Path, needs: Sequence[str], needed_by: str, data: bytes | None = None) -> list[RatedItem]:
     """Items whose every line has the fields in `needs` (besides `id`); `needed_by` names who reads them."""
     def text(record: dict[str, Any], name: str, line: int) -> str:
         return _string(record, name, path, line, required=name in needs)
@@ -114,11 +131,11 @@ def load_rated_items(path: Path, needs: Sequence[str], needed_by: str) -> list[R
             reference=text(record, "reference", line),
             show=None if record.get("ground_truth_show") is None else _truth(record["ground_truth_show"], path, line),
         )
-        for line, record, item_id in _records(path, ("id", *needs), needed_by)
+        for line, record, item_id in _records(path, ("id", *needs), needed_by, data)
     ]
 
 
-def load_pairs(path: Path) -> list[AnswerPair]:
+def load_pairs(path: Path, data: bytes | None = None) -> list[AnswerPair]:
     return [
         AnswerPair(
             id=item_id,
@@ -128,16 +145,17 @@ def load_pairs(path: Path) -> list[AnswerPair]:
             answer_b=_string(record, "answer_b", path, line, required=True),
             better=None if record.get("better") is None else _better(record["better"], path, line),
         )
-        for line, record, item_id in _records(path, PAIR_FIELDS, "bench judge --pairwise")
+        for line, record, item_id in _records(path, PAIR_FIELDS, "bench judge --pairwise", data)
     ]
 
 
-def _records(path: Path, required: Sequence[str], needed_by: str) -> list[tuple[int, dict[str, Any], str]]:
+def _records(path: Path, required: Sequence[str], needed_by: str,
+             data: bytes | None = None) -> list[tuple[int, dict[str, Any], str]]:
     """Every line with its unique id, once no line lacks a required field (else one error for the file)."""
     seen: dict[str, int] = {}
     rows = []
     lacking: dict[int, list[str]] = {}
-    for line, record in _read_jsonl(path):
+    for line, record in _read_jsonl(path, data):
         missing = [name for name in required if record.get(name) is None]
         if missing:
             lacking[line] = missing

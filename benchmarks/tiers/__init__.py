@@ -1,7 +1,100 @@
-"""The one registry of tiers: a new tier is a module plus one line here."""
+"""The one registry of tiers: every report command, declared here and run from its module.
 
-from benchmarks.tiers import real_users, tier0, tier1, tier2, tier3, ux
-from benchmarks.tiers.base import Tier
+A new tier is a module (with `run(ctx)` and, if it refuses some settings, `check(settings, typed)`)
+plus one declaration here. `reads` lists every setting the run and the services it opens read;
+the runner hands the tier only those (reading another fails at once), so a report shows, and a
+resume must match, exactly the settings that made its numbers.
+"""
 
-TIERS: dict[str, Tier] = {tier.name: tier for tier in (tier0.TIER, tier1.TIER, tier2.TIER, tier3.TIER, ux.TIER,
-                                                        real_users.TIER)}
+from benchmarks.tiers.base import InputKind, Tier
+
+STORE = ("data_dir", "database_url", "retrieval_workers")  # the pool holds a connection per retrieval worker
+EMBEDDING = (*STORE, "embedding_backend", "embedding_model", "embedding_base_url", "embedding_api_key",
+             "embedding_dimensions", "embedding_models", "embedding_batch_size")
+INDEX = ("index", "ef_search", "hnsw_m", "hnsw_ef_construction", "retrieval_batch_size", "retrieval_workers")
+STATS = ("seed", "bootstrap_resamples")
+LLM = ("llm_base_url", "llm_api_key", "llm_model", "judge_model", "llm_temperature", "llm_max_tokens", "llm_top_p",
+       "llm_concurrency", "llm_max_attempts", "llm_timeout_s", "llm_cache", "llm_prices")
+# how the metrics of bench evaluate are asked (also tiers 2 and 3's --metrics)
+JUDGED = ("relevancy_questions", "similarity_threshold", "correctness_weights", "factual_mode", "factual_beta",
+          "noise_mode", "precision_against", "rubrics")
+ANSWERING = (*EMBEDDING, *LLM, *JUDGED, *STATS, "generator", "generator_model", "generator_template",
+             "generator_http_url", "generator_http_request", "generator_http_response_path", "generator_http_api_key",
+             "extractive_sentences", "judge_backend", "judge_mode", "repeats", "extra_metrics")
+LOGS = ("logs", "logs_database_url", "logs_table")
+
+DATASET = InputKind(
+    "dataset", "A shipped dataset (synthetic, synthetic-ru) or a directory in bench's JSONL format or in BEIR format "
+    "(corpus.jsonl, queries.jsonl, qrels/test.tsv).", "benchmarks.services.datasets:load_input")
+SAMPLES = InputKind(
+    "samples", "Samples as JSONL or CSV, with RAGAS column names (user_input, retrieved_contexts, response, "
+    "reference) or bench's (question, contexts, answer, reference_answer).", "benchmarks.services.samples:load_input")
+RATED_ITEMS = InputKind(
+    "judge-items", "A shipped dataset (its judge_pipeline.jsonl), a folder holding that file, or a JSONL file of items "
+    "with id, question, context, answer (reference when the rating reads it).",
+    "benchmarks.tiers.judge:load_items")
+ANSWER_PAIRS = InputKind(
+    "judge-pairs", "A shipped dataset (its judge_pairs.jsonl), a folder holding that file, or a JSONL file of pairs "
+    "with id, question, context, answer_a, answer_b and optionally better (a, b or tie).",
+    "benchmarks.services.show_items:load_pairs_input")
+SHOW_ITEMS = InputKind(
+    "show-items", "A shipped dataset (its judge_pipeline.jsonl), a folder holding that file, or a JSONL file of items "
+    "with id, question, context, answer and ground_truth_show.", "benchmarks.services.show_items:load_show_input")
+
+ANSWERING_FLAGS = {"judge_backend": ("--judge",), "judge_mode": ("--mode",), "extra_metrics": ("--metrics",)}
+EVALUATE_FLAGS = {"metrics": ("--metrics", "-m"), "judge_backend": ("--judge",), "relevancy_questions": ("--questions",),
+                  "similarity_threshold": ("--threshold",), "correctness_weights": ("--weights",),
+                  "factual_beta": ("--beta",)}
+
+TIERS: dict[str, Tier] = {tier.name: tier for tier in (
+    Tier("tier0", "1.0", "Tier 0 — embedding geometry", "avg_nn_distance", module="tier0", input=DATASET,
+         summary="Tier 0: geometry of the embedding space (no labels needed).",
+         reads=(*EMBEDDING, *INDEX, "seed", "neighbours", "distance", "pairwise_limit", "embeddings_of"),
+         flags={"neighbours": ("--k",), "pairwise_limit": ("--limit",), "embeddings_of": ("--on",)}),
+    Tier("tier1", "1.0", "Tier 1 — retrieval", "ndcg@10", module="tier1", input=DATASET,
+         summary="Tier 1: retrieval from pgvector against ground truth (hit rate, MRR, recall, precision, nDCG).",
+         reads=(*EMBEDDING, *INDEX, *STATS, "top_k", "relevance", "consistency_runs", "latency_queries")),
+    Tier("tier2", "1.0", "Tier 2 — generation on a fixed context", "avg_faithfulness", module="tier2", input=DATASET,
+         summary="Tier 2: generation on the dataset's fixed context, judged (faithfulness, relevance, correctness "
+                 "1–5), with ROUGE, BLEU and repeatability.",
+         reads=ANSWERING, flags=ANSWERING_FLAGS, resumable=True),
+    Tier("tier3", "1.0", "Tier 3 — end to end", "avg_e2e_score", module="tier3", input=DATASET,
+         summary="Tier 3: end to end: retrieve from pgvector, answer from the retrieved chunks, judge (e2e score, "
+                 "similarity to the reference, ROUGE, BLEU, repeatability), with each item's retrieval hit.",
+         reads=(*ANSWERING, *INDEX, "e2e_top_k"), flags={**ANSWERING_FLAGS, "e2e_top_k": ("--top-k",)},
+         resumable=True),
+    Tier("ux", "1.0", "UX — cache reuse and dialog continuity", "cache_hit_rate", module="ux", input=DATASET,
+         summary="User experience from real-user logs: semantic cache hit rate (and its curve over thresholds), "
+                 "context preservation and multi-turn consistency of sessions.",
+         reads=(*EMBEDDING, *LOGS, *STATS, "cache_threshold", "test_share"),
+         flags={"cache_threshold": ("--threshold",)}),
+    Tier("real-users", "1.0", "Real users — retrieval on logged questions", "hit_rate@1", module="real_users",
+         input=DATASET,
+         summary="Real users' logged questions: retrieval against the page production showed, chunk utilisation "
+                 "and topic coverage.",
+         reads=(*EMBEDDING, *INDEX, *LOGS, *STATS, "topics", "top_k")),
+    Tier("evaluate", "1.0", "RAGAS-style evaluation", "", module="evaluate", input=SAMPLES,
+         summary="RAGAS-style metrics on single-turn samples, judged by one or several LLMs (or offline proxies).",
+         reads=(*EMBEDDING, *LLM, *JUDGED, *STATS, "llm_models", "judge_backend", "language", "metrics"),
+         flags=EVALUATE_FLAGS, resumable=True),
+    Tier("judge", "1.0", "Judge — repeatability, errors and latency of the LLM judge", "consistency_score",
+         module="judge", input=RATED_ITEMS,
+         summary="The LLM judge itself: repeatability of its scores, errors, latency; with --pairwise, position bias.",
+         reads=(*EMBEDDING, *LLM, *STATS, "llm_models", "judge_backend", "judge_mode", "repeats", "delta",
+                "judge_rating", "language"),
+         flags={"judge_rating": ("--metric", "-m"), "judge_backend": ("--judge",), "judge_mode": ("--mode",)},
+         resumable=True),
+    Tier("judge-pairwise", "1.0", "Judge — position bias and accuracy on answer pairs", "position_consistency",
+         module="judge_pairwise", input=ANSWER_PAIRS, command="judge --pairwise",
+         summary="The LLM judge on answer pairs, both orders: position bias, ties and, with labels, accuracy.",
+         reads=(*LLM, *STATS, "llm_models", "judge_backend", "judge_mode", "language"),
+         flags={"judge_backend": ("--judge",), "judge_mode": ("--mode",)}, resumable=True),
+    Tier("judge-pipeline", "1.0", "Judge pipeline — production show/no-show judge", "accuracy",
+         module="judge_pipeline", input=SHOW_ITEMS,
+         summary="The production show/no-show judge as a classifier: accuracy, precision, recall, F1, confusion.",
+         reads=(*LLM, *STATS, "language", "show_judge_via", "show_judge_template", "show_judge_model",
+                "show_judge_http_url", "show_judge_http_request", "show_judge_http_response_path",
+                "show_judge_http_api_key"),
+         flags={"show_judge_via": ("--via",), "show_judge_template": ("--prompt-template",),
+                "show_judge_model": ("--model",)}, resumable=True),
+)}

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -29,8 +29,9 @@ from benchmarks.generation.base import Answer, GenerationRequest, Generator
 from benchmarks.generation.extractive import ExtractiveGenerator
 from benchmarks.generation.openai_generator import OpenAIGenerator, load_rag_template
 from benchmarks.generation.precomputed import PrecomputedGenerator
-from benchmarks.judge.llm_judge import LOWER_IS_BETTER, JudgeOptions, LLMJudge, require_known
-from benchmarks.judge.offline import describe, offline_score, require_proxies
+from benchmarks.judge import catalog
+from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
+from benchmarks.judge.offline import offline_score
 from benchmarks.judge.offline_ratings import describe_rating, offline_rating
 from benchmarks.judge.prompts import Language
 from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes
@@ -113,15 +114,22 @@ def require_fields(dataset: Dataset, tier: str, needed: dict[str, Callable[[Ques
                          f"has: {', '.join(missing)}")
 
 
+def judged_metrics(settings: Settings) -> Mapping[str, catalog.JudgedMetric]:
+    """The metrics `--metrics` may name: the built-in judged metrics and the settings' rubrics."""
+    return catalog.metrics(settings.rubrics)
+
+
 def check_plan(settings: Settings, plan: Plan) -> None:
     """Refuse before any work what the run could not do: an unknown metric, a proxy that does not exist."""
+    known = judged_metrics(settings)
     if plan.extra_metrics:
-        require_known(plan.extra_metrics)
+        catalog.require_known(plan.extra_metrics, known)
     if settings.judge_backend == "offline":
-        require_proxies(plan.extra_metrics)
+        catalog.require_proxies(plan.extra_metrics, known)
     if settings.generator == "openai" or settings.judge_backend == "llm":
         try:
-            require_llm(settings)
+            require_llm(settings, roles=(("generator",) if settings.generator == "openai" else ())
+                        + (("judge",) if settings.judge_backend == "llm" else ()))
         except BenchError as exc:
             raise BenchError(f"{exc}; the whole tier runs offline with --generator extractive --judge offline "
                              "(a baseline system, graded by proxies)") from None
@@ -152,6 +160,9 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
                             ) -> tuple[list[Graded], dict[str, Any], Generator]:
     s = ctx.settings
     language = language_of(ctx.dataset)
+    known = judged_metrics(s)
+    if s.judge_backend == "llm":
+        catalog.require_language(plan.extra_metrics, known, language)  # a rubric's criteria in the dataset's language
     embed = _embed_fn(embedder)
     needs_llm = s.generator == "openai" or s.judge_backend == "llm"
     async with AsyncExitStack() as stack:
@@ -159,7 +170,7 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
         generator = await _generator(s, ctx.dataset, service, embedder, language, stack)
         judge_model = str(model_for(s, "judge")) if s.judge_backend == "llm" else "offline"
         rater = Rater(service, language, s.judge_mode) if s.judge_backend == "llm" and service else None
-        ragas = LLMJudge(service, language, embed, JudgeOptions()) if rater and service else None
+        ragas = LLMJudge(service, language, embed, JudgeOptions(), metrics=known) if rater and service else None
         task = progress_task(ctx.progress, f"answering ({generator.name}) and judging", cases, _case_key,
                              ctx.journal)
 
@@ -279,9 +290,10 @@ def grade_metrics(graded: Sequence[Graded], plan: Plan, settings: Settings) -> d
     metrics = {}
     for name in plan.ratings:
         metrics[f"avg_{name}"] = _summary([g.grades[name] for g in graded], settings, higher_is_better=True)
+    known = judged_metrics(settings)
     for metric in plan.extra_metrics:
         metrics[metric] = _summary([g.grades[metric_key(metric)] for g in graded], settings,
-                                   higher_is_better=metric not in LOWER_IS_BETTER)
+                                   higher_is_better=known[metric].higher_is_better)
     return metrics
 
 
@@ -376,9 +388,13 @@ def judge_notes(settings: Settings, plan: Plan) -> dict[str, Any]:
         "means": "over questions whose value is determined; failed generations and failed judge calls are the "
                  "metric's errors; undetermined values are counted under statuses",
     }
+    known = judged_metrics(settings)
     if settings.judge_backend == "offline":
         notes["offline_proxies"] = {**{f"avg_{n}": describe_rating(n) for n in plan.ratings},
-                                    **{m: describe(m) for m in plan.extra_metrics}}
+                                    **{m: known[m].offline_note() for m in plan.extra_metrics}}
+    rubrics = catalog.rubric_notes(plan.extra_metrics, known)
+    if rubrics:
+        notes["rubrics"] = rubrics
     return notes
 
 
@@ -386,7 +402,8 @@ def judge_provenance(settings: Settings, plan: Plan, language: Language, generat
     judge: dict[str, Any] = {"backend": settings.judge_backend, "language": language}
     if settings.judge_backend == "llm":
         judge.update(model=model_for(settings, "judge"), mode=settings.judge_mode,
-                     prompts_sha256=prompt_hashes(language, settings.judge_mode, plan.ratings))
+                     prompts_sha256={**prompt_hashes(language, settings.judge_mode, plan.ratings),
+                                     **catalog.prompt_hashes(plan.extra_metrics, judged_metrics(settings), language)})
     return {"generator": generator.describe(), "judge": judge}
 
 

@@ -1,19 +1,24 @@
-"""What a tier is: metadata plus a run function from a context to results."""
+"""What a tier is: a declaration (name, version, input, the settings it reads, main metric) and a run function.
+
+The declaration is light (no heavy import), so the CLI builds every command's options from it and
+`bench --help` starts without numpy, torch or the database; the run function is imported only
+when the tier runs.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import importlib
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from rich.progress import Progress
-
-from benchmarks.config import Settings
-from benchmarks.dataset import Dataset, Warning
-from benchmarks.metrics.stats import Summary
-
 if TYPE_CHECKING:  # the journal's module writes files through reports, which imports this one
+    from rich.progress import Progress
+
+    from benchmarks.config import Settings
+    from benchmarks.inputs import InputSet, Warning
+    from benchmarks.metrics.stats import Summary
     from benchmarks.services.run_journal import RunJournal
 
 
@@ -41,15 +46,20 @@ class TierResult:
     volatile: dict[str, Any] = field(default_factory=dict)
     files: dict[str, str] = field(default_factory=dict)
     warnings: list[Warning] = field(default_factory=list)
+    main_metric: str | None = None  # when the run chose it (evaluate: its first metric), else the tier's
 
 
 @dataclass
 class RunContext:
-    settings: Settings
-    dataset: Dataset
+    settings: Settings  # scoped: only the settings the tier declared it reads
+    inputs: Any  # what the tier's input kind loaded: a Dataset, SampleSet, ItemSet
     progress: Progress
-    dataset_dir: Path | None = None  # where the dataset was read from: its side files (logs.jsonl) live there
+    dataset_dir: Path | None = None  # where a dataset was read from: its side files (logs.jsonl) live there
     journal: RunJournal | None = None  # resumable tiers append each finished item here and skip restored ones
+
+    @property
+    def dataset(self) -> Any:
+        return self.inputs
 
 
 @dataclass(frozen=True)
@@ -63,6 +73,52 @@ class ReportKind:
 
 
 @dataclass(frozen=True)
+class InputKind:
+    """What a tier reads through --dataset: its loader (a `module:function` of services, imported when used)."""
+
+    name: str
+    help: str
+    loader: str
+
+    def load(self, spec: str, settings: Any) -> InputSet:
+        module, function = self.loader.split(":")
+        loaded: InputSet = getattr(importlib.import_module(module), function)(spec, settings)
+        return loaded
+
+
+@dataclass(frozen=True)
 class Tier(ReportKind):
-    run: Callable[[RunContext], TierResult]
+    """A report command. `reads` are the settings its run (and the services it opens) read: the only ones its
+    report shows and a resumed run must match; `flags` names a setting's option where the command calls it
+    differently; `check` refuses, before any input is read, what the run could not do."""
+
+    summary: str = ""
+    input: InputKind | None = None
+    reads: tuple[str, ...] = ()
+    flags: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    module: str = ""  # benchmarks.tiers.<module> holds run(ctx) and, if any, check(settings, typed)
     resumable: bool = False  # its items cost calls: each is journaled as it finishes and --resume skips it
+    command: str = ""  # the bench command that runs it, when not its name (judge --pairwise)
+
+    @property
+    def invocation(self) -> str:
+        return self.command or self.name
+
+    def implementation(self) -> Any:
+        return importlib.import_module(f"benchmarks.tiers.{self.module}")
+
+    def run(self, ctx: RunContext) -> TierResult:
+        result: TierResult = self.implementation().run(ctx)
+        return result
+
+    def identity(self, settings: Settings) -> dict[str, Any]:
+        """What else a resumed run must match beyond the settings: the content of files they name (the module's
+        `identity(settings)`, if it has one)."""
+        identity: Callable[[Settings], dict[str, Any]] | None = getattr(self.implementation(), "identity", None)
+        return {} if identity is None else identity(settings)
+
+    def check(self, settings: Settings, typed: Mapping[str, str]) -> None:
+        """`typed`: the settings given on the command line, with the flag each was typed as."""
+        check: Callable[[Settings, Mapping[str, str]], None] | None = getattr(self.implementation(), "check", None)
+        if check is not None:
+            check(settings, typed)

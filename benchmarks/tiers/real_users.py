@@ -19,7 +19,7 @@ from benchmarks.metrics.sources import chunk_utilization, topic_coverage
 from benchmarks.metrics.stats import summarize
 from benchmarks.services.corpus_index import open_index
 from benchmarks.services.logs import load_logs
-from benchmarks.tiers.base import Metric, RunContext, Tier, TierResult
+from benchmarks.tiers.base import Metric, RunContext, TierResult
 from benchmarks.tiers.tier1 import URL_OVERSAMPLE, rank_results
 
 WEAK = ("a topic with at least the median question count whose unique chunks per question are below half "
@@ -117,7 +117,3 @@ def _items(entries: Any, run_map: dict[str, list[tuple[str, float]]], per_query:
             "topic": int(coverage.labels[index]),
         })
     return sorted(items, key=lambda item: item["id"])
-
-
-TIER = Tier(name="real-users", version="1.0", title="Real users — retrieval on logged questions",
-            main_metric="hit_rate@1", run=run)

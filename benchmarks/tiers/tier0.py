@@ -12,7 +12,7 @@ import numpy as np
 
 from benchmarks.metrics.geometry import embedding_geometry
 from benchmarks.services.corpus_index import open_index
-from benchmarks.tiers.base import Metric, RunContext, Tier, TierResult
+from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 # The seed's table, in its order. Geometry is descriptive: no direction is "better".
 METRICS = (
@@ -85,12 +85,3 @@ def _notes(values: dict[str, Any], embeddings_of: str) -> dict[str, Any]:
         "std": "population standard deviation (ddof = 0)",
         "density_score": "1 / (avg_nn_distance + 1e-12)",
     }
-
-
-TIER = Tier(
-    name="tier0",
-    version="1.0",
-    title="Tier 0 — embedding geometry",
-    main_metric="avg_nn_distance",
-    run=run,
-)

@@ -13,7 +13,7 @@ from benchmarks.metrics import retrieval
 from benchmarks.metrics.stats import percentile, summarize
 from benchmarks.services.corpus_index import IndexedCorpus, open_index
 from benchmarks.services.store import Hit
-from benchmarks.tiers.base import Metric, RunContext, Tier, TierResult
+from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 URL_OVERSAMPLE = 4  # chunks fetched per wanted result when results are pages, so k distinct pages remain
 
@@ -161,12 +161,3 @@ def _trec(run_map: dict[str, list[tuple[str, float]]], tag: str) -> str:
 
 def _ms(seconds: float | None) -> float | None:
     return None if seconds is None else round(seconds * 1000, 3)
-
-
-TIER = Tier(
-    name="tier1",
-    version="1.0",
-    title="Tier 1 — retrieval",
-    main_metric="ndcg@10",
-    run=run,
-)

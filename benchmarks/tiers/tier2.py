@@ -14,7 +14,7 @@ from benchmarks.dataset import Dataset
 from benchmarks.services.embedder import open_embedder
 from benchmarks.tiers import answering
 from benchmarks.tiers.answering import Case, Plan
-from benchmarks.tiers.base import RunContext, Tier, TierResult
+from benchmarks.tiers.base import RunContext, TierResult
 
 RATINGS = ("faithfulness", "answer_relevance", "answer_correctness")
 
@@ -71,7 +71,3 @@ def _item(graded: answering.Graded, text_row: dict[str, Any], repeat_row: dict[s
     return {"id": q.id, "question": q.text, "context_ids": list(graded.case.context_ids),
             "reference_answer": q.reference_answer, "answers": answering.answer_rows(graded),
             "grades": answering.grade_rows(graded), "text": text_row, "repeats": repeat_row}
-
-
-TIER = Tier(name="tier2", version="1.0", title="Tier 2 — generation on a fixed context",
-            main_metric="avg_faithfulness", run=run, resumable=True)

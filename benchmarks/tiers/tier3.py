@@ -18,7 +18,7 @@ from benchmarks.metrics import text
 from benchmarks.services.corpus_index import IndexedCorpus, open_index
 from benchmarks.tiers import answering
 from benchmarks.tiers.answering import Case, Graded, Plan
-from benchmarks.tiers.base import Metric, RunContext, Tier, TierResult
+from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 RATINGS = ("e2e_score",)
 
@@ -133,7 +133,3 @@ def _item(graded: Graded, hit: bool | None, similarity: dict[str, Any], text_row
             "relevant": q.relevant, "retrieval_hit": hit, "reference_answer": q.reference_answer,
             "answers": answering.answer_rows(graded), "grades": answering.grade_rows(graded),
             "similarity": similarity, "text": text_row, "repeats": repeat_row}
-
-
-TIER = Tier(name="tier3", version="1.0", title="Tier 3 — end to end", main_metric="avg_e2e_score", run=run,
-            resumable=True)

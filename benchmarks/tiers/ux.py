@@ -29,7 +29,7 @@ from benchmarks.metrics.ux import (
 )
 from benchmarks.services.embedder import open_embedder
 from benchmarks.services.logs import load_logs
-from benchmarks.tiers.base import Metric, RunContext, Tier, TierResult
+from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 CACHED_SCORE = 5
 
@@ -118,7 +118,3 @@ def _turn_key(entry: LogEntry) -> tuple[int, float, str]:
 
 def _time(entry: LogEntry) -> float:
     return entry.created_at.timestamp() if isinstance(entry.created_at, datetime) else 0.0
-
-
-TIER = Tier(name="ux", version="1.0", title="UX — cache reuse and dialog continuity", main_metric="cache_hit_rate",
-            run=run)

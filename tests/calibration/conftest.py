@@ -5,5 +5,5 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers",
         "calibration: scores seed examples with a real LLM judge (needs BENCH_LLM_BASE_URL or OPENAI_BASE_URL "
-        "and BENCH_LLM_MODEL); skipped when none is configured",
+        "and BENCH_LLM_MODEL); the run fails when none is configured",
     )

@@ -133,7 +133,7 @@ def test_resuming_with_another_rating_or_repeats_is_refused_naming_the_differenc
 
     other_rating = bench("judge", *flags, "--metric", "answer_relevance", "--resume", stopped)
     assert other_rating.exit_code == 2, other_rating.output
-    assert "rating 'faithfulness' → 'answer_relevance'" in other_rating.output
+    assert "--metric 'faithfulness' → 'answer_relevance'" in other_rating.output
     more_repeats = bench("judge", *flags, "--repeats", "3", "--resume", stopped)
     assert more_repeats.exit_code == 2, more_repeats.output
     assert "repeats 2 → 3" in more_repeats.output

@@ -17,8 +17,7 @@ import pytest
 
 from benchmarks.config import REDACTED, Settings, load_settings
 from benchmarks.errors import BenchError
-from benchmarks.evaluate import judge_models
-from benchmarks.services.llm import ChatRequest, Completion, LLMService, Usage, retry_after_s
+from benchmarks.services.llm import judge_models, ChatRequest, Completion, LLMService, Usage, retry_after_s
 from benchmarks.services.llm_cache import cache_key
 from tests.integration.openai_server import FakeOpenAI, Reply
 
@@ -93,8 +92,8 @@ def test_options_override_or_drop_defaults_and_roles_pick_their_models(server, m
     assert judged["model"] == "judge-model" and judged["temperature"] == 0.5 and judged["seed"] == 7
     assert "top_p" not in judged
     assert generated["model"] == MODEL
-    assert judge_models(None, service.settings) == ("a", "b")
-    assert judge_models(None, make_service().settings) == (MODEL,)
+    assert judge_models(service.settings) == ("a", "b")
+    assert judge_models(make_service().settings) == (MODEL,)
 
 
 def test_429_waits_as_long_as_retry_after_says(server, make_service, waits):

@@ -6,7 +6,8 @@ import re
 
 import pytest
 
-from benchmarks.nightly import previous_run, read_index
+from benchmarks.nightly import previous_run
+from benchmarks.services.run_index import read_index
 from tests.integration.conftest import write_bench_dataset
 from tests.integration.test_visualize_browser import _chromium, needs_chromium
 
@@ -69,13 +70,9 @@ def test_nightly_survives_a_failing_tier_appends_and_renders_trends(bench, tmp_p
     assert again[5]["previous_run_id"] == lines[2]["run_id"] and again[3]["previous_run_id"] == lines[0]["run_id"]
     assert again[5]["main_delta"] == pytest.approx(again[5]["main_value"] - lines[2]["main_value"])
     assert "previous_run_id" not in again[4] and "first run" not in second.stdout
-    try:
-        from benchmarks.compare import compare, load_gates, load_run, render  # noqa: F401
-    except ImportError:  # bench compare not there: the summary says the statistical comparison did not run
-        assert "statistical comparison not run (bench compare is not available)" in second.stdout
-    else:  # bench compare's Markdown beside the new report, named in the summary
-        compared = (reports / again[5]["report"]).parent / "compare.md"
-        assert compared.is_file() and f"{compared.relative_to(reports).as_posix()}" in second.stdout
+    # bench compare is part of bench: its Markdown lies beside the new report, named in the summary
+    compared = (reports / again[5]["report"]).parent / "compare.md"
+    assert compared.is_file() and f"{compared.relative_to(reports).as_posix()}" in second.stdout
 
     page = reports / "nightly" / "trends.html"
     assert page.is_file()

@@ -21,7 +21,8 @@ CHUNKS = (Chunk("a", "Alpha text."), Chunk("b", "Beta text."), Chunk("c", "Gamma
 
 
 def dataset(*questions: Question, name: str = "tiny") -> Dataset:
-    return Dataset(name, "1", "en", "bench", "0" * 64, CHUNKS, questions)
+    return Dataset(name=name, version="1", language="en", format="bench", content_sha256="0" * 64, chunks=CHUNKS,
+                   questions=questions)
 
 
 # --- fields a tier needs --------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import pytest
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.generation.http_generator import LIST_VARIABLES, TEXT_VARIABLES
-from benchmarks.judge_pipeline import HTTP_VARIABLES
+from benchmarks.tiers.judge_pipeline import HTTP_VARIABLES
 from benchmarks.services.http_endpoint import EndpointConfig, RequestTemplate, value_at
 
 GENERATOR = {"texts": TEXT_VARIABLES, "lists": LIST_VARIABLES}

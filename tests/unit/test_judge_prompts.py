@@ -5,13 +5,12 @@ from importlib.resources import files
 import pytest
 
 from benchmarks.judge import shapes
+from benchmarks.judge.catalog import BUILTINS, calls_of
 from benchmarks.judge.parsing import parse_output
 from benchmarks.judge.prompts import (
     CALLS,
     LANGUAGES,
-    METRIC_CALLS,
     TemplateError,
-    calls_of,
     load_template,
     render,
     statements_block,
@@ -22,6 +21,7 @@ from benchmarks.judge.ratings import output_format
 from benchmarks.metrics.judged import __doc__ as judged_doc
 
 CASES = [(call, language) for call in CALLS for language in LANGUAGES]
+METRIC_CALLS = {name: metric.calls for name, metric in BUILTINS.items() if metric.calls}  # the built-ins with calls
 EXAMPLE = re.compile(r"```json\n(.*?)\n```", re.DOTALL)
 PLACEHOLDER = re.compile(r"\{[A-Za-z_][A-Za-z0-9_]*\}")
 

@@ -9,15 +9,8 @@ import pytest
 import yaml
 
 from benchmarks.errors import BenchError
-from benchmarks.nightly import (
-    TRENDS_DIV_ID,
-    append_index,
-    load_suite,
-    previous_run,
-    read_index,
-    render_trends,
-    resolve_settings,
-)
+from benchmarks.nightly import TRENDS_DIV_ID, load_suite, previous_run, render_trends, resolve_settings
+from benchmarks.services.run_index import append_index, read_index
 from benchmarks.tiers import TIERS
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -60,7 +53,7 @@ def test_environment_beats_suite_defaults_but_not_the_run_table(tmp_path):
     ('colour = 1\n[[run]]\ntier = "tier1"\ndataset = "s"\n', "top level: key 'colour': unknown setting"),
     ('seed = 1\n', "expected at least one run table"),
     ('[[run]]\ntier = "tier1"\ndataset = "s"\nllm_api_key = "k"\n', "secrets are read from the environment only"),
-    ('[[run\n', "not valid TOML"),
+    ('[[run\n', "unreadable suite file"),
 ])
 def test_suite_errors_name_the_file_and_the_run(tmp_path, text, message):
     path = _write(tmp_path, text)
@@ -78,7 +71,7 @@ def test_bad_values_fail_the_whole_suite_before_anything_runs(tmp_path):
 
 
 def test_missing_suite_file(tmp_path):
-    with pytest.raises(BenchError, match="suite file not found"):
+    with pytest.raises(BenchError, match="no such suite file"):
         load_suite(tmp_path / "nope.toml")
 
 
@@ -141,9 +134,11 @@ def test_trend_page_is_self_contained_and_deterministic():
 def test_shipped_suite_is_valid():
     suite = load_suite(ROOT / "nightly.example.toml")
     tiers = [run.tier for run in suite.runs]
-    assert tiers == ["tier0", "tier1", "tier2", "tier3", "ux", "real-users"]
+    assert tiers == ["tier0", "tier1", "tier2", "tier3", "ux", "real-users", "judge"]
     assert all(run.dataset == "synthetic" for run in suite.runs)
     for run in suite.runs:
+        if run.tier == "judge":
+            assert run.settings["judge_backend"] == "offline"  # the example runs offline
         if run.tier in ("tier2", "tier3"):
             assert run.settings["generator"] == "extractive" and run.settings["judge_backend"] == "offline"
     assert "judge-pipeline" in (ROOT / "nightly.example.toml").read_text()
@@ -198,7 +193,7 @@ def test_without_bench_compare_the_deltas_come_from_the_index(monkeypatch, tmp_p
 
 
 def test_a_failing_comparison_is_a_note_not_a_crash(tmp_path):
-    pytest.importorskip("benchmarks.compare")
+    import benchmarks.compare  # noqa: F401  part of the package: missing, the test fails
     from benchmarks.nightly import RunRecord, compare_with_previous
 
     record = RunRecord({**_line("b"), "report": "x/b/report.json"}, previous={**_line("a"), "report": "x/a/report.json"})

@@ -12,8 +12,10 @@ import pytest
 
 from benchmarks import report
 from benchmarks.config import Settings
-from benchmarks.dataset import Chunk, Dataset, Question, Warning
+from benchmarks.dataset import Chunk, Dataset, Question
+from benchmarks.inputs import Warning
 from benchmarks.report_markdown import render
+from benchmarks.services import provenance
 from benchmarks.services.reports import new_run_id, point_latest, run_directory, write_run
 from benchmarks.tiers.base import Metric, Tier, TierResult
 
@@ -21,13 +23,11 @@ PASSWORD = "s3cret-pw"
 API_KEY = "sk-test-0123456789"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 METRIC_ORDER = ["ndcg@10", "recall@10", "latency_p50_ms"]  # deliberately not alphabetical
+# the repository may be edited while tests run; fixed environment facts keep builds comparable
+ENVIRONMENT = {"git_commit": COMMIT, "git_dirty": False, "python": "3.12.0", "packages": {"numpy": "2.0.0"}}
 
 
-def unused_run(context):
-    raise AssertionError("report building must not run the tier")
-
-
-TIER = Tier(name="tier1", version="3", title="Retrieval quality", main_metric="ndcg@10", run=unused_run)
+TIER = Tier(name="tier1", version="3", title="Retrieval quality", main_metric="ndcg@10")
 DATASET = Dataset(
     name="letters",
     version="2024.1",
@@ -57,12 +57,6 @@ def tier_result() -> TierResult:
     )
 
 
-@pytest.fixture(autouse=True)
-def fixed_git(monkeypatch):
-    """The repository may be edited while tests run; pin the git facts so builds are comparable."""
-    monkeypatch.setattr(report, "_git", lambda: {"git_commit": COMMIT, "git_dirty": False})
-
-
 @pytest.fixture
 def settings(tmp_path):
     return Settings(
@@ -76,7 +70,8 @@ def settings(tmp_path):
 @pytest.fixture
 def built(settings):
     sources = {"top_k": "cli", "seed": "default", "index": "bench.toml"}
-    return report.build(TIER, tier_result(), DATASET, settings, sources, {"started": "2024-01-02T03:04:05Z"})
+    return report.build(TIER, tier_result(), DATASET, settings.redacted(), sources, {"started": "2024-01-02T03:04:05Z"},
+                        environment=ENVIRONMENT)
 
 
 # --- normalise and dumps --------------------------------------------------------------------------
@@ -135,6 +130,9 @@ def test_build_identifies_tier_dataset_and_schema(built):
         "questions": 1,
     }
     assert built["provenance"]["git_commit"] == COMMIT
+    assert built["provenance"]["git_dirty"] is False
+    assert built["provenance"]["python"] == "3.12.0"
+    assert built["provenance"]["packages"] == {"numpy": "2.0.0"}
     assert built["provenance"]["embedder"]["dimension"] == 384
     assert built["warnings"] == [{"code": "unknown_qrel_document", "count": 2,
                                   "examples": ["q1 -> ghost", "q1 -> nowhere"],
@@ -173,7 +171,8 @@ def test_build_keeps_local_paths_in_volatile_only(built, settings, tmp_path):
 
 
 def test_build_keeps_local_setting_sources_out_of_the_stable_block(settings):
-    built = report.build(TIER, tier_result(), DATASET, settings, {"data_dir": "env", "top_k": "cli"}, {})
+    built = report.build(TIER, tier_result(), DATASET, settings.redacted(), {"data_dir": "env", "top_k": "cli"}, {},
+                         environment=ENVIRONMENT)
     assert built["settings_sources"] == {"top_k": "cli"}
 
 
@@ -191,7 +190,8 @@ def test_build_lists_only_non_default_sources(built):
 
 def test_build_is_deterministic(settings):
     def once():
-        return report.dumps(report.build(TIER, tier_result(), DATASET, settings, {"top_k": "cli"}, {}))
+        return report.dumps(report.build(TIER, tier_result(), DATASET, settings.redacted(), {"top_k": "cli"}, {},
+                                                 environment=ENVIRONMENT))
 
     assert once() == once()
 
@@ -200,7 +200,7 @@ def test_build_refuses_a_nan_metric(settings):
     result = tier_result()
     result.metrics["ndcg@10"] = Metric(math.nan, 3)
     with pytest.raises(ValueError):
-        report.build(TIER, result, DATASET, settings, {}, {})
+        report.build(TIER, result, DATASET, settings.redacted(), {}, {}, environment=ENVIRONMENT)
 
 
 # --- files on disk --------------------------------------------------------------------------------
@@ -223,7 +223,7 @@ def test_write_run_writes_every_file_readable_by_all(tmp_path, built):
     items = [{"id": "q2", "score": 1 / 3, "b": 1}, {"id": "q1", "score": 0.5, "b": 2}]
     files = {"run.trec": "q1 Q0 c1 1 0.5 bench\n"}
 
-    write_run(directory, built, items, files)
+    write_run(directory, report.render_files(built, items, files))
 
     names = {"items.jsonl", "run.trec", "report.json", "report.md"}
     assert set(os.listdir(directory)) == names  # no temporary files left behind
@@ -236,19 +236,48 @@ def test_write_run_writes_every_file_readable_by_all(tmp_path, built):
 
 def test_write_run_keeps_item_order_and_normalises_items(tmp_path, built):
     items = [{"id": "q2", "score": 1 / 3, "b": 1}, {"id": "q1", "score": 0.5, "b": 2}]
-    write_run(tmp_path, built, items, {})
+    write_run(tmp_path, report.render_files(built, items, {}))
     lines = (tmp_path / "items.jsonl").read_text(encoding="utf-8").splitlines()
     assert lines == ['{"b": 1, "id": "q2", "score": 0.333333}', '{"b": 2, "id": "q1", "score": 0.5}']
 
 
 def test_write_run_markdown_names_every_metric_and_warning(tmp_path, built):
-    write_run(tmp_path, built, [], {})
+    write_run(tmp_path, report.render_files(built, [], {}))
     markdown = (tmp_path / "report.md").read_text(encoding="utf-8")
     for name in METRIC_ORDER:
         assert f"`{name}`" in markdown
     assert "unknown_qrel_document" in markdown
     assert "judgments naming a missing document were dropped" in markdown
     assert PASSWORD not in markdown
+
+
+def test_render_files_puts_the_report_last(built):
+    files = report.render_files(built, [{"id": "q1"}], {"run.trec": "x\n"})
+    assert list(files) == ["items.jsonl", "run.trec", "report.json", "report.md"]
+    assert files["report.json"] == report.dumps(built)
+    assert files["report.md"] == render(json.loads(report.dumps(built)))
+
+
+def test_write_run_writes_the_report_last_whatever_the_order(tmp_path, monkeypatch):
+    written = []
+    monkeypatch.setattr("benchmarks.services.reports.atomic_write", lambda path, text: written.append(path.name))
+    write_run(tmp_path, {"report.md": "m", "report.json": "j", "items.jsonl": "", "run.trec": "t"})
+    assert written == ["items.jsonl", "run.trec", "report.json", "report.md"]
+
+
+def test_environment_has_the_keys_build_takes():
+    facts = provenance.environment()
+    assert tuple(facts) == report.ENVIRONMENT_KEYS
+    assert isinstance(facts["python"], str)
+    assert set(facts["packages"]) == set(provenance.PACKAGES)
+
+
+def test_environment_without_git(monkeypatch):
+    def no_git(*args, **kwargs):
+        raise OSError("git not installed")
+
+    monkeypatch.setattr(provenance.subprocess, "run", no_git)
+    assert provenance.git() == {"git_commit": None, "git_dirty": None}
 
 
 def test_point_latest_links_the_newest_run_and_replaces_the_link(tmp_path):

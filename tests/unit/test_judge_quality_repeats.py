@@ -6,13 +6,8 @@ import math
 
 import pytest
 
-from benchmarks.judge_tier import (
-    pairwise_indicators,
-    preference,
-    preference_agreement,
-    repeat_difference,
-    repeats_agree,
-)
+from benchmarks.metrics.judge_quality import repeat_difference, repeats_agree
+from benchmarks.metrics.pairwise import pairwise_indicators, preference, preference_agreement
 from benchmarks.metrics.stats import latency_summary
 
 

@@ -11,18 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import functools
-import hashlib
-import string
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass
-from importlib.resources import files
 from pathlib import Path
 from typing import Any, Literal
 
 import numpy as np
-from rich.console import Console
 
-from benchmarks.config import Settings, Source
+from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge.prompts import Language
 from benchmarks.judge.show_decision import parse_show_decision
@@ -30,44 +26,26 @@ from benchmarks.metrics.classification import Ratio, classification_report
 from benchmarks.metrics.judge_quality import rate_against_thresholds
 from benchmarks.metrics.stats import latency_summary, summarize
 from benchmarks.resumable import each_once, progress_task, revive
-from benchmarks.runner import RunOutcome, journaled_run, progress_bar
+from benchmarks.services import templates
 from benchmarks.services.http_endpoint import EndpointConfig, HttpEndpoint
 from benchmarks.services.llm import LLMService, model_for, require_llm
-from benchmarks.services.show_items import FILE_NAME, ShowItem, ShowItemSet, load_show_items, resolve
-from benchmarks.tiers.base import Metric, ReportKind, TierResult
+from benchmarks.services.show_items import ShowItem
+from benchmarks.services.templates import Template
+from benchmarks.tiers.base import Metric, RunContext, TierResult
 
-KIND_VERSION = "1.0"
-KIND = ReportKind("judge-pipeline", KIND_VERSION, "Judge pipeline — production show/no-show judge", "accuracy")
 VARIABLES = frozenset({"question", "context", "answer"})
 HTTP_VARIABLES = ("question", "context", "answer", "item_id")
-Via = Literal["llm", "http"]
-
-
-@dataclass(frozen=True)
-class Template:
-    text: str
-    source: str  # "bench:<language>" or the user's file name, never a machine path
-    sha256: str
 
 
 def load_template(path: Path | None, language: Language) -> Template:
     """The user's production prompt, checked for placeholders bench cannot fill, or bench's default."""
-    if path is None:
-        raw = (files("benchmarks") / "prompts" / "show_decision" / f"{language}.txt").read_text(encoding="utf-8")
-        source = f"bench:{language}"
-    else:
-        if not path.is_file():
-            raise BenchError(f"{path}: prompt template not found")
-        raw, source = path.read_text(encoding="utf-8"), path.name
-    try:
-        fields = {field for _, field, _, _ in string.Formatter().parse(raw) if field is not None}
-    except ValueError as exc:
-        raise BenchError(f"{source}: not a valid template ({exc}); write literal braces as {{{{ and }}}}") from None
-    unknown = sorted(fields - VARIABLES)
+    template = templates.prompt_template(path, ("prompts", "show_decision", f"{language}.txt"),
+                                         what="prompt template", language=language)
+    unknown = sorted(template.fields - VARIABLES)
     if unknown:
-        raise BenchError(f"{source}: unknown placeholder(s) {', '.join(unknown)}; the template may use "
+        raise BenchError(f"{template.source}: unknown placeholder(s) {', '.join(unknown)}; the template may use "
                          f"{{question}}, {{context}} and {{answer}}")
-    return Template(raw, source, hashlib.sha256(raw.encode("utf-8")).hexdigest())
+    return template
 
 
 @dataclass(frozen=True)
@@ -106,51 +84,45 @@ class _Reply:
 AskEach = Callable[[Callable[[ShowItem], Awaitable[_Reply]]], Awaitable[list[_Reply]]]
 
 
-def production_judge(via: Via, settings: Settings, *, prompt_template: Path | None, model: str | None,
-                     language: Language) -> ProductionJudge:
-    """The judge to measure, checked before any item is read; over HTTP the service owns prompt and model."""
-    if via == "http":
-        given = [flag for flag, value in (("--prompt-template", prompt_template), ("--model", model))
-                 if value is not None]
+def production_judge(settings: Settings, typed: Mapping[str, str]) -> ProductionJudge:
+    """The judge to measure; over HTTP the service owns prompt and model."""
+    if settings.show_judge_via == "http":
+        given = [typed[name] for name in ("show_judge_template", "show_judge_model") if name in typed]
         if given:
             raise BenchError(f"{' and '.join(given)}: not used with --via http, where your service holds the "
                              "judge's prompt and model; configure show_judge_http_request instead")
         return HttpJudge(EndpointConfig.from_settings(settings, "show_judge", texts=HTTP_VARIABLES))
-    template = load_template(prompt_template, language)
-    require_llm(settings)
-    return PromptedJudge(template, model or str(model_for(settings, "judge")))
+    template = load_template(settings.show_judge_template, settings.language)
+    require_llm(settings, roles=() if settings.show_judge_model else ("judge",))
+    return PromptedJudge(template, settings.show_judge_model or str(model_for(settings, "judge")))
 
 
-def run_judge_pipeline(spec: str, settings: Settings, sources: dict[str, Source], *, judge: ProductionJudge,
-                       language: Language, output_dir: Path | None, resume: Path | None,
-                       stderr: Console) -> RunOutcome:
-    """Every item's verdict is journaled as it comes in, so a stopped run (`resume`) asks only the rest; the
-    judge's provenance is part of the run's identity, since resuming with another judge would mix two."""
-    dataset = _show_item_set(spec, language)
-    items = list(dataset.items)
-    with journaled_run(KIND, dataset, settings, spec=spec, output_dir=output_dir, resume=resume,
-                       options=judge.provenance()) as run:
-        with progress_bar(stderr) as progress:
-            task = progress_task(progress, "asking the production judge", items, _item_key, run.journal)
-            # each item asked once per run, whichever judge answers: the journal's restored, a bounded number open
-            ask = functools.partial(each_once, items, _item_key, journal=run.journal, encode=_journal_row,
-                                    decode=_restore, open_at_once=2 * settings.llm_concurrency,
-                                    advance=functools.partial(progress.advance, task))
-            if isinstance(judge, HttpJudge):
-                replies, usage = asyncio.run(_ask_http(items, judge, ask))
-            else:
-                replies, usage = asyncio.run(_ask_llm(items, judge, settings, ask))
-        result = _result(items, replies, judge, settings)
-        result.volatile["http" if isinstance(judge, HttpJudge) else "llm"] = usage
-        return run.publish(result, sources)
+def identity(settings: Settings) -> dict[str, Any]:
+    """The judge as measured (its template's sha256, model or endpoint): resuming with another would mix two."""
+    return production_judge(settings, {}).provenance()
 
 
-def _show_item_set(spec: str, language: Language) -> ShowItemSet:
-    """Read before the run starts: its content hash is part of what a resumed run must match."""
-    path = resolve(spec)
-    return ShowItemSet(name=path.parent.name if path.name == FILE_NAME else path.stem, language=language,
-                       content_sha256=hashlib.sha256(path.read_bytes()).hexdigest(),
-                       items=tuple(load_show_items(path)))
+def check(settings: Settings, typed: Mapping[str, str]) -> None:
+    """Refuse before any item is read what the judge could not be asked."""
+    production_judge(settings, typed)
+
+
+def run(ctx: RunContext) -> TierResult:
+    """Every item's verdict is journaled as it comes in, so a stopped run asks only the rest."""
+    settings, items = ctx.settings, list(ctx.inputs.items)
+    judge = production_judge(settings, {})
+    task = progress_task(ctx.progress, "asking the production judge", items, _item_key, ctx.journal)
+    # each item asked once per run, whichever judge answers: the journal's restored, a bounded number open
+    ask = functools.partial(each_once, items, _item_key, journal=ctx.journal, encode=_journal_row,
+                            decode=_restore, open_at_once=2 * settings.llm_concurrency,
+                            advance=functools.partial(ctx.progress.advance, task))
+    if isinstance(judge, HttpJudge):
+        replies, usage = asyncio.run(_ask_http(items, judge, ask))
+    else:
+        replies, usage = asyncio.run(_ask_llm(items, judge, settings, ask))
+    result = _result(items, replies, judge, settings)
+    result.volatile["http" if isinstance(judge, HttpJudge) else "llm"] = usage
+    return result
 
 
 def _item_key(item: ShowItem) -> str:
@@ -168,7 +140,7 @@ def _restore(item: ShowItem, row: dict[str, Any]) -> _Reply:
 
 async def _ask_llm(items: list[ShowItem], judge: PromptedJudge, settings: Settings,
                    ask: AskEach) -> tuple[list[_Reply], dict[str, Any]]:
-    async with LLMService(settings) as service:
+    async with LLMService(settings, roles=()) as service:  # the judge's model: checked by production_judge
         async def one(item: ShowItem) -> _Reply:
             prompt = judge.template.text.format_map({"question": item.question, "context": item.context,
                                                      "answer": item.answer})

@@ -1,0 +1,195 @@
+"""A user's rubric metric, declared in bench.toml with no code change (RAGAS's AspectCritic and
+RubricsScore, DeepEval's G-Eval): criteria in words, a scale, and the sample fields the judge sees.
+
+```toml
+[rubrics.politeness]                     # the metric's name: --metrics politeness
+criteria = { en = "Is the response polite and free of blame towards the user?",
+             ru = "Вежлив ли ответ и обходится ли он без упрёков пользователю?" }
+scale = "binary"                         # binary: 0 or 1; "1-5": a whole number from 1 to 5
+needs = ["user_input", "response"]       # shown to the judge; default: user_input and response
+```
+
+Like every table of bench.toml it comes after the top-level settings (`[rubrics.<name>]` tables at
+the end of the file); the environment gives the same table as JSON (`BENCH_RUBRICS`). The
+criteria are given per prompt language (en, ru); a language may be left out, and a run in that
+language is then refused before any call, naming the rubric (a team that only judges in Russian
+need not write English criteria). A rubric is one judge call per sample, rendered from the packaged
+template `prompts/<lang>/rubric.txt` with the criteria and the needed fields, answered with a short
+reason and a whole score on the scale, and validated (`shapes.RubricScore`) with one repair attempt
+like every judge call. The score is reported as given: 0–1 for binary (the mean is then the share of
+samples that meet the criteria), 1–5 for a 1-5 rubric, never rescaled. It has no offline proxy
+(`NO_PROXY`). The report's prompt hashes carry the sha256 of the template together with the
+rubric's criteria, scale and fields, so a changed rubric shows in `bench compare`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from benchmarks.errors import BenchError
+from benchmarks.judge import shapes
+from benchmarks.judge.llm_judge import JudgeFailed, LLMJudge, Trace
+from benchmarks.judge.prompts import LANGUAGES, RUBRIC, Language, load_template
+from benchmarks.metrics import judged
+from benchmarks.samples import FIELDS, Sample
+from benchmarks.services.templates import packaged
+
+SCALES: Mapping[str, tuple[int, int]] = {"binary": (0, 1), "1-5": (1, 5)}
+DEFAULT_NEEDS = ("user_input", "response")
+KEYS = ("criteria", "scale", "needs")
+NO_PROXY = ("a rubric is a judgement its criteria put into words; no embedding or word-overlap test stands "
+            "for an arbitrary criterion")
+_NAME = re.compile(r"[a-z][a-z0-9_]*")
+# how the fields are shown to the judge, in this order (the judged response last)
+_ORDER = ("user_input", "retrieved_contexts", "reference", "response")
+_LABELS: Mapping[str, Mapping[str, str]] = {
+    "en": {"user_input": "Question", "retrieved_contexts": "Contexts", "reference": "Reference answer",
+           "response": "Response"},
+    "ru": {"user_input": "Вопрос", "retrieved_contexts": "Контексты", "reference": "Эталонный ответ",
+           "response": "Ответ"},
+}
+_NONE = {"en": "(none)", "ru": "(нет)"}
+
+
+@dataclass(frozen=True)
+class Rubric:
+    name: str
+    criteria: Mapping[str, str]  # prompt language -> the criteria in that language
+    scale: str  # a key of SCALES
+    needs: tuple[str, ...]
+
+    @property
+    def low(self) -> int:
+        return SCALES[self.scale][0]
+
+    @property
+    def high(self) -> int:
+        return SCALES[self.scale][1]
+
+    @property
+    def scale_note(self) -> str:
+        return ("binary: 0 or 1, reported on 0–1 (the mean is the share of samples meeting the criteria)"
+                if self.scale == "binary" else "1-5: a whole number from 1 to 5, reported on 1–5 (not rescaled)")
+
+    def missing_language(self, language: str) -> str | None:
+        """Why the rubric cannot be judged in `language`, or None when it can."""
+        if language in self.criteria:
+            return None
+        return (f"rubric '{self.name}' has no criteria in '{language}' (it gives {', '.join(self.criteria)}): "
+                f"add criteria.{language} to [rubrics.{self.name}]")
+
+    def prompt_sha256(self, language: Language) -> str:
+        """The template's bytes and the rubric's own text (criteria in `language`, scale, fields): what makes
+        the prompt, so a changed criterion changes the hash a report carries."""
+        own = json.dumps({"criteria": self.criteria.get(language), "scale": self.scale, "needs": list(self.needs)},
+                         ensure_ascii=False, sort_keys=True)
+        return hashlib.sha256(packaged("prompts", language, f"{RUBRIC.name}.txt") + b"\n" + own.encode()).hexdigest()
+
+    def prompt_text(self, language: Language) -> str:
+        """The prompt without the sample (for `--dry-run`'s token estimate)."""
+        return load_template(RUBRIC.name, language) + self.criteria.get(language, "")
+
+    def describe(self) -> dict[str, Any]:
+        """The rubric as a report's notes show it."""
+        return {"criteria": dict(self.criteria), "scale": self.scale_note, "needs": list(self.needs)}
+
+
+def parse_rubrics(raw: Any, where: str) -> dict[str, dict[str, Any]]:
+    """bench.toml's `[rubrics]` table (or the same as parsed JSON), checked: {name: {criteria, scale,
+    needs}} in plain types, as the settings keep it (it goes into reports and a run's identity). Every
+    problem is one BenchError naming `where` ("bench.toml: key 'rubrics'") and the rubric."""
+    from benchmarks.judge.catalog import BUILTINS  # the catalog's module imports this one
+
+    if not isinstance(raw, Mapping):
+        raise BenchError(f"{where}: expected a table of rubrics ([rubrics.<name>] with criteria, scale, needs), "
+                         f"got {raw!r}")
+    rubrics: dict[str, dict[str, Any]] = {}
+    for name, table in raw.items():
+        at = f"{where}: rubric '{name}'"
+        if not isinstance(name, str) or not _NAME.fullmatch(name):
+            raise BenchError(f"{at}: a rubric's name is lowercase letters, digits and underscores, starting with a "
+                             "letter")
+        if name in BUILTINS:
+            raise BenchError(f"{at}: '{name}' is a built-in metric; give the rubric another name")
+        if name.startswith("avg_"):
+            raise BenchError(f"{at}: names starting with avg_ are tiers 2 and 3's ratings; give the rubric another "
+                             "name")
+        if not isinstance(table, Mapping):
+            raise BenchError(f"{at}: expected a table with criteria, scale and needs, got {table!r}")
+        unknown = sorted(set(table) - set(KEYS))
+        if unknown:
+            raise BenchError(f"{at}: unknown key(s) {', '.join(unknown)}; a rubric has {', '.join(KEYS)}")
+        rubrics[name] = {"criteria": _criteria(table.get("criteria"), at), "scale": _scale(table.get("scale"), at),
+                         "needs": _needs(table.get("needs", list(DEFAULT_NEEDS)), at)}
+    return rubrics
+
+
+def _criteria(raw: Any, at: str) -> dict[str, str]:
+    example = 'criteria = { en = "Is the response polite?", ru = "Вежлив ли ответ?" }'
+    if raw is None:
+        raise BenchError(f"{at}: criteria missing: {example}")
+    if not isinstance(raw, Mapping) or not raw:
+        raise BenchError(f"{at}: criteria must be a table of language = text ({example}), got {raw!r}")
+    criteria = {}
+    for language, text in raw.items():
+        if language not in LANGUAGES:
+            raise BenchError(f"{at}: criteria in unknown language '{language}' (languages: {', '.join(LANGUAGES)})")
+        if not isinstance(text, str) or not text.strip():
+            raise BenchError(f"{at}: criteria.{language} must be a non-empty text, got {text!r}")
+        criteria[language] = text.strip()
+    return criteria
+
+
+def _scale(raw: Any, at: str) -> str:
+    if raw not in SCALES:
+        shown = "missing" if raw is None else f"got {raw!r}"
+        raise BenchError(f"{at}: scale must be {' or '.join(SCALES)}, {shown}")
+    return str(raw)
+
+
+def _needs(raw: Any, at: str) -> list[str]:
+    if not isinstance(raw, (list, tuple)) or not raw or not all(isinstance(f, str) for f in raw):
+        raise BenchError(f"{at}: needs must be a non-empty list of sample fields ({', '.join(FIELDS)}), got {raw!r}")
+    unknown = [f for f in raw if f not in FIELDS]
+    if unknown:
+        raise BenchError(f"{at}: needs: unknown sample field(s) {', '.join(unknown)}; fields: {', '.join(FIELDS)}")
+    if len(set(raw)) != len(raw):
+        raise BenchError(f"{at}: needs lists a field twice: {raw!r}")
+    return [f for f in _ORDER if f in raw]
+
+
+def rubrics_of(setting: Mapping[str, Any] | None) -> tuple[Rubric, ...]:
+    """The rubrics of the `rubrics` setting (checked again: Settings may be built without bench.toml)."""
+    checked = parse_rubrics(setting or {}, "setting rubrics")
+    return tuple(Rubric(name, t["criteria"], t["scale"], tuple(t["needs"])) for name, t in checked.items())
+
+
+def sample_block(sample: Sample, needs: tuple[str, ...], language: Language) -> str:
+    """The fields a rubric shows, labelled in the prompt language; contexts numbered [1], [2], …"""
+    labels, lines = _LABELS[language], []
+    for name in needs:
+        if name == "retrieved_contexts":
+            contexts = sample.retrieved_contexts or ()
+            shown = "\n".join(f"[{i}] {c}" for i, c in enumerate(contexts, 1)) if contexts else _NONE[language]
+            lines.append(f"{labels[name]}:\n{shown}" if contexts else f"{labels[name]}: {shown}")
+        else:
+            lines.append(f"{labels[name]}: {getattr(sample, name)}")
+    return "\n".join(lines)
+
+
+async def score(rubric: Rubric, judge: LLMJudge, sample: Sample, model: str, trace: Trace
+                ) -> tuple[judged.Score, str]:
+    """One judge call: the rubric's criteria and fields in, a reason and a whole score on the scale out."""
+    why_not = rubric.missing_language(judge.language)
+    if why_not:
+        raise JudgeFailed("undetermined", why_not)
+    answer = await judge.ask(RUBRIC, {"criteria": rubric.criteria[judge.language], "low": str(rubric.low),
+                                      "high": str(rubric.high),
+                                      "sample": sample_block(sample, rubric.needs, judge.language)},
+                             model, trace, shapes.RubricScore.on_scale(rubric.low, rubric.high))
+    return judged.rubric(answer.score, low=rubric.low, high=rubric.high), answer.reason

@@ -1,0 +1,58 @@
+"""Read a finished run's files back, for `bench compare`: its report.json and its items.jsonl.
+
+Only reading and parsing happen here; what makes a report a bench report is checked by
+`benchmarks.compare.load`, which raises the same BrokenRun.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from benchmarks.errors import BenchError
+
+
+class BrokenRun(BenchError):
+    """A run that cannot be read: missing or malformed report.json or items.jsonl."""
+
+    exit_code = 3
+
+
+def read_report(path: Path | str) -> tuple[Path, Any]:
+    """A run folder (holding report.json) or a report.json path -> (the report.json path, its parsed JSON).
+
+    A path that does not exist is a usage error (exit 2); a run that exists but cannot be read is a
+    broken run (exit 3)."""
+    path = Path(path)
+    if not path.exists():
+        raise BenchError(f"{path}: no such run folder or report file")
+    report_path = path / "report.json" if path.is_dir() else path
+    try:
+        return report_path, json.loads(report_path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise BrokenRun(f"{path}: no report.json in this run folder") from None
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise BrokenRun(f"{report_path}: unreadable report: {exc}") from None
+
+
+def read_items(path: Path) -> list[dict[str, Any]] | None:
+    """The rows of an items.jsonl (blank lines skipped; each an object with an "id"), None without the file."""
+    if not path.exists():
+        return None
+    items: list[dict[str, Any]] = []
+    try:
+        with path.open(encoding="utf-8") as lines:
+            for number, line in enumerate(lines, 1):
+                if not line.strip():
+                    continue
+                try:
+                    row = json.loads(line)
+                except json.JSONDecodeError as exc:
+                    raise BrokenRun(f"{path}:{number}: malformed item: {exc.msg}") from None
+                if not isinstance(row, dict) or "id" not in row:
+                    raise BrokenRun(f"{path}:{number}: an item needs an 'id'")
+                items.append(row)
+    except (OSError, UnicodeDecodeError) as exc:
+        raise BrokenRun(f"{path}: unreadable items: {exc}") from None
+    return items

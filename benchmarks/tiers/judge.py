@@ -1,0 +1,284 @@
+"""`bench judge`: how far the LLM judge itself can be trusted (seed 004 §8).
+
+Every score of bench's LLM-judged tiers is only as good as its judge, so this tier grades the
+grader. The judge rates every item `repeats` times with one of the seed's ratings; repeat r is an
+independent call (`repeat=r` keys the LLM cache apart), so the cache cannot make the repeats agree,
+while a rerun of the whole command is answered from the cache. From the repeats come the seed's
+consistency score (for more than two repeats: max − min ≤ δ, i.e. every two repeats within δ),
+the mean difference between repeats, the error rate and the mean score; with several models,
+each model's numbers and how far the models agree. Each item is journaled with every model's
+repeats once they are all in, so a stopped run asks the judge only about the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import math
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict
+from typing import Any, TypeVar
+
+import numpy as np
+
+from benchmarks.config import Settings
+from benchmarks.errors import BenchError
+from benchmarks.inputs import ItemSet
+from benchmarks.judge.llm_judge import status_counts
+from benchmarks.judge.offline_ratings import OFFLINE_RATINGS, describe_rating, offline_rating
+from benchmarks.judge.prompts import Language
+from benchmarks.judge.ratings import RATINGS, PairOutcome, Rater, RatingOutcome, prompt_hashes
+from benchmarks.metrics.agreement import mean_over_models, model_agreement
+from benchmarks.metrics.judge_quality import (
+    error_rate,
+    rate_against_thresholds,
+    repeat_difference,
+    repeats_agree,
+    scored_of,
+)
+from benchmarks.metrics.stats import latency_summary, summarize
+from benchmarks.resumable import each_once, progress_task, revive
+from benchmarks.services.embedder import CachedEmbedder, open_embedder
+from benchmarks.services.llm import LLMService, judge_models, require_llm
+from benchmarks.services.run_journal import RunJournal
+from benchmarks.services.show_items import RatedItem, rated_input
+from benchmarks.tiers.base import Metric, RunContext, TierResult
+
+FIELD_ORDER = ("question", "context", "answer", "reference")  # how missing fields are listed
+LATENCY_CALLS = "judge calls answered by the endpoint (cached replies excluded)"
+ERROR_STATUSES = ("parse_error", "api_error")
+Judged = TypeVar("Judged")  # what the judge gave one model on one unit: its repeats, or its two verdicts
+
+
+def load_items(spec: str, settings: Settings) -> ItemSet[RatedItem]:
+    """The answers to rate; a line without a field the rating reads is refused before any call."""
+    rating = RATINGS[settings.judge_rating]
+    return rated_input(spec, settings, [f for f in FIELD_ORDER if f in rating.needs],
+                       f"bench judge --metric {rating.name}")
+
+
+def check(settings: Settings, typed: Mapping[str, str]) -> None:
+    """Refuse before reading any item what the run could not do."""
+    rating, offline = settings.judge_rating, settings.judge_backend == "offline"
+    if settings.repeats < 2:
+        raise BenchError(f"{typed.get('repeats', 'repeats')}: bench judge compares every item's scores, so it needs "
+                         f"at least 2, got {settings.repeats}")
+    if offline and rating not in OFFLINE_RATINGS:
+        raise BenchError(f"--judge offline cannot rate {rating}: {describe_rating(rating)}")
+    if offline and "llm_models" in typed:
+        raise BenchError(f"{typed['llm_models']}: not used with --judge offline, which asks no model")
+    if not offline:
+        require_llm(settings, roles=("judge",))
+
+
+def run(ctx: RunContext) -> TierResult:
+    settings, items = ctx.settings, list(ctx.inputs.items)
+    rating, language = RATINGS[settings.judge_rating], settings.language
+    offline = settings.judge_backend == "offline"
+    models = ("offline",) if offline else judge_models(settings)
+    with _embedder(offline, settings) as embedder:
+        task = progress_task(ctx.progress, f"rating {rating.name}", items, _item_key, ctx.journal,
+                             steps_per_unit=len(models) * settings.repeats)
+        advance = functools.partial(ctx.progress.advance, task)
+        if embedder is not None:
+            outcomes, usage = asyncio.run(_rate_offline(items, rating.name, embedder, language, settings.repeats,
+                                                        ctx.journal, advance)), None
+        else:
+            outcomes, usage = asyncio.run(_rate_llm(items, rating.name, models, language, settings, ctx.journal,
+                                                    advance))
+        result = _ratings_result(items, outcomes, models, rating.name, language, settings)
+        if embedder is not None:
+            result.provenance["embedder"] = embedder.provenance()
+        result.volatile.update(llm=usage, embedding_cache=asdict(embedder.stats) if embedder else None)
+    return result
+
+
+def _item_key(item: RatedItem) -> str:
+    return item.id
+
+
+def journal_row(by_model: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
+    """All a resumed run needs to rebuild one item's outcomes exactly (floats keep full precision)."""
+    return {"judges": {model: [asdict(o) for o in found] for model, found in by_model.items()}}
+
+
+def restore(cls: type[Judged], row: dict[str, Any], models: Sequence[str]) -> dict[str, list[Judged]]:
+    judges = row["judges"]
+    if list(judges) != list(models):
+        raise ValueError(f"judged by {list(judges)}, but this run asks {list(models)}")
+    return {model: [revive(cls, o) for o in judges[model]] for model in models}
+
+
+def by_unit_and_model(ids: Sequence[str], found: Sequence[Mapping[str, Judged]]) -> dict[tuple[str, str], Judged]:
+    return {(unit, model): outcome for unit, by_model in zip(ids, found, strict=True)
+            for model, outcome in by_model.items()}
+
+
+@contextmanager
+def _embedder(offline: bool, settings: Settings) -> Iterator[CachedEmbedder | None]:
+    """The offline proxies embed sentences; an LLM judge needs no embedder (nor the database)."""
+    if not offline:
+        yield None
+        return
+    with open_embedder(settings) as embedder:
+        yield embedder
+
+
+Outcomes = dict[tuple[str, str], list[RatingOutcome]]  # (item id, model) -> one outcome per repeat
+
+
+async def _rate_llm(items: Sequence[RatedItem], rating: str, models: Sequence[str], language: Language,
+                    settings: Settings, journal: RunJournal, advance: Callable[[], None]
+                    ) -> tuple[Outcomes, dict[str, Any]]:
+    """The unit journaled is one item with every model's repeats: its scores are only compared together."""
+    async with LLMService(settings, roles=("judge",)) as service:
+        rater = Rater(service, language, settings.judge_mode)
+
+        async def one(item: RatedItem, model: str, repeat: int) -> RatingOutcome:
+            outcome = await rater.rate(rating, item.variables(), model, repeat=repeat)
+            advance()
+            return outcome
+
+        async def rate_item(item: RatedItem) -> dict[str, list[RatingOutcome]]:
+            found = await asyncio.gather(*(asyncio.gather(*(one(item, model, r) for r in range(settings.repeats)))
+                                           for model in models))
+            return dict(zip(models, found, strict=True))
+
+        found = await each_once(items, _item_key, rate_item, journal=journal, encode=journal_row,
+                                decode=lambda _, row: restore(RatingOutcome, row, models),
+                                open_at_once=2 * settings.llm_concurrency)
+        return by_unit_and_model([item.id for item in items], found), service.usage_report()
+
+
+async def _rate_offline(items: Sequence[RatedItem], rating: str, embedder: CachedEmbedder, language: Language,
+                        repeats: int, journal: RunJournal, advance: Callable[[int], None]) -> Outcomes:
+    """A proxy is a deterministic function of its inputs: it is computed once and stands for every repeat.
+    It is journaled like the LLM path's items, so every `bench judge` run can be resumed."""
+    embed = functools.partial(embedder.encode, purpose="judge")
+
+    async def rate_item(item: RatedItem) -> dict[str, list[RatingOutcome]]:
+        score = offline_rating(rating, item.variables(), embed, language=language)
+        outcome = RatingOutcome(rating, "offline", score.value, score.status, score.reason, 0, (), False)
+        advance(repeats)
+        return {"offline": [outcome] * repeats}
+
+    found = await each_once(items, _item_key, rate_item, journal=journal, encode=journal_row,
+                            decode=lambda _, row: restore(RatingOutcome, row, ("offline",)), open_at_once=1)
+    return by_unit_and_model([item.id for item in items], found)
+
+
+def _ratings_result(items: Sequence[RatedItem], outcomes: Outcomes, models: Sequence[str], rating: str,
+                    language: Language, settings: Settings) -> TierResult:
+    delta, offline = settings.delta, settings.judge_backend == "offline"
+    scores = {key: [o.value if o.status == "ok" else None for o in found] for key, found in outcomes.items()}
+    table = np.array([[_mean(scores[item.id, model]) for item in items] for model in models], dtype=float)
+    item_means = mean_over_models(table)
+
+    def block(chosen: Sequence[str]) -> dict[str, Metric]:
+        keys = [(item.id, model) for model in chosen for item in items]
+        ratings = [o for key in keys for o in outcomes[key]]
+        errors = sum(o.status in ERROR_STATUSES for o in ratings)
+        agree = [repeats_agree(scores[key], delta) for key in keys]
+        spread = [repeat_difference(scores[key]) for key in keys]
+        means = mean_over_models(table[[models.index(m) for m in chosen]])
+        failed = error_rate(errors, len(ratings))
+        return {
+            "consistency_score": summary([float(a) for a in agree if a is not None], errors, settings),
+            "mean_abs_difference": summary([s for s in spread if s is not None], errors, settings,
+                                            higher_is_better=False),
+            "error_rate": Metric(failed.value, len(ratings), errors, None, higher_is_better=False),
+            f"avg_{rating}": summary(means[~np.isnan(means)].tolist(), errors, settings),
+        }
+
+    metrics = block(models)
+    if len(models) > 1:
+        for model in models:
+            metrics.update({f"{name}/{model}": metric for name, metric in block([model]).items()})
+    consistency = metrics["consistency_score"].value
+    everything = [o for found in outcomes.values() for o in found]
+    missing = sum(repeats_agree(s, delta) is None for s in scores.values())
+    notes: dict[str, Any] = {
+        "rating": rating,
+        "scale": [RATINGS[rating].low, RATINGS[rating].high],
+        "backend": settings.judge_backend,
+        "mode": None if offline else settings.judge_mode,
+        "language": language,
+        "models": list(models),
+        "repeats": settings.repeats,
+        "delta": delta,
+        "consistency_score": f"share of items whose scored repeats all lie within δ = {delta:g} of each other "
+                             "(max − min ≤ δ; for 2 repeats the seed's |s1 − s2| ≤ δ); an item with fewer than "
+                             "two scored repeats is left out and counted under missing",
+        "mean_abs_difference": "mean over items of the mean |s_i − s_j| over every two scored repeats; 0 is a "
+                               "perfectly repeatable judge, and it shows drifts smaller than δ",
+        "error_rate": "ratings (item × repeat × model) that ended in api_error or parse_error (after one repair "
+                      "attempt) over the ratings attempted",
+        f"avg_{rating}": "mean over items of the item's mean score (over its scored repeats, then over models)",
+        "missing": missing,
+        "undetermined": sum(o.status == "undetermined" for o in everything),
+        "statuses": status_counts(everything),
+        "consistency_band": None if consistency is None else rate_against_thresholds("consistency", consistency),
+    }
+    if len(models) > 1:
+        notes["models_pooled"] = ("the metrics without a model suffix pool every (item, model); avg_ takes each "
+                                  "item's mean over the models")
+        notes["agreement"] = model_agreement(table, models)
+    labelled = {show: [m for item, m in zip(items, item_means, strict=True) if item.show is show and not np.isnan(m)]
+                for show in (True, False)}
+    if labelled[True] or labelled[False]:
+        notes[f"avg_{rating}_by_ground_truth_show"] = {
+            str(show).lower(): float(np.mean(values)) if values else None for show, values in labelled.items()}
+    if offline:
+        notes["offline"] = (f"{describe_rating(rating)}. A proxy is deterministic: every repeat is the same "
+                            "computation, so consistency_score is 1.0 and mean_abs_difference 0.0 by construction; "
+                            "they say nothing about an LLM judge")
+    provenance = {"judge": {"backend": settings.judge_backend, "models": list(models), "language": language,
+                            "mode": None if offline else settings.judge_mode}}
+    if not offline:
+        provenance["judge"]["prompts_sha256"] = prompt_hashes(language, settings.judge_mode, (rating,))
+    volatile = {"latency_ms": {**latency_summary(live_latencies(everything)), "what": LATENCY_CALLS}}
+    if len(models) > 1:
+        volatile["latency_ms_by_model"] = {
+            model: latency_summary(live_latencies([o for item in items for o in outcomes[item.id, model]]))
+            for model in models}
+    rows = [_item_row(item, {m: outcomes[item.id, m] for m in models}, mean, delta)
+            for item, mean in zip(items, item_means, strict=True)]
+    return TierResult(metrics=metrics, items=sorted(rows, key=lambda row: row["id"]), notes=notes,
+                      provenance=provenance, volatile=volatile)
+
+
+def _mean(scores: Sequence[float | None]) -> float:
+    scored = scored_of(scores)
+    return math.fsum(scored) / len(scored) if scored else math.nan
+
+
+def summary(values: Sequence[float], errors: int, settings: Settings, *, higher_is_better: bool | None = True
+             ) -> Metric:
+    return Metric.from_summary(summarize(np.array(values, dtype=float), errors=errors,
+                                         resamples=settings.bootstrap_resamples, seed=settings.seed),
+                               higher_is_better=higher_is_better)
+
+
+def live_latencies(outcomes: Sequence[RatingOutcome | PairOutcome]) -> list[float]:
+    return [ms for o in outcomes for ms, call in zip(o.latency_ms, o.raw, strict=True)
+            if call["status"] == "ok" and not call["cached"]]
+
+
+def _item_row(item: RatedItem, by_model: dict[str, list[RatingOutcome]], mean: float, delta: float
+              ) -> dict[str, Any]:
+    row: dict[str, Any] = {"id": item.id, "question": item.question, "mean": None if np.isnan(mean) else float(mean)}
+    if item.show is not None:
+        row["ground_truth_show"] = item.show
+    row["judges"] = {}
+    for model, found in by_model.items():
+        scores = [o.value if o.status == "ok" else None for o in found]
+        row["judges"][model] = {
+            "scores": scores,
+            "statuses": [o.status for o in found],
+            "explanations": [o.explanation for o in found],
+            "consistent": repeats_agree(scores, delta),
+            "mean_abs_difference": repeat_difference(scores),
+            "raw": [list(o.raw) for o in found],
+        }
+    return row

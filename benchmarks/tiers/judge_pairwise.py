@@ -1,0 +1,194 @@
+"""`bench judge --pairwise`: the judge asked which of two answers is better, in both orders (seed 004 §8).
+
+Each pair is judged twice, the answers swapped the second time: a judge that follows the position
+rather than the answers shows it as inconsistent preferences and a first-position rate away from
+0.5; labelled pairs also give its accuracy; several judge models, how far their preferences agree.
+A pair is journaled with every model's two verdicts, so a stopped run asks only about the rest.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from benchmarks.config import Settings
+from benchmarks.errors import BenchError
+from benchmarks.judge.llm_judge import status_counts
+from benchmarks.judge.prompts import Language
+from benchmarks.judge.ratings import PairOutcome, Rater, prompt_hashes
+from benchmarks.metrics.judge_quality import error_rate
+from benchmarks.metrics.pairwise import (
+    Preference,
+    Verdict,
+    pairwise_indicators,
+    preference,
+    preference_agreement,
+)
+from benchmarks.metrics.stats import latency_summary
+from benchmarks.resumable import each_once, progress_task
+from benchmarks.services.llm import LLMService, judge_models, require_llm
+from benchmarks.services.run_journal import RunJournal
+from benchmarks.services.show_items import AnswerPair
+from benchmarks.tiers.base import Metric, RunContext, TierResult
+from benchmarks.tiers.judge import (
+    ERROR_STATUSES,
+    LATENCY_CALLS,
+    by_unit_and_model,
+    journal_row,
+    live_latencies,
+    restore,
+    summary,
+)
+
+
+def check(settings: Settings, typed: Mapping[str, str]) -> None:
+    if settings.judge_backend == "offline":
+        raise BenchError("--pairwise needs an LLM judge: there is no offline A/B verdict")
+    require_llm(settings, roles=("judge",))
+
+
+def run(ctx: RunContext) -> TierResult:
+    settings, pairs = ctx.settings, list(ctx.inputs.items)
+    models = judge_models(settings)
+    task = progress_task(ctx.progress, "comparing answers in both orders", pairs, _pair_key, ctx.journal,
+                         steps_per_unit=len(models) * 2)
+    verdicts, usage = asyncio.run(_compare_all(pairs, models, settings.language, settings, ctx.journal,
+                                               functools.partial(ctx.progress.advance, task)))
+    result = _pairwise_result(pairs, verdicts, models, settings.language, settings)
+    result.volatile["llm"] = usage
+    return result
+
+
+Verdicts = dict[tuple[str, str], tuple[PairOutcome, PairOutcome]]  # (pair id, model) -> (a first, b first)
+
+
+def _pair_key(pair: AnswerPair) -> str:
+    return pair.id
+
+
+async def _compare_all(pairs: Sequence[AnswerPair], models: Sequence[str], language: Language, settings: Settings,
+                       journal: RunJournal, advance: Callable[[], None]) -> tuple[Verdicts, dict[str, Any]]:
+    """The unit journaled is one pair with every model's verdicts in both orders: a preference needs both."""
+    async with LLMService(settings, roles=("judge",)) as service:
+        rater = Rater(service, language, settings.judge_mode)
+
+        async def one(pair: AnswerPair, model: str, first: str, second: str) -> PairOutcome:
+            outcome = await rater.compare({"question": pair.question, "context": pair.context, "answer_a": first,
+                                           "answer_b": second}, model)
+            advance()
+            return outcome
+
+        async def compare_pair(pair: AnswerPair) -> dict[str, tuple[PairOutcome, PairOutcome]]:
+            found = await asyncio.gather(*(
+                asyncio.gather(one(pair, model, pair.answer_a, pair.answer_b),
+                               one(pair, model, pair.answer_b, pair.answer_a))
+                for model in models))
+            return {model: (original, swapped) for model, (original, swapped) in zip(models, found, strict=True)}
+
+        def decode(_: AnswerPair, row: dict[str, Any]) -> dict[str, tuple[PairOutcome, PairOutcome]]:
+            return {model: _both_orders(found) for model, found in restore(PairOutcome, row, models).items()}
+
+        found = await each_once(pairs, _pair_key, compare_pair, journal=journal, encode=journal_row, decode=decode,
+                                open_at_once=2 * settings.llm_concurrency)
+        return by_unit_and_model([pair.id for pair in pairs], found), service.usage_report()
+
+
+def _both_orders(found: Sequence[PairOutcome]) -> tuple[PairOutcome, PairOutcome]:
+    """A journaled row holds exactly the two orders; any other count is a ValueError: not a row bench wrote."""
+    original, swapped = found
+    return original, swapped
+
+
+def _pairwise_result(pairs: Sequence[AnswerPair], verdicts: Verdicts, models: Sequence[str], language: Language,
+                     settings: Settings) -> TierResult:
+    labelled = any(pair.better is not None for pair in pairs)
+
+    def block(chosen: Sequence[str]) -> dict[str, Metric]:
+        keys = [(pair, model) for model in chosen for pair in pairs]
+        asked = [o for pair, model in keys for o in verdicts[pair.id, model]]
+        errors = sum(o.status in ERROR_STATUSES for o in asked)
+        units = pairwise_indicators([_verdict_pair(verdicts[pair.id, model]) for pair, model in keys],
+                                    [pair.better for pair, _ in keys])
+        metrics = {
+            "position_consistency": summary(units.consistent, errors, settings),
+            "first_position_rate": summary(units.first, errors, settings, higher_is_better=None),
+            "tie_rate": summary(units.tie, errors, settings, higher_is_better=None),
+        }
+        if labelled:
+            metrics["pairwise_accuracy"] = summary(units.correct, errors, settings)
+        failed = error_rate(errors, len(asked))
+        metrics["error_rate"] = Metric(failed.value, len(asked), errors, None, higher_is_better=False)
+        return metrics
+
+    metrics = block(models)
+    if len(models) > 1:
+        for model in models:
+            metrics.update({f"{name}/{model}": metric for name, metric in block([model]).items()})
+    everything = [o for found in verdicts.values() for o in found]
+    chosen = [p for p in map(_preference, verdicts.values()) if p is not None]
+    notes: dict[str, Any] = {
+        "mode": settings.judge_mode,
+        "language": language,
+        "models": list(models),
+        "orders": "every pair is judged twice: answer_a shown first, then answer_b shown first",
+        "position_consistency": "share of pairs judged in both orders whose preference survived the swap (the same "
+                                "answer chosen both times, or Tie both times)",
+        "first_position_rate": "share of decisive (A or B) verdicts that chose whichever answer was shown first: 0.5 "
+                               "means the order does not sway the judge, 1.0 that it always picks the first answer, "
+                               "0.0 the second; ties name no position and are left out",
+        "tie_rate": "share of valid verdicts that were Tie",
+        "error_rate": "verdict calls that ended in api_error or parse_error (after one repair attempt) over the "
+                      "calls asked (2 per pair and model); a pair with a failed verdict is left out of "
+                      "position_consistency and pairwise_accuracy",
+        "preferences": {p: chosen.count(p) for p in ("a", "b", "tie", "inconsistent")},
+        "statuses": status_counts(everything),
+        "labelled_pairs": sum(pair.better is not None for pair in pairs),
+    }
+    if labelled:
+        notes["pairwise_accuracy"] = ("share of labelled pairs judged in both orders whose preference equals the "
+                                      "label (a, b or tie); an inconsistent preference counts as wrong")
+    if len(models) > 1:
+        notes["models_pooled"] = "the metrics without a model suffix pool every (pair, model)"
+        notes["agreement"] = preference_agreement(
+            [[_preference(verdicts[pair.id, model]) for pair in pairs] for model in models])
+    provenance = {"judge": {"backend": "llm", "models": list(models), "language": language,
+                            "mode": settings.judge_mode,
+                            "prompts_sha256": prompt_hashes(language, settings.judge_mode, (), pairwise=True)}}
+    rows = [_pair_row(pair, {m: verdicts[pair.id, m] for m in models}) for pair in pairs]
+    volatile = {"latency_ms": {**latency_summary(live_latencies(everything)), "what": LATENCY_CALLS}}
+    if len(models) > 1:
+        volatile["latency_ms_by_model"] = {
+            model: latency_summary(live_latencies([o for pair in pairs for o in verdicts[pair.id, model]]))
+            for model in models}
+    return TierResult(metrics=metrics, items=sorted(rows, key=lambda row: row["id"]), notes=notes,
+                      provenance=provenance, volatile=volatile)
+
+
+def _preference(found: tuple[PairOutcome, PairOutcome]) -> Preference | None:
+    """A model's preference on a pair, None when one of its two verdicts failed."""
+    verdicts = _verdict_pair(found)
+    return None if None in verdicts else preference(*verdicts)  # type: ignore[arg-type]
+
+
+def _verdict_pair(found: tuple[PairOutcome, PairOutcome]) -> tuple[Verdict | None, Verdict | None]:
+    original, swapped = found
+    return original.verdict, swapped.verdict
+
+
+def _pair_row(pair: AnswerPair, by_model: dict[str, tuple[PairOutcome, PairOutcome]]) -> dict[str, Any]:
+    judges = {}
+    for model, found in by_model.items():
+        original, swapped = _verdict_pair(found)
+        chosen = preference(original, swapped) if original and swapped else None
+        judges[model] = {
+            "original": original,
+            "swapped": swapped,
+            "preference": chosen,
+            "correct": None if chosen is None or pair.better is None else chosen == pair.better,
+            "statuses": [o.status for o in found],
+            "explanations": [o.explanation for o in found],
+            "raw": [list(o.raw) for o in found],
+        }
+    return {"id": pair.id, "question": pair.question, "better": pair.better, "judges": judges}

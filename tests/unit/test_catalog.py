@@ -1,0 +1,187 @@
+"""The judged-metric catalog: one declaration per metric, and what is derived from it (known names,
+offline proxies, call counts for --dry-run, direction, embeddings, prompt hashes, help)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+import pytest
+
+from benchmarks.errors import BenchError
+from benchmarks.judge import catalog, offline
+from benchmarks.judge.catalog import BUILTINS, OFFLINE_METRICS, JudgedMetric
+from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
+from benchmarks.judge.prompts import RUBRIC, TemplateError, load_template, template_sha256
+from benchmarks.metrics.judged import __doc__ as judged_doc
+from benchmarks.samples import Sample
+from benchmarks.services.templates import packaged
+
+POLITENESS = {"politeness": {"criteria": {"en": "Is the response polite?", "ru": "Вежлив ли ответ?"},
+                             "scale": "binary", "needs": ["user_input", "response"]}}
+GROUNDED = {"grounded": {"criteria": {"en": "Does the response stay within the contexts?"}, "scale": "1-5",
+                         "needs": ["retrieved_contexts", "response"]}}
+TWO_CONTEXTS = Sample(id="s", user_input="q?", response="r.", reference="ref.", retrieved_contexts=("a.", "b."))
+
+
+def test_the_built_in_metrics_in_their_documented_order():
+    assert list(BUILTINS) == ["faithfulness", "context_precision", "context_recall", "context_entity_recall",
+                              "noise_sensitivity", "response_relevancy", "semantic_similarity",
+                              "factual_correctness", "answer_correctness", "context_relevance"]
+    assert all(name == metric.name for name, metric in BUILTINS.items())
+
+
+def test_each_declaration_is_complete():
+    for metric in BUILTINS.values():
+        assert metric.help and "\n" not in metric.help, metric.name
+        assert metric.needs and set(metric.needs) <= {"user_input", "response", "reference", "retrieved_contexts"}
+        assert callable(metric.score) and callable(metric.planned_calls)
+        assert (metric.offline is None) != (not metric.no_offline), metric.name  # a proxy, or why there is none
+
+
+def test_a_declaration_with_both_or_neither_offline_answer_is_refused():
+    faithfulness = BUILTINS["faithfulness"]
+    with pytest.raises(ValueError, match="offline proxy"):
+        JudgedMetric(**{**faithfulness.__dict__, "no_offline": "because"})
+    with pytest.raises(ValueError, match="offline proxy"):
+        JudgedMetric(**{**faithfulness.__dict__, "offline": None})
+
+
+@pytest.mark.parametrize(("metric", "options", "calls"), [
+    ("faithfulness", JudgeOptions(), 2),
+    ("context_precision", JudgeOptions(), 2),  # 1 per context
+    ("context_recall", JudgeOptions(), 1),
+    ("context_entity_recall", JudgeOptions(), 2),
+    ("noise_sensitivity", JudgeOptions(), 7),  # 3 + 2 per context
+    ("response_relevancy", JudgeOptions(), 3),
+    ("response_relevancy", JudgeOptions(questions=5), 5),
+    ("semantic_similarity", JudgeOptions(), 0),
+    ("factual_correctness", JudgeOptions(), 4),
+    ("factual_correctness", JudgeOptions(factual_mode="precision"), 2),
+    ("factual_correctness", JudgeOptions(factual_mode="recall"), 2),
+    ("answer_correctness", JudgeOptions(), 3),
+    ("context_relevance", JudgeOptions(), 2),  # 1 per context
+])
+def test_planned_calls_follow_the_documented_counts(metric, options, calls):
+    assert BUILTINS[metric].planned_calls(TWO_CONTEXTS, options) == calls
+
+
+def test_per_context_counts_follow_the_sample():
+    one = Sample(id="s", user_input="q?", retrieved_contexts=("a.",))
+    none = Sample(id="s", user_input="q?")
+    assert BUILTINS["context_precision"].planned_calls(one, JudgeOptions()) == 1
+    assert BUILTINS["noise_sensitivity"].planned_calls(none, JudgeOptions()) == 3
+
+
+def test_the_calls_table_of_the_score_functions_lists_every_built_in_metric():
+    table = {line.split()[0] for line in judged_doc.splitlines() if re.match(r"\s{4}[a-z_]+\s{2,}\S", line)}
+    assert table == set(BUILTINS)
+
+
+def test_direction_embeddings_and_proxies_are_derived():
+    assert {name for name, m in BUILTINS.items() if not m.higher_is_better} == {"noise_sensitivity"}
+    assert {name for name, m in BUILTINS.items() if m.embeddings} == {"response_relevancy", "semantic_similarity",
+                                                                      "answer_correctness"}
+    assert OFFLINE_METRICS == {name for name, m in BUILTINS.items() if m.offline is not None}
+    for name in OFFLINE_METRICS:
+        assert offline.describe(name) == BUILTINS[name].offline_note()
+    assert BUILTINS["context_relevance"].offline_note().startswith("no offline proxy: ")
+
+
+def test_the_llm_judge_scores_the_built_ins_by_default():
+    judge = LLMJudge(service=None, language="en", embed=None)  # type: ignore[arg-type]
+    assert judge.metrics is BUILTINS
+    assert BUILTINS["faithfulness"].score is LLMJudge.faithfulness
+
+
+def test_metrics_adds_the_rubrics_after_the_built_ins():
+    known = catalog.metrics({**POLITENESS, **GROUNDED})
+    assert list(known) == [*BUILTINS, "politeness", "grounded"]
+    assert catalog.metrics(None).keys() == BUILTINS.keys()
+    politeness = known["politeness"]
+    assert politeness.needs == ("user_input", "response")
+    assert politeness.calls == (RUBRIC,)
+    assert politeness.planned_calls(TWO_CONTEXTS, JudgeOptions()) == 1
+    assert politeness.higher_is_better and not politeness.embeddings and politeness.offline is None
+    assert politeness.help == "rubric (binary, bench.toml): Is the response polite?"
+    assert known["grounded"].needs == ("retrieved_contexts", "response")
+
+
+def test_help_text_is_the_comma_separated_list_for_the_cli():
+    assert catalog.help_text() == ", ".join(BUILTINS)
+    assert catalog.help_text(POLITENESS).endswith("context_relevance, politeness")
+
+
+def test_unknown_metrics_are_named_with_the_known_ones_rubrics_included():
+    with pytest.raises(BenchError, match=r"--metrics: unknown metric\(s\) politenes; known: faithfulness.*, politeness$"):
+        catalog.require_known(["faithfulness", "politenes"], catalog.metrics(POLITENESS))
+    with pytest.raises(BenchError, match=r"unknown metric\(s\) politeness"):
+        catalog.require_known(["politeness"])  # without the rubrics setting it is unknown
+    with pytest.raises(BenchError, match=r"\(none given\)"):
+        catalog.require_known([])
+    catalog.require_known(["politeness", "faithfulness"], catalog.metrics(POLITENESS))
+
+
+def test_offline_refuses_a_rubric_and_says_why():
+    known = catalog.metrics(POLITENESS)
+    with pytest.raises(BenchError) as error:
+        catalog.require_proxies(["faithfulness", "politeness", "context_relevance"], known)
+    message = str(error.value)
+    assert message.startswith("--judge offline has no proxy for politeness, context_relevance; offline metrics: "
+                              "answer_correctness, context_precision")
+    assert "politeness: a rubric is a judgement" in message and "context_relevance: mapping" in message
+    catalog.require_proxies(["faithfulness", "semantic_similarity"], known)
+
+
+def test_a_rubric_without_criteria_in_the_run_language_is_refused():
+    known = catalog.metrics({**POLITENESS, **GROUNDED})
+    catalog.require_language(["politeness", "grounded", "faithfulness"], known, "en")
+    with pytest.raises(BenchError, match=r"rubric 'grounded' has no criteria in 'ru' \(it gives en\): add "
+                                         r"criteria.ru to \[rubrics.grounded\]"):
+        catalog.require_language(["politeness", "grounded"], known, "ru")
+
+
+def test_prompt_hashes_of_built_ins_are_their_templates():
+    assert BUILTINS["faithfulness"].prompt_hashes("ru") == {
+        "ru/statements": template_sha256("statements", "ru"),
+        "ru/statement_verdicts": template_sha256("statement_verdicts", "ru")}
+    assert BUILTINS["semantic_similarity"].prompt_hashes("en") == {}
+    assert catalog.prompt_hashes(["faithfulness", "noise_sensitivity"], BUILTINS, "en").keys() == {
+        "en/statements", "en/statement_verdicts"}
+
+
+def test_a_rubrics_prompt_hash_covers_the_template_and_its_criteria():
+    politeness = catalog.metrics(POLITENESS)["politeness"]
+    own = json.dumps({"criteria": "Is the response polite?", "scale": "binary", "needs": ["user_input", "response"]},
+                     ensure_ascii=False, sort_keys=True)
+    expected = hashlib.sha256(packaged("prompts", "en", "rubric.txt") + b"\n" + own.encode()).hexdigest()
+    assert politeness.prompt_hashes("en") == {"en/rubric/politeness": expected}
+    assert politeness.prompt_hashes("ru")["ru/rubric/politeness"] != expected
+    reworded = {"politeness": {**POLITENESS["politeness"],
+                               "criteria": {"en": "Is the response courteous?", "ru": "Вежлив ли ответ?"}}}
+    assert catalog.metrics(reworded)["politeness"].prompt_hashes("en") != politeness.prompt_hashes("en")
+    assert catalog.metrics(reworded)["politeness"].prompt_hashes("ru") == politeness.prompt_hashes("ru")
+    rescaled = {"politeness": {**POLITENESS["politeness"], "scale": "1-5"}}
+    assert catalog.metrics(rescaled)["politeness"].prompt_hashes("en") != politeness.prompt_hashes("en")
+
+
+def test_prompt_text_for_the_dry_run_estimate():
+    assert BUILTINS["faithfulness"].prompt_text("en") == load_template("statements", "en")
+    assert BUILTINS["semantic_similarity"].prompt_text("en") == ""
+    politeness = catalog.metrics(POLITENESS)["politeness"]
+    assert politeness.prompt_text("ru") == load_template("rubric", "ru") + "Вежлив ли ответ?"
+
+
+def test_calls_of_reads_the_given_metrics():
+    assert catalog.calls_of("politeness", catalog.metrics(POLITENESS)) == (RUBRIC,)
+    with pytest.raises(TemplateError, match="known: .*politeness"):
+        catalog.calls_of("nope", catalog.metrics(POLITENESS))
+
+
+def test_rubric_notes_describe_the_scale_for_the_report():
+    notes = catalog.rubric_notes(["faithfulness", "grounded"], catalog.metrics(GROUNDED))
+    assert notes == {"grounded": {"criteria": {"en": "Does the response stay within the contexts?"},
+                                  "scale": "1-5: a whole number from 1 to 5, reported on 1–5 (not rescaled)",
+                                  "needs": ["retrieved_contexts", "response"]}}
+    assert catalog.rubric_notes(["faithfulness"], BUILTINS) == {}

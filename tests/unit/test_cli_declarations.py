@@ -1,0 +1,63 @@
+"""The command line is built from the tiers' declarations: every report command is a tier, every flag a
+setting the tier reads, secrets never flags, and showing help imports nothing heavy."""
+
+import subprocess
+import sys
+
+import pytest
+from typer.testing import CliRunner
+
+from benchmarks.cli import app
+from benchmarks.config import SETTING_FIELDS, ScopedSettings, Settings
+from benchmarks.options import flags_of
+from benchmarks.tiers import TIERS
+
+
+def test_every_tier_declares_known_settings_and_an_input():
+    for tier in TIERS.values():
+        assert tier.input is not None and tier.reads and tier.module, tier.name
+        unknown = [name for name in tier.reads if name not in SETTING_FIELDS]
+        assert not unknown, f"{tier.name} reads unknown settings {unknown}"
+        assert set(tier.flags) <= set(tier.reads), tier.name
+
+
+def test_secrets_and_tables_are_never_flags():
+    for tier in TIERS.values():
+        names = {flag.setting for flag in flags_of(tier.reads, tier.flags)}
+        assert not names & {"llm_api_key", "embedding_api_key", "database_url", "logs_database_url",
+                            "generator_http_api_key", "show_judge_http_api_key", "llm_prices", "embedding_models"}
+
+
+def test_every_tier_is_a_command():
+    commands = set(app.registered_commands and [c.name for c in app.registered_commands])
+    assert {name for name in TIERS if name != "judge-pairwise"} <= commands  # judge --pairwise runs that one
+
+
+def test_help_imports_neither_torch_nor_the_database():
+    code = ("import sys; from typer.testing import CliRunner; from benchmarks.cli import app; "
+            "assert CliRunner().invoke(app, ['tier1', '--help']).exit_code == 0; "
+            "print(sorted(m for m in ('torch', 'sqlalchemy', 'psycopg', 'numpy', 'openai', 'sentence_transformers') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+@pytest.mark.parametrize("arguments, typed", [
+    (["tier0", "--dataset", "synthetic", "--k", "-1"], "option --k: must be at least 1"),
+    (["evaluate", "--dataset", "x.jsonl", "--concurrency", "0"], "option --concurrency: must be at least 1"),
+    (["judge", "--dataset", "synthetic", "--metric", "nope"], "option --metric: expected one of"),
+    (["tier3", "--dataset", "synthetic", "--top-k", "0"], "option --top-k: must be at least 1"),
+    (["ux", "--dataset", "synthetic", "--threshold", "2"], "option --threshold: must be a cosine"),
+    (["evaluate", "--dataset", "x.jsonl", "--weights", "heavy"], "option --weights: expected one of default"),
+])
+def test_errors_name_the_flag_as_typed(arguments, typed, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(app, arguments)
+    assert result.exit_code == 2 and typed in result.output, result.output
+
+
+def test_a_tier_reading_an_undeclared_setting_fails_at_the_first_read():
+    scoped = ScopedSettings(Settings(), ("seed",), "tier t")
+    assert scoped.seed == 0
+    with pytest.raises(AttributeError, match="tier t reads setting 'hnsw_m' without declaring it"):
+        _ = scoped.hnsw_m
