@@ -1,3 +1,39 @@
-"""bench: benchmark a retrieval-augmented generation system tier by tier."""
+"""bench: benchmark a retrieval-augmented generation system tier by tier.
+
+The command line is `bench`; from Python the same runs are one import away:
+
+    from benchmarks import evaluate, run
+    result = evaluate(samples, ["faithfulness", "semantic_similarity"], judge="offline")
+    tier1 = run("tier1", "synthetic")
+
+The names in `__all__` are the public API. They are imported on first use (PEP 562), because the CLI
+imports this package and `bench --help` must start without numpy, torch or the database.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
+
+__all__ = ["BenchError", "Evaluation", "MetricScore", "Run", "Sample", "SampleResult", "aevaluate", "evaluate", "run"]
+
+_HOMES = {"BenchError": "benchmarks.errors", "Sample": "benchmarks.samples"}  # the rest live in benchmarks._api
+
+if TYPE_CHECKING:
+    from benchmarks._api import Evaluation, MetricScore, Run, SampleResult, aevaluate, evaluate, run
+    from benchmarks.errors import BenchError
+    from benchmarks.samples import Sample
+
+
+def __getattr__(name: str) -> Any:
+    if name not in __all__:
+        raise AttributeError(f"module 'benchmarks' has no attribute {name!r}")
+    value = getattr(importlib.import_module(_HOMES.get(name, "benchmarks._api")), name)
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

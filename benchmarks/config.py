@@ -25,7 +25,8 @@ import platformdirs
 
 from benchmarks.errors import BenchError
 
-Source = Literal["default", "bench.toml", "env", "suite", "cli"]  # "suite": a bench nightly suite file
+# "suite": a bench nightly suite file; "api": the arguments of the Python API (benchmarks.evaluate, run)
+Source = Literal["default", "bench.toml", "env", "suite", "cli", "api"]
 REDACTED = "***"
 CONFIG_FILE = "bench.toml"
 # shown with any password masked
@@ -331,6 +332,7 @@ def load_settings(
     config_file: Path | None = None,
     environ: Mapping[str, str] | None = None,
     flags: Mapping[str, str] | None = None,
+    given_by: Source = "cli",
 ) -> tuple[Settings, dict[str, Source]]:
     """Resolve every setting and remember where each value came from (shown in reports). `flags` names the
     option each CLI value was typed as (`neighbours` → `--k`), so an error names what the user typed."""
@@ -357,7 +359,7 @@ def load_settings(
         if raw is not None:
             origins[name] = f"option {(flags or {}).get(name) or '--' + name.replace('_', '-')}"
             values[name] = _coerce(name, raw, origins[name])
-            sources[name] = "cli"
+            sources[name] = given_by
     settings = Settings(**values)
     _validate(settings, origins)
     return settings, sources

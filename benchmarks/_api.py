@@ -1,0 +1,301 @@
+"""bench from Python: score samples and run any tier from a notebook or a pytest suite.
+
+A private module: its public names are re-exported by the package (`from benchmarks import evaluate`),
+so they can move here without breaking anyone. Every call takes the CLI's own path: settings resolved by
+`load_settings` (the values given here on top of the environment, bench.toml and the defaults), the tier
+run by `run_tier`, the report built by the same code. A number the API returns is therefore the number
+`bench` reports for the same samples and settings, and nothing here scores anything itself.
+
+Heavy modules (numpy, torch, the database) are imported when a function is called, never when this
+module is, so `import benchmarks` and `bench --help` stay fast.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import hashlib
+import json
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from os import PathLike
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from benchmarks.errors import BenchError, InputError
+from benchmarks.samples import FIELDS, Sample, SampleSet
+
+if TYPE_CHECKING:
+    from benchmarks.config import Settings, Source
+
+T = TypeVar("T")
+SampleLike = Sample | Mapping[str, Any]
+Names = Sequence[str] | str  # a list of names, or one comma-separated string as on the command line
+# how an argument is named in error messages (load_settings prefixes "option ")
+_ARGUMENTS = {"metrics": "metrics=", "llm_models": "models=", "judge_backend": "judge=", "language": "language="}
+
+
+@dataclass(frozen=True)
+class MetricScore:
+    """One metric on one sample, over every judge model: what `items.jsonl` holds, folded the way the report
+    folds it, so a notebook can sort and filter samples without re-deriving the report's rules.
+
+    `value` is the mean of the models that scored (status ok), as the report's per-sample mean is, or None
+    when none did; `status` is "ok" when any model scored, else the first model's status (undetermined,
+    parse_error, api_error), so a failed sample is never a silent None. `explanation` is the judge's own
+    reasons (each model's prefixed by its name when there are several); `per_model` keeps each model's value
+    (None where it did not score) for checking agreement; `duration_ms` is the judging time summed over the
+    models."""
+
+    value: float | None
+    status: str
+    explanation: str
+    per_model: dict[str, float | None]
+    duration_ms: float
+
+
+@dataclass(frozen=True)
+class SampleResult:
+    """A sample's scores by metric name, under the sample's id (the one given, or `s00001`... by position, as
+    a JSONL file without ids would get), so a result leads back to its input."""
+
+    id: str
+    scores: dict[str, MetricScore]
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """What `evaluate` returns. `samples` are in the order they were given (the report's items are sorted by
+    id); `report` is the aggregate exactly as report.json holds it (each metric with value, n, errors and 95%
+    CI, the statuses, the judges' agreement, provenance), so it can be saved, diffed or compared like any run;
+    `items` are the raw per-sample rows (with the judges' raw completions); `directory` is where the run's
+    files were written, None when none were."""
+
+    samples: list[SampleResult]
+    report: dict[str, Any]
+    items: list[dict[str, Any]]
+    directory: Path | None = None
+
+    @property
+    def metrics(self) -> dict[str, float | int | None]:
+        """Each reported metric's value by name (`faithfulness`, and `faithfulness/<model>` with several
+        models): the report's numbers without their n, errors and CI."""
+        return _values(self.report)
+
+    def __repr__(self) -> str:  # the report and items are long: a notebook shows the numbers
+        return f"Evaluation(metrics={self.metrics!r}, samples={len(self.samples)}, directory={self.directory!r})"
+
+
+@dataclass(frozen=True)
+class Run:
+    """What `run` returns: the tier's report as report.json holds it, its items as items.jsonl holds them,
+    and the run folder (None when nothing was written)."""
+
+    report: dict[str, Any]
+    items: list[dict[str, Any]]
+    directory: Path | None = None
+
+    @property
+    def metrics(self) -> dict[str, float | int | None]:
+        """Each reported metric's value by name, e.g. `ndcg@10` of tier1."""
+        return _values(self.report)
+
+    def __repr__(self) -> str:
+        return (f"Run(tier={self.report['tier']!r}, metrics={self.metrics!r}, items={len(self.items)}, "
+                f"directory={self.directory!r})")
+
+
+def evaluate(samples: Iterable[SampleLike], metrics: Names | None, *, models: Names | None = None,
+             judge: str | None = None, language: str | None = None, settings: Mapping[str, Any] | None = None,
+             config: str | PathLike[str] | None = None, output_dir: str | PathLike[str] | None = None,
+             name: str = "samples") -> Evaluation:
+    """Score single-turn samples with bench evaluate's metrics, as `bench evaluate` would.
+
+    `samples`: `Sample` objects or mappings with RAGAS's field names (`user_input`, `retrieved_contexts`,
+    `response`, `reference`) or bench's (`question`, `contexts`, `answer`, `reference_answer`), and an optional
+    `id` (default: `s00001`, `s00002`... by position); other keys are ignored. `metrics`: names such as
+    `["faithfulness", "semantic_similarity"]` (a rubric of bench.toml or of `settings["rubrics"]` too).
+    `models`: judge models compared side by side (default: the configured judge model); `judge`: "llm" or
+    "offline" (embedding and token-overlap proxies, no LLM); `language`: "en" or "ru". Arguments left None
+    take the value from `settings`, the environment (BENCH_*), bench.toml (or the `config` file) or the
+    default, in that order; `settings` holds any other setting by its bench.toml name, e.g.
+    `{"llm_base_url": ..., "llm_concurrency": 4}`. Files (report.json, report.md, items.jsonl) are written
+    only when `output_dir` is given. `name` is the dataset name the report shows.
+
+    Raises BenchError (with a message that names the sample and field, or the setting) on bad input or
+    configuration. Callable inside a running event loop (a Jupyter cell): the run then happens in a worker
+    thread while this call waits."""
+    return _off_the_loop(lambda: _evaluate(samples, metrics, models=models, judge=judge, language=language,
+                                           settings=settings, config=config, output_dir=output_dir, name=name))
+
+
+async def aevaluate(samples: Iterable[SampleLike], metrics: Names | None, *, models: Names | None = None,
+                    judge: str | None = None, language: str | None = None,
+                    settings: Mapping[str, Any] | None = None, config: str | PathLike[str] | None = None,
+                    output_dir: str | PathLike[str] | None = None, name: str = "samples") -> Evaluation:
+    """`evaluate` for async code: the same arguments and result. The run happens in a worker thread, since the
+    tier runs its own event loop (with its bounded concurrency and retries), and the caller's loop stays free;
+    cancelling the awaiting task does not stop a run already started."""
+    return await asyncio.to_thread(_evaluate, samples, metrics, models=models, judge=judge, language=language,
+                                   settings=settings, config=config, output_dir=output_dir, name=name)
+
+
+def run(tier: str, dataset: str | PathLike[str], *, settings: Mapping[str, Any] | None = None,
+        config: str | PathLike[str] | None = None, output_dir: str | PathLike[str] | None = None,
+        write: bool = True) -> Run:
+    """Run any tier as its command would: `tier` is its name in the registry ("tier1", "tier2", "evaluate",
+    "judge-pipeline", ...), `dataset` what the command's --dataset takes (a shipped dataset such as
+    "synthetic", a folder, a samples or items file). `settings` holds settings by their bench.toml names
+    (e.g. `{"top_k": 20, "index": "hnsw"}`), on top of the environment and bench.toml (or `config`).
+    With `write` (the default) the run's files go into `output_dir`, or a new run folder under reports_dir with
+    `latest` beside it, as the CLI does; `write=False` builds the report without writing any file."""
+    from benchmarks.tiers import TIERS
+
+    if tier not in TIERS:
+        raise BenchError(f"unknown tier {tier!r}; known: {', '.join(TIERS)}")
+    if output_dir is not None and not write:
+        raise BenchError("output_dir is where files are written: leave it out with write=False")
+    resolved, sources, typed = _settings(settings, {}, config)
+    outcome = _off_the_loop(lambda: _run_tier(tier, str(dataset), resolved, sources, typed, output_dir=output_dir,
+                                              write=write))
+    return Run(report=outcome.report, items=outcome.items, directory=outcome.directory)
+
+
+def _evaluate(samples: Iterable[SampleLike], metrics: Names | None, *, models: Names | None, judge: str | None,
+              language: str | None, settings: Mapping[str, Any] | None, config: str | PathLike[str] | None,
+              output_dir: str | PathLike[str] | None, name: str) -> Evaluation:
+    arguments = {"metrics": metrics, "llm_models": models, "judge_backend": judge, "language": language}
+    resolved, sources, typed = _settings(settings, arguments, config)
+    sample_set = samples_to_set(samples, name=name, language=resolved.language)
+    outcome = _run_tier("evaluate", name, resolved, sources, typed, inputs=sample_set, output_dir=output_dir,
+                        write=output_dir is not None)
+    models_run = outcome.report["provenance"]["judge"]["models"]
+    by_id = {item["id"]: item for item in outcome.items}
+    results = [SampleResult(sample.id, {metric: _score(by_id[sample.id]["metrics"][metric], models_run)
+                                        for metric in resolved.metrics or ()})
+               for sample in sample_set.samples]
+    return Evaluation(samples=results, report=outcome.report, items=outcome.items, directory=outcome.directory)
+
+
+def _settings(given: Mapping[str, Any] | None, arguments: Mapping[str, Any], config: str | PathLike[str] | None
+              ) -> tuple[Settings, dict[str, Source], dict[str, str]]:
+    """The settings as the CLI resolves them, with `given` and the named arguments where the CLI has its flags;
+    the third value names how each given value was spelled, for messages."""
+    from benchmarks.config import SETTING_FIELDS, load_settings
+
+    values = dict(given or {})
+    unknown = [key for key in values if key not in SETTING_FIELDS]
+    if unknown:
+        raise BenchError(f"settings: unknown setting(s) {', '.join(map(repr, unknown))} "
+                         f"(known: {', '.join(SETTING_FIELDS)})")
+    typed = {key: f"settings[{key!r}]" for key, value in values.items() if value is not None}
+    for key, value in arguments.items():
+        if value is None:
+            continue
+        if values.get(key) is not None and _same(values[key]) != _same(value):
+            raise BenchError(f"{_ARGUMENTS[key].rstrip('=')} and settings[{key!r}] disagree: give it once")
+        values[key], typed[key] = value, _ARGUMENTS[key]
+    settings, sources = load_settings(values, config_file=None if config is None else Path(config), flags=typed,
+                                      given_by="api")
+    return settings, dict(sources), typed
+
+
+def _same(value: Any) -> Any:
+    """A list and a tuple of the same names are one value."""
+    return list(value) if isinstance(value, (list, tuple)) else value
+
+
+def _run_tier(tier: str, spec: str, settings: Settings, sources: Mapping[str, Source], typed: Mapping[str, str],
+              *, output_dir: str | PathLike[str] | None, write: bool, inputs: SampleSet | None = None) -> Any:
+    from benchmarks.runner import run_tier
+
+    return run_tier(tier, spec, settings, sources, inputs=inputs, write=write, typed=typed,
+                    output_dir=None if output_dir is None else Path(output_dir))
+
+
+def samples_to_set(samples: Iterable[SampleLike], *, name: str = "samples", language: str = "en") -> SampleSet:
+    """The samples as the input set of bench evaluate. They are read by the JSONL reader of `bench evaluate`
+    (one sample a line), so field names, checks and default ids are those of a file; the content sha256 is
+    that of their canonical JSONL (`canonical_jsonl`), so writing that text to a file and running the CLI on it
+    gives a report that `bench compare` accepts as the same data."""
+    from benchmarks.services.samples import COLUMNS, load_samples
+
+    if isinstance(samples, (str, bytes, PathLike, Mapping, Sample)):
+        raise BenchError(f"samples: expected a list of samples (Sample objects or mappings), got "
+                         f"{type(samples).__name__}; to evaluate a file, use run('evaluate', path, ...)")
+    lines = []
+    for index, sample in enumerate(samples):
+        if isinstance(sample, Sample):
+            record: dict[str, Any] = _sample_record(sample)
+        elif isinstance(sample, Mapping):
+            record = {str(key): value for key, value in sample.items() if key in COLUMNS}
+        else:
+            raise InputError(f"samples[{index}]", f"expected a Sample or a mapping, got {type(sample).__name__}")
+        lines.append(_json_line(record, index, COLUMNS))
+    if not lines:
+        raise BenchError("samples: no samples")
+    try:
+        parsed = load_samples(Path("samples.jsonl"), "".join(lines).encode("utf-8"))
+    except InputError as exc:  # the reader counts lines from 1; say which sample of the list it was
+        at = exc.line or 1
+        detail = re.sub(r"first on line (\d+)", lambda m: f"first at samples[{int(m[1]) - 1}]", exc.detail)
+        raise InputError(f"samples[{at - 1}]", detail, field=exc.field) from None
+    text = canonical_jsonl(parsed)
+    return SampleSet(name=name, format="python", content_sha256=hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                     samples=tuple(parsed), language=language)
+
+
+def canonical_jsonl(samples: Iterable[Sample]) -> str:
+    """One sample a line: id and the fields given, RAGAS's names, keys sorted, no spaces, UTF-8 as is."""
+    return "".join(json.dumps(_sample_record(s), ensure_ascii=False, sort_keys=True, separators=(",", ":")) + "\n"
+                   for s in samples)
+
+
+def _sample_record(sample: Sample) -> dict[str, Any]:
+    record: dict[str, Any] = {"id": sample.id}
+    for name in FIELDS:
+        value = getattr(sample, name)
+        if value is not None:
+            record[name] = value
+    return record
+
+
+def _json_line(record: dict[str, Any], index: int, columns: Mapping[str, str]) -> str:
+    """The sample as a JSONL line; a value JSON cannot hold is refused here, by sample and field."""
+    for key, value in record.items():
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError):
+            expected = "a list of strings" if columns[key] == "retrieved_contexts" else "a string"
+            raise InputError(f"samples[{index}]", f"expected {expected}, got {type(value).__name__}",
+                             field=key) from None
+    return json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def _score(by_model: Mapping[str, Mapping[str, Any]], models: Sequence[str]) -> MetricScore:
+    """An item row's outcomes of one metric (model -> {value, status, explanation, calls, duration_ms, raw})
+    folded over the models in the run's order."""
+    rows = [(model, by_model[model]) for model in models]
+    per_model = {model: row["value"] if row["status"] == "ok" else None for model, row in rows}
+    scored = [value for value in per_model.values() if value is not None]
+    status = "ok" if scored else rows[0][1]["status"]
+    explanation = rows[0][1]["explanation"] if len(rows) == 1 else "\n".join(
+        f"{model}: {row['explanation']}" for model, row in rows)
+    return MetricScore(value=sum(scored) / len(scored) if scored else None, status=status, explanation=explanation,
+                       per_model=per_model, duration_ms=sum(row["duration_ms"] or 0.0 for _, row in rows))
+
+
+def _values(report: Mapping[str, Any]) -> dict[str, float | int | None]:
+    return {name: metric["value"] for name, metric in report["metrics"].items()}
+
+
+def _off_the_loop(work: Callable[[], T]) -> T:
+    """Tiers run their own event loop (asyncio.run), which cannot start inside a running one (a Jupyter cell,
+    an async test): there the work runs in a worker thread and this call waits for it."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return work()
+    with concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="bench") as pool:
+        return pool.submit(work).result()
