@@ -118,30 +118,18 @@ def run_command(tier_name: str, flags: list[Flag], **values: Any) -> None:
 
 
 def tier_parameters(tier: Tier, flags: list[Flag], *, input_help: str | None = None) -> list[Any]:
-    assert tier.input is not None
     parameters = [option("dataset", str, "--dataset", "-d", help=input_help or tier.input.help, default=...),
                   *(flag.parameter() for flag in flags),
-                  option("output_dir", Optional[Path], "--output-dir", "-o",  # noqa: UP045
+                  option("output_dir", Optional[Path], "--output-dir", "-o",
                          help="Write report.json, report.md, items.jsonl (and run.trec) into this folder directly, "
                               "instead of <reports-dir>/<dataset>/<tier>/<run-id>."),
-                  option("config", Optional[Path], "--config",  # noqa: UP045
+                  option("config", Optional[Path], "--config",
                          help="Settings file (default: ./bench.toml when it exists).")]
     if tier.resumable:
-        parameters.append(option("resume", Optional[Path], "--resume",  # noqa: UP045
+        parameters.append(option("resume", Optional[Path], "--resume",
                                  help="Continue the stopped run in this folder (the one an interrupted run names), "
                                       "with the same options: finished items are kept, only the rest is done."))
     return parameters
-
-
-def register(tier: Tier) -> None:
-    flags = flags_of(tier.reads, tier.flags)
-    body = functools.partial(run_command, tier.name, flags)
-    app.command(tier.name)(guarded(command(tier.name, tier_parameters(tier, flags), body, tier.summary)))
-
-
-for _tier in TIERS.values():
-    if _tier.name not in ("evaluate", "judge", "judge-pairwise"):
-        register(_tier)
 
 
 def _evaluate(flags: list[Flag], dry_run: bool, **values: Any) -> None:
@@ -161,19 +149,23 @@ def _judge(flags: list[Flag], pairwise: bool, **values: Any) -> None:
     run_command("judge-pairwise" if pairwise else "judge", flags, **values)
 
 
-def _register_with(tier: Tier, extra: Any, body: Callable[..., None], input_help: str | None = None) -> None:
-    flags = flags_of(tier.reads, tier.flags)
-    parameters = [*tier_parameters(tier, flags, input_help=input_help), extra]
-    app.command(tier.name)(guarded(command(tier.name, parameters, functools.partial(body, flags), tier.summary)))
+# a command's own switch beside its settings: (the option, the body that reads it, the --dataset help)
+SWITCHES = {
+    "evaluate": (option("dry_run", bool, "--dry-run", default=False, help="Print the judge calls and an estimate "
+                        "of prompt tokens the run would need, and make none."), _evaluate, None),
+    "judge": (option("pairwise", bool, "--pairwise", default=False, help="Ask which of two answers is better, in "
+                     "both orders: position bias, ties and, with labels, accuracy (the judge-pairwise tier)."), _judge,
+              f"{TIERS['judge'].input.help} With --pairwise: {TIERS['judge-pairwise'].input.help}"),
+}
 
-
-_register_with(TIERS["evaluate"], option("dry_run", bool, "--dry-run", default=False,
-                                         help="Print the judge calls and an estimate of prompt tokens the run would "
-                                              "need, and make none."), _evaluate)
-_register_with(TIERS["judge"], option("pairwise", bool, "--pairwise", default=False,
-                                      help="Ask which of two answers is better, in both orders: position bias, ties "
-                                           "and, with labels, accuracy."), _judge,
-               input_help=f"{TIERS['judge'].input.help} With --pairwise: {TIERS['judge-pairwise'].input.help}")
+for _tier in TIERS.values():
+    if _tier.command:  # run by another command's switch (judge --pairwise)
+        continue
+    _flags = flags_of(_tier.reads, _tier.flags)
+    _switch, _body, _input_help = SWITCHES.get(_tier.name, (None, run_command, None))
+    _parameters = [*tier_parameters(_tier, _flags, input_help=_input_help), *([_switch] if _switch else [])]
+    _run = functools.partial(_body, _flags) if _switch else functools.partial(run_command, _tier.name, _flags)
+    app.command(_tier.name)(guarded(command(_tier.name, _parameters, _run, _tier.summary)))
 
 
 # --- the other commands ---------------------------------------------------------------------------
@@ -204,9 +196,9 @@ app.command("visualize")(guarded(command("visualize", [
                                                           "or by dataset."),
     option("three_d", bool, "--3d", default=False, help="Draw in 3D instead of 2D."),
     option("limit", int, "--limit", default=5000, help="Draw at most this many embeddings: a seeded sample beyond it."),
-    option("output", Optional[Path], "--output",  # noqa: UP045
+    option("output", Optional[Path], "--output",
            help="The HTML file to write (default: <reports-dir>/<dataset>/visualize/<on>-by-<color>-<2d|3d>.html)."),
-    option("config", Optional[Path], "--config", help="Settings file (default: ./bench.toml when it exists)."),  # noqa: UP045
+    option("config", Optional[Path], "--config", help="Settings file (default: ./bench.toml when it exists)."),
     *(flag.parameter() for flag in _VISUAL_FLAGS),
 ], _visualize, "The embedding space in 2D or 3D (UMAP), as one self-contained HTML page that opens offline.")))
 

@@ -8,6 +8,7 @@ redacted wherever settings are shown (reports, logs, errors).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
 import math
 import os
@@ -31,6 +32,11 @@ REDACTED = "***"
 CONFIG_FILE = "bench.toml"
 # shown with any password masked
 URL_SETTINGS = ("database_url", "logs_database_url", "embedding_base_url", "llm_base_url", "generator_http_url", "show_judge_http_url")
+# the built-in judged metrics, named for help texts without importing the catalog that declares them (a test
+# holds the two equal): `bench --help` must not load pydantic and numpy
+JUDGED_METRICS = ("faithfulness", "context_precision", "context_recall", "context_entity_recall", "noise_sensitivity",
+                  "response_relevancy", "semantic_similarity", "factual_correctness", "answer_correctness",
+                  "context_relevance")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -202,8 +208,8 @@ class Settings:
         "bench judge: scorings per item."
     )
     extra_metrics: tuple[str, ...] | None = _setting(
-        None, "Tiers 2 and 3: metrics of bench evaluate graded as well (e.g. faithfulness in RAGAS form); "
-        "bench.toml: a list; environment: comma-separated."
+        None, "Tiers 2 and 3: metrics of bench evaluate graded as well (e.g. faithfulness in RAGAS form, or a "
+        "rubric of bench.toml); bench.toml: a list; environment and flag: comma-separated."
     )
     delta: float = _setting(0.5, "bench judge: two scores of one item agree when they differ by at most this.")
     judge_rating: Literal["faithfulness", "answer_relevance", "answer_correctness", "e2e_score"] = _setting(
@@ -215,7 +221,8 @@ class Settings:
         "the dataset's)."
     )
     metrics: tuple[str, ...] | None = _setting(
-        None, "bench evaluate: the metrics to compute (bench.toml: a list; environment: comma-separated)."
+        None, "bench evaluate: the metrics to compute, comma-separated: " + ", ".join(JUDGED_METRICS)
+        + ", or a rubric declared in bench.toml ([rubrics.<name>]). bench.toml: a list."
     )
     relevancy_questions: int = _setting(3, "response_relevancy: questions generated per response.")
     similarity_threshold: float | None = _setting(
@@ -317,10 +324,20 @@ def redact_url(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc, query=query))
 
 
+@functools.cache
+def _hints() -> dict[str, Any]:
+    return typing.get_type_hints(Settings)
+
+
+def setting_type(name: str) -> Any:
+    """A setting's declared type (resolved once: evaluating the annotations is the slow part of building the CLI)."""
+    return _hints()[name]
+
+
 def help_for(name: str) -> str:
     """The help text of a setting, for the CLI, with its environment variable named."""
     f = _fields()[name]
-    hint = typing.get_type_hints(Settings)[name]
+    hint = setting_type(name)
     choices = f" One of: {', '.join(typing.get_args(hint))}." if typing.get_origin(hint) is Literal else ""
     default = "" if f.metadata["secret"] or f.default is None else f"default: {f.default}; "
     return f"{f.metadata['help']}{choices} [{default}env: {', '.join(_env_names(f))}]"
@@ -389,7 +406,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 def _coerce(name: str, raw: Any, where: str) -> Any:
     """Turn a raw value (TOML value, environment string, CLI value) into the field's type."""
-    hint = typing.get_type_hints(Settings)[name]
+    hint = setting_type(name)
     optional = typing.get_origin(hint) in (typing.Union, types.UnionType)
     target = next(a for a in typing.get_args(hint) if a is not type(None)) if optional else hint
     if typing.get_origin(target) is Literal:

@@ -18,7 +18,7 @@ from typing import Any, Literal, Optional
 
 import typer
 
-from benchmarks.config import SETTING_FIELDS, Settings, help_for
+from benchmarks.config import SETTING_FIELDS, help_for, setting_type
 
 LOCAL = ("data_dir", "reports_dir")  # every command that reads settings takes these
 # flags every command spells the same way, unless the tier names the setting otherwise
@@ -43,7 +43,7 @@ class Flag:
     def parameter(self) -> inspect.Parameter:
         option = typer.Option(None, *self.names, help=help_for(self.setting), show_default=False)
         return inspect.Parameter(self.setting, inspect.Parameter.KEYWORD_ONLY, default=option,
-                                 annotation=Optional[self.kind])  # noqa: UP045 (typer reads the annotation object)
+                                 annotation=Optional[self.kind])  # typer reads the annotation object
 
 
 def flags_of(reads: tuple[str, ...], renamed: Mapping[str, tuple[str, ...]]) -> list[Flag]:
@@ -62,7 +62,7 @@ def flag_type(name: str) -> type | None:
     f = SETTING_FIELDS[name]
     if f.metadata["secret"]:
         return None
-    hint = typing.get_type_hints(Settings)[name]
+    hint = setting_type(name)
     if typing.get_origin(hint) in (typing.Union, types.UnionType):
         hint = next(a for a in typing.get_args(hint) if a is not type(None))
     if typing.get_origin(hint) is Literal:

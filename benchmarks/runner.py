@@ -58,7 +58,6 @@ def run_tier(tier_name: str, spec: str, settings: Settings, sources: Mapping[str
         raise BenchError("--resume continues in the stopped run's own folder: leave out --output-dir")
     scoped: Any = ScopedSettings(settings, (*tier.reads, *report_doc.LOCAL_SETTINGS), f"tier {tier.name}")
     tier.check(scoped, typed or {})
-    assert tier.input is not None
     inputs = inputs or tier.input.load(spec, scoped)
     console = stderr or Console(stderr=True)
     run = Run(tier, inputs, settings, {k: v for k, v in sources.items() if k in tier.reads})

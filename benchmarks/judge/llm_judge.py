@@ -1,8 +1,9 @@
 """Run a metric's judge calls for one sample: render, call the LLM service, parse, repair once, score.
 
-Every outcome carries a status (ok, parse_error, api_error, undetermined), an explanation in the
-prompt's language (the judge's own reasons), the number of calls and the duration, and the raw
-completions, so a changed score function can re-score items.jsonl without new calls.
+Every outcome (`benchmarks.outcome.Outcome`) carries a status (ok, parse_error, api_error,
+undetermined), an explanation in the prompt's language (the judge's own reasons), the number of calls
+and the duration, and the raw completions, so a changed score function can re-score items.jsonl
+without new calls.
 
 Which metric reads which fields and is scored by which coroutine is declared in
 `benchmarks.judge.catalog`; the coroutines of the built-in metrics are the methods below named after
@@ -13,12 +14,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
+from benchmarks.config import Settings, correctness_weights
 from benchmarks.judge import shapes
 from benchmarks.judge.parsing import parse_output
 from benchmarks.judge.prompts import (
@@ -37,16 +39,16 @@ from benchmarks.judge.prompts import (
     statements_block,
 )
 from benchmarks.metrics import judged
+from benchmarks.outcome import Outcome, Status
 from benchmarks.samples import Sample
 
 if TYPE_CHECKING:  # the judge only calls the service it is handed; the catalog imports this module
     from benchmarks.judge.catalog import JudgedMetric
     from benchmarks.services.llm import LLMService
 
-Status = Literal["ok", "parse_error", "api_error", "undetermined"]
 Embed = Callable[[Sequence[str]], np.ndarray]
 # How a metric is scored: (judge, sample, judge model, trace) -> (score, the judge's reasons)
-Scorer = Callable[["LLMJudge", Sample, str, "Trace"], Awaitable[tuple[judged.Score, str]]]
+Scorer = Callable[["LLMJudge", Sample, str, "Trace"], Awaitable[tuple[Outcome, str]]]
 
 CONTEXT_SEPARATOR = "\n\n"
 CONTEXT_RELEVANCE_TEMPERATURE = 0.1  # NVIDIA's setting for its context-relevance judges
@@ -68,32 +70,13 @@ class JudgeOptions:
     noise_mode: judged.NoiseMode = "relevant"
     precision_against: Literal["auto", "reference", "response"] = "auto"  # context_precision's yardstick
 
-
-@dataclass(frozen=True)
-class JudgeOutcome:
-    metric: str
-    model: str
-    value: float | None
-    status: Status
-    explanation: str
-    calls: int
-    duration_ms: float
-    raw: tuple[dict[str, Any], ...] = ()
-
-
-class HasStatus(Protocol):
-    """Any judge outcome: RAGAS-form metric, seed rating or pairwise verdict."""
-
-    @property
-    def status(self) -> Status: ...
-
-
-def status_counts(outcomes: Iterable[HasStatus]) -> dict[str, int]:
-    """Outcomes per status, every status listed (zeros included), so two reports line up."""
-    counts = dict.fromkeys(("ok", "undetermined", "parse_error", "api_error"), 0)
-    for outcome in outcomes:
-        counts[outcome.status] += 1
-    return counts
+    @classmethod
+    def from_settings(cls, settings: Settings) -> JudgeOptions:
+        """The options the settings name: one constructor for `bench evaluate` and tiers 2 and 3's --metrics."""
+        return cls(questions=settings.relevancy_questions, threshold=settings.similarity_threshold,
+                   weights=correctness_weights(settings), factual_mode=settings.factual_mode,
+                   beta=settings.factual_beta, noise_mode=settings.noise_mode,
+                   precision_against=settings.precision_against)
 
 
 class JudgeFailed(Exception):
@@ -126,26 +109,25 @@ class LLMJudge:
             metrics = BUILTINS
         self.metrics = metrics
 
-    async def score(self, metric: str, sample: Sample, model: str) -> JudgeOutcome:
+    async def score(self, metric: str, sample: Sample, model: str) -> Outcome:
+        """The metric's outcome for one sample, named, with the model, calls, duration and raw completions.
+        No per-call latencies: the judge latency tiers 2 and 3 report is that of the seed ratings' calls."""
         started = time.perf_counter()
         trace = Trace()
         declared = self.metrics[metric]
         missing = sample.missing(declared.needs)
         if missing:
-            return self._outcome(metric, model, None, "undetermined", f"missing field(s): {', '.join(missing)}",
-                                 trace, started)
-        try:
-            score, explanation = await declared.score(self, sample, model, trace)
-        except JudgeFailed as failure:
-            return self._outcome(metric, model, None, failure.status, str(failure), trace, started)
-        reason = "; ".join(p for p in (score.reason, explanation) if p) if score.status == "ok" else score.reason
-        return self._outcome(metric, model, score.value, score.status, reason, trace, started)
-
-    @staticmethod
-    def _outcome(metric: str, model: str, value: float | None, status: Status, explanation: str, trace: Trace,
-                 started: float) -> JudgeOutcome:
-        return JudgeOutcome(metric, model, value, status, explanation, trace.calls,
-                            round((time.perf_counter() - started) * 1000, 3), tuple(trace.raw))
+            found = Outcome.undetermined(f"missing field(s): {', '.join(missing)}")
+        else:
+            try:
+                score, explanation = await declared.score(self, sample, model, trace)
+            except JudgeFailed as failure:
+                found = Outcome.failed(failure.status, str(failure))
+            else:
+                reasons = "; ".join(p for p in (score.explanation, explanation) if p)
+                found = replace(score, explanation=reasons) if score.ok else score
+        return replace(found, name=metric, model=model, calls=trace.calls,
+                       duration_ms=round((time.perf_counter() - started) * 1000, 3), raw=tuple(trace.raw))
 
     # --- one call, with one repair attempt --------------------------------------------------------
 
@@ -176,12 +158,12 @@ class LLMJudge:
 
     # --- the built-in metrics, each referenced by its declaration in `catalog` -------------------
 
-    async def faithfulness(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+    async def faithfulness(self, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
         statements = await self._statements(s.user_input, s.response, model, trace)
         verdicts = await self._verdicts(_joined(s.retrieved_contexts), statements, model, trace)
         return judged.faithfulness([v.verdict for v in verdicts]), _reasons(verdicts, "verdict")
 
-    async def context_precision(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+    async def context_precision(self, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
         """Reference-based or response-based; auto takes the reference when the sample has one."""
         side = self.options.precision_against
         if side == "auto":
@@ -197,14 +179,14 @@ class LLMJudge:
         explanation = " | ".join(f"#{i + 1}: {a.verdict} ({a.reason})" for i, a in enumerate(answers))
         return judged.context_precision([a.verdict for a in answers]), explanation
 
-    async def context_recall(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+    async def context_recall(self, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
         answer = await self.ask(REFERENCE_ATTRIBUTION, {"question": s.user_input,
                                                          "context": _joined(s.retrieved_contexts),
                                                          "reference": s.reference}, model, trace)
         classified = list(answer.classifications)
         return judged.context_recall([c.attributed for c in classified]), _reasons(classified, "attributed")
 
-    async def context_entity_recall(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+    async def context_entity_recall(self, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
         reference, contexts = await asyncio.gather(
             self.ask(ENTITIES, {"text": s.reference}, model, trace),
             self.ask(ENTITIES, {"text": _joined(s.retrieved_contexts)}, model, trace),
@@ -214,7 +196,7 @@ class LLMJudge:
         explanation = f"missing from the contexts: {', '.join(missed)}" if missed else ""
         return judged.context_entity_recall(reference.entities, contexts.entities), explanation
 
-    async def noise_sensitivity(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+    async def noise_sensitivity(self, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
         response, reference = await asyncio.gather(
             self._statements(s.user_input, s.response, model, trace),
             self._statements(s.user_input, s.reference, model, trace),
@@ -232,7 +214,7 @@ class LLMJudge:
         )
         return judged.noise_sensitivity(verdicts, self.options.noise_mode), _reasons(in_reference, "verdict")
 
-    async def response_relevancy(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+    async def response_relevancy(self, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
         # distinct seeds make the n questions n distinct requests (and cache entries), as RAGAS's n samples
         answers = await asyncio.gather(*(
             self.ask(QUESTION_GENERATION, {"response": s.response}, model, trace, seed=i)
@@ -244,11 +226,11 @@ class LLMJudge:
         explanation = " | ".join(a.question for a in answers)
         return judged.response_relevancy(vectors[0], generated), explanation
 
-    async def semantic_similarity(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+    async def semantic_similarity(self, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
         response, reference = self._vectors([s.response, s.reference])
         return judged.semantic_similarity(response, reference, threshold=self.options.threshold), ""
 
-    async def factual_correctness(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+    async def factual_correctness(self, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
         mode = self.options.factual_mode
         response_claims, reference_claims = await asyncio.gather(
             self._claims(s.response, model, trace) if mode != "recall" else _none(),
@@ -268,7 +250,7 @@ class LLMJudge:
     async def _claims(self, text: str, model: str, trace: Trace) -> list[str]:
         return list((await self.ask(CLAIMS, {"text": text}, model, trace)).claims)
 
-    async def answer_correctness(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+    async def answer_correctness(self, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
         response, reference = await asyncio.gather(
             self._statements(s.user_input, s.response, model, trace),
             self._statements(s.user_input, s.reference, model, trace),
@@ -289,7 +271,7 @@ class LLMJudge:
         explanation = f"TP {counts.tp}, FP {counts.fp}, FN {counts.fn}; similarity {similarity.value}"
         return judged.answer_correctness(factual, similarity, weights=self.options.weights), explanation
 
-    async def context_relevance(self, s: Sample, model: str, trace: Trace) -> tuple[judged.Score, str]:
+    async def context_relevance(self, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
         answers = await asyncio.gather(*(
             self.ask(CONTEXT_RATING, {"question": s.user_input, "context": c}, model, trace,
                       temperature=CONTEXT_RELEVANCE_TEMPERATURE)

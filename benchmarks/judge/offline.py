@@ -55,7 +55,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from benchmarks.metrics import judged
-from benchmarks.metrics.judged import ClaimVerdicts, Score
+from benchmarks.metrics.judged import ClaimVerdicts
+from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
 
 BACKEND = "offline"  # the judge name a report puts next to every number this module gives
@@ -207,11 +208,11 @@ class OfflineProxy:
     and the line a report prints beside its number."""
 
     needs: tuple[str, ...]
-    score: Callable[[Sample, SupportFor], Score]
+    score: Callable[[Sample, SupportFor], Outcome]
     description: str
 
 
-def faithfulness(sample: Sample, support_for: SupportFor) -> Score:
+def faithfulness(sample: Sample, support_for: SupportFor) -> Outcome:
     """Verdict per response sentence: supported by some retrieved context."""
     claims = split_sentences(sample.response or "")
     contexts = [_passage(c) for c in sample.retrieved_contexts or ()]
@@ -219,7 +220,7 @@ def faithfulness(sample: Sample, support_for: SupportFor) -> Score:
     return judged.faithfulness([support.any_supports(s, contexts) for s in claims])
 
 
-def context_recall(sample: Sample, support_for: SupportFor) -> Score:
+def context_recall(sample: Sample, support_for: SupportFor) -> Outcome:
     """Verdict per reference sentence: supported by some retrieved context."""
     reference = split_sentences(sample.reference or "")
     contexts = [_passage(c) for c in sample.retrieved_contexts or ()]
@@ -227,7 +228,7 @@ def context_recall(sample: Sample, support_for: SupportFor) -> Score:
     return judged.context_recall([support.any_supports(s, contexts) for s in reference])
 
 
-def context_precision(sample: Sample, support_for: SupportFor) -> Score:
+def context_precision(sample: Sample, support_for: SupportFor) -> Outcome:
     """Verdict per context, in rank order: relevant when it supports some reference sentence; average
     precision as for the LLM metric. Reference-based: without an LLM, "useful for the question" has no
     better witness."""
@@ -237,14 +238,14 @@ def context_precision(sample: Sample, support_for: SupportFor) -> Score:
     return judged.context_precision([any(support(s, c) for s in reference) for c in contexts])
 
 
-def semantic_similarity(sample: Sample, support_for: SupportFor) -> Score:
+def semantic_similarity(sample: Sample, support_for: SupportFor) -> Outcome:
     """The metric itself (it never needed an LLM): cosine of the whole response and the whole reference."""
     response, reference = sample.response or "", sample.reference or ""
     vectors = support_for([response, reference]).vectors
     return judged.semantic_similarity(vectors[response], vectors[reference])
 
 
-def _both_ways(sample: Sample, support_for: SupportFor) -> tuple[Score, Score]:
+def _both_ways(sample: Sample, support_for: SupportFor) -> tuple[Outcome, Outcome]:
     """Sentence-support F1 and semantic similarity from one embedder call.
 
     Per-side verdicts (the seed's ClaimVerdicts) rather than TP/FP/FN counts: recall then counts
@@ -262,13 +263,13 @@ def _both_ways(sample: Sample, support_for: SupportFor) -> tuple[Score, Score]:
     return factual, judged.semantic_similarity(support.vectors[response], support.vectors[reference])
 
 
-def factual_correctness(sample: Sample, support_for: SupportFor) -> Score:
+def factual_correctness(sample: Sample, support_for: SupportFor) -> Outcome:
     """F1 of response sentences supported by the reference (precision side) and reference sentences
     supported by the response (recall side); sentences stand in for claims."""
     return _both_ways(sample, support_for)[0]
 
 
-def answer_correctness(sample: Sample, support_for: SupportFor) -> Score:
+def answer_correctness(sample: Sample, support_for: SupportFor) -> Outcome:
     """That F1 and semantic similarity, weighted 0.75 / 0.25 as the LLM metric."""
     return judged.answer_correctness(*_both_ways(sample, support_for), weights="default")
 
@@ -281,7 +282,7 @@ def offline_score(
     language: str = "en",
     support_threshold: float = DEFAULT_SUPPORT_THRESHOLD,
     overlap_threshold: float = DEFAULT_OVERLAP_THRESHOLD,
-) -> Score:
+) -> Outcome:
     """The offline proxy of one metric on one sample (the support test in the module docstring, each
     proxy in its function's).
 
@@ -294,7 +295,7 @@ def offline_score(
     _check_threshold("overlap_threshold", overlap_threshold)
     missing = sample.missing(proxy.needs)
     if missing:
-        return Score.undetermined(f"missing field(s): {', '.join(missing)}")
+        return Outcome.undetermined(f"missing field(s): {', '.join(missing)}")
 
     def support_for(texts: Sequence[str]) -> _Support:
         return _Support(_embed_once(embed, texts), stop_words, support_threshold, overlap_threshold)

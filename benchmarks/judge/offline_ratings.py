@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from benchmarks.judge.offline import Embed, describe, offline_score
-from benchmarks.metrics.judged import Score
+from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
 
 _DESCRIPTIONS: Mapping[str, str] = {
@@ -28,10 +28,10 @@ def describe_rating(name: str) -> str:
     return _DESCRIPTIONS.get(name, NO_PROXY)
 
 
-def offline_rating(name: str, variables: Mapping[str, str], embed: Embed, *, language: str) -> Score:
+def offline_rating(name: str, variables: Mapping[str, str], embed: Embed, *, language: str) -> Outcome:
     """The proxy of one rating for one answer; undetermined (with the reason) where there is none."""
     if name not in OFFLINE_RATINGS:
-        return Score.undetermined(NO_PROXY)
+        return Outcome.undetermined(NO_PROXY)
     if name == "faithfulness":
         sample = Sample(id="", user_input=variables["question"], response=variables["answer"],
                         retrieved_contexts=(variables["context"],))
@@ -40,5 +40,5 @@ def offline_rating(name: str, variables: Mapping[str, str], embed: Embed, *, lan
                     reference=variables["reference"])
     score = offline_score("answer_correctness", sample, embed, language=language)
     if name == "answer_correctness" and score.value is not None:
-        return Score.ok(1.0 + 4.0 * score.value, score.reason)
+        return Outcome.scored(1.0 + 4.0 * score.value, score.explanation)
     return score

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
-from typing import Any, Literal
+from typing import Literal
 
 from benchmarks.judge import shapes
-from benchmarks.judge.llm_judge import JudgeFailed, Status, Trace, ask_json
+from benchmarks.judge.llm_judge import JudgeFailed, Trace, ask_json
 from benchmarks.judge.prompts import (
     COMPARE_ANSWERS,
     RATE_ANSWER_CORRECTNESS,
@@ -33,7 +33,7 @@ from benchmarks.judge.prompts import (
     render,
     template_sha256,
 )
-from benchmarks.metrics.pairwise import Verdict
+from benchmarks.outcome import Outcome
 from benchmarks.services.llm import LLMService
 from benchmarks.services.templates import packaged
 
@@ -66,30 +66,6 @@ RATINGS: Mapping[str, Rating] = {
 }
 
 
-@dataclass(frozen=True)
-class RatingOutcome:
-    name: str
-    model: str
-    value: float | None
-    status: Status
-    explanation: str
-    calls: int
-    latency_ms: tuple[float, ...]  # each call's, as measured by the LLM service (cached replies included)
-    cached: bool
-    raw: tuple[dict[str, Any], ...] = ()
-
-
-@dataclass(frozen=True)
-class PairOutcome:
-    model: str
-    verdict: Verdict | None  # in the order shown to the judge: A is whatever was shown first
-    status: Status
-    explanation: str
-    calls: int
-    raw: tuple[dict[str, Any], ...] = ()
-    latency_ms: tuple[float, ...] = ()  # each call's, as measured by the LLM service (cached replies included)
-
-
 @cache
 def output_format(kind: Literal["score", "verdict"], mode: Mode, language: Language, low: float = 0.0,
                   high: float = 1.0) -> str:
@@ -117,7 +93,8 @@ class Rater:
         self.language = language
         self.mode = mode
 
-    async def rate(self, name: str, variables: Mapping[str, str], model: str, *, repeat: int = 0) -> RatingOutcome:
+    async def rate(self, name: str, variables: Mapping[str, str], model: str, *, repeat: int = 0) -> Outcome:
+        """The rating's score on its scale (value), named, with the model, calls, each call's latency, cached."""
         rating = RATINGS[name]
         trace = Trace()
         shape = (shapes.ReasonedScore if self.mode == "reasoned" else shapes.ScaleScore).on_scale(rating.low,
@@ -130,11 +107,12 @@ class Rater:
             answer = await ask_json(self.service, prompt, shape, call=rating.call.name, language=self.language,
                                     model=model, trace=trace, repeat=repeat)
         except JudgeFailed as failure:
-            return self._rating(name, model, None, failure.status, str(failure), trace)
-        return self._rating(name, model, float(answer.score), "ok", getattr(answer, "reasoning", ""), trace)
+            return _traced(Outcome.failed(failure.status, str(failure), name=name, model=model), trace)
+        return _traced(Outcome.scored(answer.score, getattr(answer, "reasoning", ""), name=name, model=model), trace)
 
-    async def compare(self, variables: Mapping[str, str], model: str, *, repeat: int = 0) -> PairOutcome:
-        """One A/B/Tie verdict with the answers in the order given (answer_a is shown first)."""
+    async def compare(self, variables: Mapping[str, str], model: str, *, repeat: int = 0) -> Outcome:
+        """One A/B/Tie verdict (the value) with the answers in the order given (answer_a is shown first, so A
+        is whatever was shown first)."""
         trace = Trace()
         shape = shapes.ReasonedPairVerdict if self.mode == "reasoned" else shapes.PairVerdict
         prompt = render(COMPARE_ANSWERS.name, self.language, {
@@ -145,18 +123,12 @@ class Rater:
             answer = await ask_json(self.service, prompt, shape, call=COMPARE_ANSWERS.name, language=self.language,
                                     model=model, trace=trace, repeat=repeat)
         except JudgeFailed as failure:
-            return PairOutcome(model, None, failure.status, str(failure), trace.calls, tuple(trace.raw),
-                               _latencies(trace))
-        return PairOutcome(model, answer.verdict, "ok", getattr(answer, "reasoning", ""), trace.calls,
-                           tuple(trace.raw), _latencies(trace))
-
-    @staticmethod
-    def _rating(name: str, model: str, value: float | None, status: Status, explanation: str,
-                trace: Trace) -> RatingOutcome:
-        cached = bool(trace.raw) and all(call["cached"] for call in trace.raw)
-        return RatingOutcome(name, model, value, status, explanation, trace.calls, _latencies(trace), cached,
-                             tuple(trace.raw))
+            return _traced(Outcome.failed(failure.status, str(failure), model=model), trace)
+        return _traced(Outcome(answer.verdict, "ok", getattr(answer, "reasoning", ""), model=model), trace)
 
 
-def _latencies(trace: Trace) -> tuple[float, ...]:
-    return tuple(round(ms, 3) for ms in trace.latency_ms)
+def _traced(outcome: Outcome, trace: Trace) -> Outcome:
+    """The outcome with its calls: how many, each one's latency (as the LLM service measured it, cached replies
+    included), whether the cache answered them all, and the raw completions."""
+    return replace(outcome, calls=trace.calls, latency_ms=tuple(round(ms, 3) for ms in trace.latency_ms),
+                   cached=bool(trace.raw) and all(call["cached"] for call in trace.raw), raw=tuple(trace.raw))

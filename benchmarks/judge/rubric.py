@@ -36,6 +36,7 @@ from benchmarks.judge import shapes
 from benchmarks.judge.llm_judge import JudgeFailed, LLMJudge, Trace
 from benchmarks.judge.prompts import LANGUAGES, RUBRIC, Language, load_template
 from benchmarks.metrics import judged
+from benchmarks.outcome import Outcome
 from benchmarks.samples import FIELDS, Sample
 from benchmarks.services.templates import packaged
 
@@ -183,7 +184,7 @@ def sample_block(sample: Sample, needs: tuple[str, ...], language: Language) -> 
 
 
 async def score(rubric: Rubric, judge: LLMJudge, sample: Sample, model: str, trace: Trace
-                ) -> tuple[judged.Score, str]:
+                ) -> tuple[Outcome, str]:
     """One judge call: the rubric's criteria and fields in, a reason and a whole score on the scale out."""
     why_not = rubric.missing_language(judge.language)
     if why_not:

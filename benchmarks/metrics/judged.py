@@ -1,13 +1,14 @@
 """LLM-judged RAG metrics (RAGAS family): the scores computed once the judge has answered.
 
 Each function takes verdicts already parsed from the judge (booleans, counts, ratings, embeddings)
-and returns a `Score`. Prompts, calls and parsing live elsewhere; nothing here does I/O.
+and returns an `Outcome` (`benchmarks.outcome`), ok or undetermined. Prompts, calls and parsing live
+elsewhere; nothing here does I/O.
 
 Conventions, shared by every metric:
 - A score that the mathematics leaves undefined (0/0, the cosine of a zero vector) is never NaN:
-  it is `Score.undetermined(reason)`, so a mean over samples can leave it out and say how many.
+  it is `Outcome.undetermined(why)`, so a mean over samples can leave it out and say how many.
 - A degenerate sample whose answer the mathematics does fix gets that number with status "ok" and
-  a `reason` naming the case (e.g. no relevant context: average precision 0.0).
+  an `explanation` naming the case (e.g. no relevant context: average precision 0.0).
 - Ratios are computed from integer counts (or exact fractions) and rounded once, so all-positive
   verdicts give exactly 1.0. No epsilon is added to any denominator and no score is rounded.
 - Malformed verdicts (a verdict that is not 0/1, ragged shapes, NaN in an embedding) raise
@@ -42,35 +43,11 @@ from typing import Literal
 
 import numpy as np
 
-Status = Literal["ok", "undetermined"]
+from benchmarks.outcome import Outcome
+
 FactualMode = Literal["precision", "recall", "f1"]
 NoiseMode = Literal["relevant", "irrelevant"]
 Vector = Sequence[float] | np.ndarray
-
-
-@dataclass(frozen=True)
-class Score:
-    """A metric's answer for one sample: a number, or the reason there is none."""
-
-    value: float | None
-    status: Status
-    reason: str = ""
-
-    def __post_init__(self) -> None:
-        if self.status not in ("ok", "undetermined"):
-            raise ValueError(f"status must be 'ok' or 'undetermined', got {self.status!r}")
-        if self.status == "ok" and (self.value is None or not math.isfinite(self.value)):
-            raise ValueError(f"an ok score needs a finite value, got {self.value!r}")
-        if self.status == "undetermined" and (self.value is not None or not self.reason):
-            raise ValueError("an undetermined score has no value and must say why")
-
-    @classmethod
-    def ok(cls, value: float, reason: str = "") -> Score:
-        return cls(value=float(value), status="ok", reason=reason)
-
-    @classmethod
-    def undetermined(cls, reason: str) -> Score:
-        return cls(value=None, status="undetermined", reason=reason)
 
 
 def _flags(verdicts: Iterable[object], what: str) -> tuple[bool, ...]:
@@ -104,7 +81,7 @@ def normalise_entity(entity: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", entity).casefold().split())
 
 
-def context_entity_recall(reference_entities: Iterable[str], context_entities: Iterable[str]) -> Score:
+def context_entity_recall(reference_entities: Iterable[str], context_entities: Iterable[str]) -> Outcome:
     """Share of the reference's entities that the retrieved contexts also contain.
 
     Formula: |R ∩ C| / |R|, with R and C the sets of `normalise_entity` forms (duplicates count
@@ -117,14 +94,14 @@ def context_entity_recall(reference_entities: Iterable[str], context_entities: I
     reference = {normalise_entity(e) for e in reference_entities} - {""}
     context = {normalise_entity(e) for e in context_entities} - {""}
     if not reference:
-        return Score.undetermined("the reference has no entities")
-    return Score.ok(_share(len(reference & context), len(reference)))
+        return Outcome.undetermined("the reference has no entities")
+    return Outcome.scored(_share(len(reference & context), len(reference)))
 
 
 # --- context precision -------------------------------------------------------------------------
 
 
-def context_precision(relevant: Sequence[bool | int]) -> Score:
+def context_precision(relevant: Sequence[bool | int]) -> Outcome:
     """Average precision of the judge's per-context relevance verdicts, in retrieved order.
 
     Formula: AP = (1 / R) · Σ_k v_k · (Σ_{i≤k} v_i) / k, over ranks k = 1..K, with v_k the 0/1
@@ -137,23 +114,23 @@ def context_precision(relevant: Sequence[bool | int]) -> Score:
     """
     verdicts = _flags(relevant, "context_precision")
     if not verdicts:
-        return Score.ok(0.0, reason="no context was retrieved")
+        return Outcome.scored(0.0, explanation="no context was retrieved")
     total = sum(verdicts)
     if total == 0:
-        return Score.ok(0.0, reason="no retrieved context is relevant")
+        return Outcome.scored(0.0, explanation="no retrieved context is relevant")
     hits = 0
     summed = Fraction(0)
     for rank, is_relevant in enumerate(verdicts, start=1):
         if is_relevant:
             hits += 1
             summed += Fraction(hits, rank)
-    return Score.ok(float(summed / total))
+    return Outcome.scored(float(summed / total))
 
 
 # --- context recall and faithfulness -----------------------------------------------------------
 
 
-def context_recall(attributed: Sequence[bool | int]) -> Score:
+def context_recall(attributed: Sequence[bool | int]) -> Outcome:
     """Share of the reference's statements that the judge attributes to the retrieved contexts.
 
     Formula: Σ a_i / |S|, with a_i the 0/1 attribution of reference statement i.
@@ -162,11 +139,11 @@ def context_recall(attributed: Sequence[bool | int]) -> Score:
     """
     verdicts = _flags(attributed, "context_recall")
     if not verdicts:
-        return Score.undetermined("the reference has no statements")
-    return Score.ok(_share(sum(verdicts), len(verdicts)))
+        return Outcome.undetermined("the reference has no statements")
+    return Outcome.scored(_share(sum(verdicts), len(verdicts)))
 
 
-def faithfulness(supported: Sequence[bool | int]) -> Score:
+def faithfulness(supported: Sequence[bool | int]) -> Outcome:
     """Share of the response's statements that the retrieved contexts support.
 
     Formula: Σ s_i / |S|, with s_i the 0/1 verdict that statement i can be inferred from the
@@ -177,8 +154,8 @@ def faithfulness(supported: Sequence[bool | int]) -> Score:
     """
     verdicts = _flags(supported, "faithfulness")
     if not verdicts:
-        return Score.undetermined("the response has no statements")
-    return Score.ok(_share(sum(verdicts), len(verdicts)))
+        return Outcome.undetermined("the response has no statements")
+    return Outcome.scored(_share(sum(verdicts), len(verdicts)))
 
 
 # --- noise sensitivity -------------------------------------------------------------------------
@@ -212,7 +189,7 @@ class NoiseSensitivityVerdicts:
         object.__setattr__(self, "response_in_context", response)
 
 
-def noise_sensitivity(verdicts: NoiseSensitivityVerdicts, mode: NoiseMode = "relevant") -> Score:
+def noise_sensitivity(verdicts: NoiseSensitivityVerdicts, mode: NoiseMode = "relevant") -> Outcome:
     """Share of the response's statements that are wrong and traceable to a (ir)relevant context.
 
     Lower is better. RAGAS's definition, matrix by matrix:
@@ -232,11 +209,11 @@ def noise_sensitivity(verdicts: NoiseSensitivityVerdicts, mode: NoiseMode = "rel
         raise ValueError(f"mode must be 'relevant' or 'irrelevant', got {mode!r}")
     statements = len(verdicts.response_in_reference)
     if statements == 0:
-        return Score.undetermined("the response has no statements")
+        return Outcome.undetermined("the response has no statements")
     if not verdicts.response_in_context:
-        return Score.ok(0.0, reason="no context was retrieved")
+        return Outcome.scored(0.0, explanation="no context was retrieved")
     if not verdicts.reference_in_context[0]:
-        return Score.undetermined("the reference has no statements, so no context can be classed relevant")
+        return Outcome.undetermined("the reference has no statements, so no context can be classed relevant")
     relevant = [any(row) for row in verdicts.reference_in_context]
     counted = 0
     for j, correct in enumerate(verdicts.response_in_reference):
@@ -245,7 +222,7 @@ def noise_sensitivity(verdicts: NoiseSensitivityVerdicts, mode: NoiseMode = "rel
         traced = via_relevant if mode == "relevant" else via_irrelevant and not via_relevant
         if traced and not correct:
             counted += 1
-    return Score.ok(_share(counted, statements))
+    return Outcome.scored(_share(counted, statements))
 
 
 # --- embeddings: cosine, response relevancy, semantic similarity --------------------------------
@@ -292,7 +269,7 @@ def response_relevancy(
     generated: Sequence[GeneratedQuestion],
     *,
     zero_when: Literal["all", "any"] = "all",
-) -> Score:
+) -> Outcome:
     """How well questions reconstructed from the response match the question actually asked.
 
     Formula: mean_i cos(e(q), e(g_i)) × m, where m = 0 when the response is judged noncommittal
@@ -309,17 +286,17 @@ def response_relevancy(
     if zero_when not in ("all", "any"):
         raise ValueError(f"zero_when must be 'all' or 'any', got {zero_when!r}")
     if not generated:
-        return Score.undetermined("no question was generated from the response")
+        return Outcome.undetermined("no question was generated from the response")
     flags = _flags((g.noncommittal for g in generated), "noncommittal")
     if (all if zero_when == "all" else any)(flags):
-        return Score.ok(0.0, reason="the response is noncommittal")
+        return Outcome.scored(0.0, explanation="the response is noncommittal")
     cosines = [cosine(question, g.embedding) for g in generated]
     if any(c is None for c in cosines):
-        return Score.undetermined("an embedding is the zero vector")
-    return Score.ok(math.fsum(cosines) / len(cosines))
+        return Outcome.undetermined("an embedding is the zero vector")
+    return Outcome.scored(math.fsum(cosines) / len(cosines))
 
 
-def semantic_similarity(response: Vector, reference: Vector, *, threshold: float | None = None) -> Score:
+def semantic_similarity(response: Vector, reference: Vector, *, threshold: float | None = None) -> Outcome:
     """Cosine between the response's and the reference's embeddings, optionally as pass/fail.
 
     Formula: cos(e(response), e(reference)), raw in [-1, 1] as for response_relevancy; with a
@@ -332,10 +309,10 @@ def semantic_similarity(response: Vector, reference: Vector, *, threshold: float
         raise ValueError(f"threshold must be finite, got {threshold!r}")
     similarity = cosine(response, reference)
     if similarity is None:
-        return Score.undetermined("an embedding is the zero vector")
+        return Outcome.undetermined("an embedding is the zero vector")
     if threshold is not None:
-        return Score.ok(1.0 if similarity >= threshold else 0.0)
-    return Score.ok(similarity)
+        return Outcome.scored(1.0 if similarity >= threshold else 0.0)
+    return Outcome.scored(similarity)
 
 
 # --- factual correctness and answer correctness ------------------------------------------------
@@ -389,13 +366,13 @@ def _ratio(hits: int, total: int) -> Fraction | None:
     return Fraction(hits, total) if total else None
 
 
-def _f_beta(precision: Fraction | None, recall: Fraction | None, beta_sq: Fraction, why: str) -> Score:
+def _f_beta(precision: Fraction | None, recall: Fraction | None, beta_sq: Fraction, why: str) -> Outcome:
     """F-beta as an exact fraction; 0 as soon as either side is 0, whatever the other side."""
     if precision == 0 or recall == 0:
-        return Score.ok(0.0)
+        return Outcome.scored(0.0)
     if precision is None or recall is None:
-        return Score.undetermined(why)
-    return Score.ok(float((1 + beta_sq) * precision * recall / (beta_sq * precision + recall)))
+        return Outcome.undetermined(why)
+    return Outcome.scored(float((1 + beta_sq) * precision * recall / (beta_sq * precision + recall)))
 
 
 def _side(
@@ -408,8 +385,8 @@ def _side(
     return _ratio(sum(verdicts), len(verdicts))
 
 
-def _fraction_score(value: Fraction | None, why: str) -> Score:
-    return Score.undetermined(why) if value is None else Score.ok(float(value))
+def _fraction_score(value: Fraction | None, why: str) -> Outcome:
+    return Outcome.undetermined(why) if value is None else Outcome.scored(float(value))
 
 
 def factual_correctness(
@@ -417,7 +394,7 @@ def factual_correctness(
     *,
     mode: FactualMode = "f1",
     beta: float = 1.0,
-) -> Score:
+) -> Outcome:
     """Precision, recall or F-beta of the response's claims against the reference's.
 
     From `ClaimVerdicts` (the seed): precision = supported response claims / response claims,
@@ -482,11 +459,11 @@ WEIGHT_PRESETS: Mapping[str, AnswerCorrectnessWeights] = {
 
 
 def answer_correctness(
-    factual: Score,
-    similarity: Score,
+    factual: Outcome,
+    similarity: Outcome,
     *,
     weights: AnswerCorrectnessWeights | str = "default",
-) -> Score:
+) -> Outcome:
     """Weighted mean of factual correctness (F-beta) and semantic similarity.
 
     Formula: (w_f·F + w_s·S) / (w_f + w_s), weights from `WEIGHT_PRESETS` by name or custom.
@@ -505,15 +482,15 @@ def answer_correctness(
     parts = [(w.factual, factual, "factual correctness"), (w.semantic, similarity, "semantic similarity")]
     for weight, score, name in parts:
         if weight > 0 and score.status != "ok":
-            return Score.undetermined(f"{name}: {score.reason}")
+            return Outcome.undetermined(f"{name}: {score.explanation}")
     total = math.fsum(weight * score.value for weight, score, _ in parts if weight > 0)
-    return Score.ok(total / (w.factual + w.semantic))
+    return Outcome.scored(total / (w.factual + w.semantic))
 
 
 # --- context relevance (NVIDIA style) ----------------------------------------------------------
 
 
-def context_relevance(ratings: Sequence[int]) -> Score:
+def context_relevance(ratings: Sequence[int]) -> Outcome:
     """Mean relevance of the retrieved contexts to the question, on the judge's 0/1/2 scale.
 
     Formula (seed 002): (1/N) · Σ r_i / 2, r_i ∈ {0, 1, 2} the rating of context i; computed as
@@ -528,14 +505,14 @@ def context_relevance(ratings: Sequence[int]) -> Score:
         if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer)) or r not in (0, 1, 2):
             raise ValueError(f"context_relevance: a rating must be 0, 1 or 2, got {r!r}")
     if not values:
-        return Score.ok(0.0, reason="no context was retrieved")
-    return Score.ok(_share(int(sum(values)), 2 * len(values)))
+        return Outcome.scored(0.0, explanation="no context was retrieved")
+    return Outcome.scored(_share(int(sum(values)), 2 * len(values)))
 
 
 # --- rubric metrics (declared by the user in bench.toml) ---------------------------------------
 
 
-def rubric(score: int, *, low: int, high: int) -> Score:
+def rubric(score: int, *, low: int, high: int) -> Outcome:
     """A user rubric's score for one sample: the judge's whole score, on the rubric's own scale.
 
     Formula: the score itself, as a float; not rescaled, so a 1-5 rubric is reported on 1–5 and a
@@ -548,4 +525,4 @@ def rubric(score: int, *, low: int, high: int) -> Score:
         raise ValueError(f"rubric: a scale needs low < high, got {low} to {high}")
     if isinstance(score, (bool, np.bool_)) or not isinstance(score, (int, np.integer)) or not low <= score <= high:
         raise ValueError(f"rubric: a score must be a whole number from {low} to {high}, got {score!r}")
-    return Score.ok(float(score))
+    return Outcome.scored(float(score))

@@ -6,10 +6,10 @@ their embeddings. Averaged over items they give `avg_rouge1_f`, `avg_rouge2_f`, 
 `avg_bleu`, `response_exact_match_rate` and `response_semantic_consistency`. Nothing here does
 I/O or draws random numbers; embeddings are computed by the caller.
 
-Conventions (those of `benchmarks.metrics.judged`, whose `Score` every per-item metric returns):
-- A value the mathematics leaves undefined is `Score.undetermined(reason)`, never NaN and never a
+Conventions (those of `benchmarks.metrics.judged`; every per-item metric returns an `Outcome`):
+- A value the mathematics leaves undefined is `Outcome.undetermined(why)`, never NaN and never a
   made-up 0.0 or 1.0, so a mean over items can leave it out and say how many it rests on.
-- A degenerate item whose value the mathematics does fix gets it, with a `reason` naming the case.
+- A degenerate item whose value the mathematics does fix gets it, with an `explanation` naming the case.
 - ROUGE and BLEU are undetermined for exactly the same items (a reference without words), so
   their averages rest on the same items.
 
@@ -37,7 +37,8 @@ import numpy as np
 import sacrebleu
 from rouge_score import rouge_scorer
 
-from benchmarks.metrics.judged import Score, cosine
+from benchmarks.metrics.judged import cosine
+from benchmarks.outcome import Outcome
 
 _WORD = re.compile(r"\w+")
 
@@ -69,9 +70,9 @@ _ROUGE = rouge_scorer.RougeScorer(["rouge1", "rouge2", "rougeL"], tokenizer=_Uni
 class RougeScores:
     """ROUGE-1, ROUGE-2 and ROUGE-L F-measures of one response, each in [0, 1] or undetermined."""
 
-    rouge1: Score
-    rouge2: Score
-    rougeL: Score
+    rouge1: Outcome
+    rouge2: Outcome
+    rougeL: Outcome
 
 
 def rouge(prediction: str, reference: str) -> RougeScores:
@@ -90,23 +91,23 @@ def rouge(prediction: str, reference: str) -> RougeScores:
     """
     reference_words = len(rouge_tokens(reference))
     if reference_words == 0:
-        none = Score.undetermined("the reference has no words")
+        none = Outcome.undetermined("the reference has no words")
         return RougeScores(none, none, none)
     scores = _ROUGE.score(reference, prediction)
     reason = "" if rouge_tokens(prediction) else "the prediction has no words"
     rouge2 = (
-        Score.ok(scores["rouge2"].fmeasure, reason)
+        Outcome.scored(scores["rouge2"].fmeasure, reason)
         if reference_words > 1
-        else Score.undetermined("the reference has one word: no bigram")
+        else Outcome.undetermined("the reference has one word: no bigram")
     )
     return RougeScores(
-        rouge1=Score.ok(scores["rouge1"].fmeasure, reason),
+        rouge1=Outcome.scored(scores["rouge1"].fmeasure, reason),
         rouge2=rouge2,
-        rougeL=Score.ok(scores["rougeL"].fmeasure, reason),
+        rougeL=Outcome.scored(scores["rougeL"].fmeasure, reason),
     )
 
 
-def bleu(prediction: str, reference: str) -> Score:
+def bleu(prediction: str, reference: str) -> Outcome:
     """Sentence BLEU (0–100) of the prediction against one reference, with sacreBLEU.
 
     `sacrebleu.sentence_bleu` with its defaults except the tokenizer (`BLEU_TOKENIZER`): n-grams
@@ -121,12 +122,12 @@ def bleu(prediction: str, reference: str) -> Score:
     """
     result = sacrebleu.sentence_bleu(prediction, [reference], tokenize=BLEU_TOKENIZER)
     if result.ref_len == 0:
-        return Score.undetermined("the reference has no words")
+        return Outcome.undetermined("the reference has no words")
     reason = "" if result.sys_len else "the prediction has no words"
-    return Score.ok(min(100.0, result.score), reason)
+    return Outcome.scored(min(100.0, result.score), reason)
 
 
-def exact_match(responses: Sequence[str]) -> Score:
+def exact_match(responses: Sequence[str]) -> Outcome:
     """1.0 if all repeated generations of one item are the same string, else 0.0.
 
     Verbatim, as the seed says ("дословно совпадающих"): no whitespace, case or Unicode
@@ -137,8 +138,8 @@ def exact_match(responses: Sequence[str]) -> Score:
     Degenerate: fewer than two responses → undetermined (nothing to compare, not a match).
     """
     if len(responses) < 2:
-        return Score.undetermined("fewer than two responses: nothing to compare")
-    return Score.ok(1.0 if all(r == responses[0] for r in responses[1:]) else 0.0)
+        return Outcome.undetermined("fewer than two responses: nothing to compare")
+    return Outcome.scored(1.0 if all(r == responses[0] for r in responses[1:]) else 0.0)
 
 
 def exact_match_rate(responses_per_item: Sequence[Sequence[str]]) -> float | None:
@@ -149,7 +150,7 @@ def exact_match_rate(responses_per_item: Sequence[Sequence[str]]) -> float | Non
     return mean_determined([exact_match(responses) for responses in responses_per_item])
 
 
-def semantic_consistency(vectors: np.ndarray) -> Score:
+def semantic_consistency(vectors: np.ndarray) -> Outcome:
     """Mean cosine over all pairs of one item's response embeddings (rows of `vectors`).
 
     Formula: (2 / (R(R-1))) Σ_{i<j} cos(e_i, e_j), raw in [-1, 1] like `semantic_similarity`;
@@ -163,14 +164,14 @@ def semantic_consistency(vectors: np.ndarray) -> Score:
     if vectors.ndim != 2:
         raise ValueError(f"semantic_consistency: expected responses × dimensions, got shape {vectors.shape}")
     if len(vectors) < 2:
-        return Score.undetermined("fewer than two responses: nothing to compare")
+        return Outcome.undetermined("fewer than two responses: nothing to compare")
     cosines = [cosine(a, b) for a, b in combinations(vectors, 2)]
     if any(c is None for c in cosines):
-        return Score.undetermined("an embedding is the zero vector")
-    return Score.ok(math.fsum(cosines) / len(cosines))
+        return Outcome.undetermined("an embedding is the zero vector")
+    return Outcome.scored(math.fsum(cosines) / len(cosines))
 
 
-def mean_determined(scores: Sequence[Score]) -> float | None:
+def mean_determined(scores: Sequence[Outcome]) -> float | None:
     """Mean of the determined scores (exact sum), None when there is none.
 
     `response_semantic_consistency` is this over `semantic_consistency` of every item. Report

@@ -44,7 +44,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from benchmarks.metrics.judged import Score
+from benchmarks.outcome import Outcome
 
 DEFAULT_THRESHOLD = 0.85
 """τ of the seed (§10.3.1)."""
@@ -207,7 +207,7 @@ def session_similarities(vectors_by_session: Sequence[np.ndarray]) -> list[float
     return means
 
 
-def context_preservation(similarities: Sequence[float | None]) -> Score:
+def context_preservation(similarities: Sequence[float | None]) -> Outcome:
     """Mean over sessions of their consecutive-question similarity (seed §10.3.2).
 
     ``similarities`` is the output of :func:`session_similarities`: averaging within each session
@@ -217,12 +217,12 @@ def context_preservation(similarities: Sequence[float | None]) -> Score:
     """
     used = [float(s) for s in similarities if s is not None]
     if not used:
-        return Score.undetermined(f"no session of {len(similarities)} has two consecutive questions "
-                                  "with a defined cosine")
-    return Score.ok(math.fsum(used) / len(used), reason=f"{len(used)} of {len(similarities)} sessions")
+        return Outcome.undetermined(f"no session of {len(similarities)} has two consecutive questions "
+                                    "with a defined cosine")
+    return Outcome.scored(math.fsum(used) / len(used), f"{len(used)} of {len(similarities)} sessions")
 
 
-def multi_turn_consistency(similarities: Sequence[float | None]) -> Score:
+def multi_turn_consistency(similarities: Sequence[float | None]) -> Outcome:
     """Seed §10.3.3: "computed by the same procedure as context_preservation" in the seed's
     current version, logged separately. So it is exactly :func:`context_preservation`; a separate
     function keeps the report key and lets a future definition replace this one without callers

@@ -11,13 +11,13 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from benchmarks.dataset import Chunk, Dataset, Question
-from benchmarks.inputs import Warning
 from benchmarks.errors import BenchError, InputError
+from benchmarks.inputs import Warning
 from benchmarks.services.shipped import shipped_dir
 
 SHIPPED = ("synthetic", "synthetic-ru")
@@ -52,12 +52,13 @@ def resolve(spec: str) -> Path:
     return path
 
 
-def content_hash(files: list[Path], root: Path) -> str:
-    """One hash over the data files' names and bytes: two runs compare only if it is equal."""
+def content_hash(files: Mapping[Path, bytes], root: Path) -> str:
+    """One hash over the data files' names and bytes (as read to be parsed): two runs compare only if it is
+    equal."""
     digest = hashlib.sha256()
     for path in sorted(files):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(path.read_bytes())
+        digest.update(files[path])
         digest.update(b"\0")
     return digest.hexdigest()
 
@@ -130,27 +131,28 @@ def _unknown_docs_warning(unknown: list[tuple[str, str]]) -> tuple[Warning, ...]
 
 def _load_bench(root: Path, name: str) -> Dataset:
     corpus_path, questions_path = root / "corpus.jsonl", root / "questions.jsonl"
-    chunks = _bench_chunks(corpus_path)
+    data = {corpus_path: read_file(corpus_path), questions_path: read_file(questions_path)}
+    chunks = _bench_chunks(corpus_path, data[corpus_path])
     known = {c.id for c in chunks}
-    questions, unknown = _bench_questions(questions_path, known)
+    questions, unknown = _bench_questions(questions_path, known, data[questions_path])
     manifest = _manifest(root)
-    warnings = _unknown_docs_warning(unknown) + _manifest_warnings(root, manifest)
+    warnings = _unknown_docs_warning(unknown) + _manifest_warnings(root, manifest, data)
     return Dataset(
         name=name,
         version=str(manifest.get("version", "")),
         language=str(manifest.get("language", "")),
         format="bench",
-        content_sha256=content_hash([corpus_path, questions_path], root),
+        content_sha256=content_hash(data, root),
         chunks=tuple(chunks),
         questions=tuple(questions),
         warnings=warnings,
     )
 
 
-def _bench_chunks(path: Path) -> list[Chunk]:
+def _bench_chunks(path: Path, data: bytes) -> list[Chunk]:
     seen: dict[str, int] = {}
     chunks = []
-    for line, record in _read_jsonl(path):
+    for line, record in _read_jsonl(path, data):
         chunk_id = _string(record, "id", path, line, required=True)
         _unique(seen, chunk_id, path, line, "id")
         chunks.append(
@@ -167,10 +169,10 @@ def _bench_chunks(path: Path) -> list[Chunk]:
     return chunks
 
 
-def _bench_questions(path: Path, known: set[str]) -> tuple[list[Question], list[tuple[str, str]]]:
+def _bench_questions(path: Path, known: set[str], data: bytes) -> tuple[list[Question], list[tuple[str, str]]]:
     seen: dict[str, int] = {}
     questions, unknown = [], []
-    for line, record in _read_jsonl(path):
+    for line, record in _read_jsonl(path, data):
         qid = _string(record, "id", path, line, required=True)
         _unique(seen, qid, path, line, "id")
         if "relevant" not in record and "relevant_urls" not in record:
@@ -249,14 +251,16 @@ def _manifest(root: Path) -> dict[str, Any]:
     return manifest
 
 
-def _manifest_warnings(root: Path, manifest: dict[str, Any]) -> tuple[Warning, ...]:
-    """A manifest whose hashes no longer match means the files were edited without regeneration."""
+def _manifest_warnings(root: Path, manifest: dict[str, Any], data: Mapping[Path, bytes]) -> tuple[Warning, ...]:
+    """A manifest whose hashes no longer match means the files were edited without regeneration (the data
+    files are checked on the bytes already read; other listed files are read here)."""
     files = manifest.get("files", {})
     if not isinstance(files, dict):
         raise InputError(root / "manifest.json", "expected an object of file name -> sha256", field="files")
     stale = sorted(
         name for name, digest in files.items()
-        if (root / name).is_file() and hashlib.sha256((root / name).read_bytes()).hexdigest() != digest
+        if (root / name).is_file()
+        and hashlib.sha256(data.get(root / name) or (root / name).read_bytes()).hexdigest() != digest
     )
     if not stale:
         return ()
@@ -266,9 +270,11 @@ def _manifest_warnings(root: Path, manifest: dict[str, Any]) -> tuple[Warning, .
 
 def _load_beir(root: Path) -> Dataset:
     corpus_path, queries_path, qrels_path = root / "corpus.jsonl", root / "queries.jsonl", root / "qrels" / "test.tsv"
-    chunks = _beir_records(corpus_path, text_field="text", with_title=True)
-    query_text = {c.id: c.text for c in _beir_records(queries_path, text_field="text", with_title=False)}
-    judged, unknown = _beir_qrels(qrels_path, set(query_text), {c.id for c in chunks})
+    data = {path: read_file(path) for path in (corpus_path, queries_path, qrels_path)}
+    chunks = _beir_records(corpus_path, data[corpus_path], text_field="text", with_title=True)
+    query_text = {c.id: c.text for c in _beir_records(queries_path, data[queries_path], text_field="text",
+                                                      with_title=False)}
+    judged, unknown = _beir_qrels(qrels_path, data[qrels_path], set(query_text), {c.id for c in chunks})
     questions = tuple(Question(id=qid, text=query_text[qid], relevant=judged[qid]) for qid in sorted(judged))
     if not questions:
         raise InputError(qrels_path, "no judgments")
@@ -277,17 +283,17 @@ def _load_beir(root: Path) -> Dataset:
         version="",
         language="",
         format="beir",
-        content_sha256=content_hash([corpus_path, queries_path, qrels_path], root),
+        content_sha256=content_hash(data, root),
         chunks=tuple(chunks),
         questions=questions,
         warnings=_unknown_docs_warning(unknown),
     )
 
 
-def _beir_records(path: Path, *, text_field: str, with_title: bool) -> list[Chunk]:
+def _beir_records(path: Path, data: bytes, *, text_field: str, with_title: bool) -> list[Chunk]:
     seen: dict[str, int] = {}
     records = []
-    for line, record in _read_jsonl(path):
+    for line, record in _read_jsonl(path, data):
         record_id = record.get("_id")
         if isinstance(record_id, int) and not isinstance(record_id, bool):
             record_id = str(record_id)
@@ -308,14 +314,12 @@ def _beir_records(path: Path, *, text_field: str, with_title: bool) -> list[Chun
 
 
 def _beir_qrels(
-    path: Path, queries: set[str], docs: set[str]
+    path: Path, data: bytes, queries: set[str], docs: set[str]
 ) -> tuple[dict[str, dict[str, int]], list[tuple[str, str]]]:
-    if not path.is_file():
-        raise InputError(path, "file not found")
     judged: dict[str, dict[str, int]] = {}
     unknown: list[tuple[str, str]] = []
     first_seen: dict[tuple[str, str], int] = {}
-    with path.open("rb") as handle:
+    with io.BytesIO(data) as handle:
         for number, raw in enumerate(handle, start=1):
             text = _decode(raw, path, number)
             if not text.strip():

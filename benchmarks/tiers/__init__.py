@@ -41,10 +41,12 @@ SHOW_ITEMS = InputKind(
     "show-items", "A shipped dataset (its judge_pipeline.jsonl), a folder holding that file, or a JSONL file of items "
     "with id, question, context, answer and ground_truth_show.", "benchmarks.services.show_items:load_show_input")
 
-ANSWERING_FLAGS = {"judge_backend": ("--judge",), "judge_mode": ("--mode",), "extra_metrics": ("--metrics",)}
-EVALUATE_FLAGS = {"metrics": ("--metrics", "-m"), "judge_backend": ("--judge",), "relevancy_questions": ("--questions",),
-                  "similarity_threshold": ("--threshold",), "correctness_weights": ("--weights",),
-                  "factual_beta": ("--beta",)}
+# the options of the judged metrics, named as bench evaluate has always named them
+JUDGED_FLAGS = {"relevancy_questions": ("--questions",), "similarity_threshold": ("--threshold",),
+                "correctness_weights": ("--weights",), "factual_beta": ("--beta",)}
+ANSWERING_FLAGS = {**JUDGED_FLAGS, "judge_backend": ("--judge",), "judge_mode": ("--mode",),
+                   "extra_metrics": ("--metrics",)}
+EVALUATE_FLAGS = {**JUDGED_FLAGS, "metrics": ("--metrics", "-m"), "judge_backend": ("--judge",)}
 
 TIERS: dict[str, Tier] = {tier.name: tier for tier in (
     Tier("tier0", "1.0", "Tier 0 — embedding geometry", "avg_nn_distance", module="tier0", input=DATASET,

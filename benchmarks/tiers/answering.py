@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import outcome
 from benchmarks.config import Settings
 from benchmarks.dataset import Dataset, Question
 from benchmarks.errors import BenchError
@@ -36,8 +37,8 @@ from benchmarks.judge.offline_ratings import describe_rating, offline_rating
 from benchmarks.judge.prompts import Language
 from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes
 from benchmarks.metrics import text
-from benchmarks.metrics.judged import Score
 from benchmarks.metrics.stats import latency_summary, summarize
+from benchmarks.outcome import Outcome
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.samples import Sample
 from benchmarks.services.embedder import CachedEmbedder
@@ -55,22 +56,14 @@ class Case:
     context_ids: tuple[str, ...]
 
 
-@dataclass(frozen=True)
-class Grade:
-    """One metric's outcome for one case, whatever produced it (LLM rating, offline proxy, RAGAS form)."""
-
-    value: float | None
-    status: str  # ok, undetermined, api_error, parse_error, no_answer
-    explanation: str = ""
-    latency_ms: tuple[float, ...] = ()
-    cached: bool = False
-
-
 @dataclass
 class Graded:
+    """A case's answers and its grades: one outcome per metric, whatever produced it (LLM rating, offline
+    proxy, RAGAS form); no_answer for every metric when the generation failed."""
+
     case: Case
     answers: list[Answer]
-    grades: dict[str, Grade] = field(default_factory=dict)
+    grades: dict[str, Outcome] = field(default_factory=dict)
 
     @property
     def first(self) -> Answer:
@@ -159,7 +152,7 @@ def answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedde
 async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder
                             ) -> tuple[list[Graded], dict[str, Any], Generator]:
     s = ctx.settings
-    language = language_of(ctx.dataset)
+    language = language_of(ctx.inputs)
     known = judged_metrics(s)
     if s.judge_backend == "llm":
         catalog.require_language(plan.extra_metrics, known, language)  # a rubric's criteria in the dataset's language
@@ -167,10 +160,11 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
     needs_llm = s.generator == "openai" or s.judge_backend == "llm"
     async with AsyncExitStack() as stack:
         service = await stack.enter_async_context(LLMService(s)) if needs_llm else None
-        generator = await _generator(s, ctx.dataset, service, embedder, language, stack)
+        generator = await _generator(s, ctx.inputs, service, embedder, language, stack)
         judge_model = str(model_for(s, "judge")) if s.judge_backend == "llm" else "offline"
         rater = Rater(service, language, s.judge_mode) if s.judge_backend == "llm" and service else None
-        ragas = LLMJudge(service, language, embed, JudgeOptions(), metrics=known) if rater and service else None
+        ragas = (LLMJudge(service, language, embed, JudgeOptions.from_settings(s), metrics=known)
+                 if rater and service else None)
         task = progress_task(ctx.progress, f"answering ({generator.name}) and judging", cases, _case_key,
                              ctx.journal)
 
@@ -182,12 +176,12 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
             graded = Graded(case, list(answers))
             if graded.first.status != "ok":
                 reason = graded.first.error or "no answer"
-                graded.grades = {name: Grade(None, "no_answer", reason) for name in plan.keys}
+                graded.grades = {name: Outcome.failed("no_answer", reason) for name in plan.keys}
             elif rater and ragas:
                 variables = _variables(case, str(graded.first.text), reference_answer(case))
                 found = await asyncio.gather(
                     *(_llm_rating(rater, name, variables, judge_model) for name in plan.ratings),
-                    *(_llm_metric(ragas, metric, _sample(case, graded.first, reference_answer(case)), judge_model)
+                    *(ragas.score(metric, _sample(case, graded.first, reference_answer(case)), judge_model)
                       for metric in plan.extra_metrics),
                 )
                 graded.grades = dict(zip(plan.keys, found, strict=True))
@@ -215,7 +209,7 @@ def _journal_row(graded: Graded) -> dict[str, Any]:
 
 def _restore(case: Case, row: dict[str, Any], plan: Plan) -> Graded:
     graded = Graded(case, [revive(Answer, a) for a in row["answers"]],
-                    {name: revive(Grade, g) for name, g in row["grades"].items()})
+                    {name: revive(Outcome, g) for name, g in row["grades"].items()})
     if set(graded.grades) != set(plan.keys):
         raise ValueError(f"grades {sorted(graded.grades)}, but this run grades {sorted(plan.keys)}")
     return graded
@@ -251,17 +245,11 @@ def _sample(case: Case, answer: Answer, reference: str | None) -> Sample:
                   response=answer.text, reference=reference)
 
 
-async def _llm_rating(rater: Rater, name: str, variables: dict[str, str], model: str) -> Grade:
+async def _llm_rating(rater: Rater, name: str, variables: dict[str, str], model: str) -> Outcome:
     missing = sorted(RATINGS[name].needs - set(variables))
     if missing:
-        return Grade(None, "undetermined", f"no {', '.join(missing)} for this question")
-    outcome = await rater.rate(name, variables, model)
-    return Grade(outcome.value, outcome.status, outcome.explanation, outcome.latency_ms, outcome.cached)
-
-
-async def _llm_metric(judge: LLMJudge, metric: str, sample: Sample, model: str) -> Grade:
-    outcome = await judge.score(metric, sample, model)
-    return Grade(outcome.value, outcome.status, outcome.explanation)
+        return Outcome.undetermined(f"no {', '.join(missing)} for this question")
+    return await rater.rate(name, variables, model)
 
 
 def _grade_offline(item: Graded, plan: Plan, embed: Callable[[Sequence[str]], np.ndarray],
@@ -270,16 +258,12 @@ def _grade_offline(item: Graded, plan: Plan, embed: Callable[[Sequence[str]], np
     variables = _variables(item.case, str(item.first.text), reference)
     for name in plan.ratings:
         if RATINGS[name].needs - set(variables):
-            item.grades[name] = Grade(None, "undetermined", "no reference answer for this question")
+            item.grades[name] = Outcome.undetermined("no reference answer for this question")
         else:
-            item.grades[name] = _from_score(offline_rating(name, variables, embed, language=language))
+            item.grades[name] = offline_rating(name, variables, embed, language=language)
     for metric in plan.extra_metrics:
         sample = _sample(item.case, item.first, reference)
-        item.grades[metric_key(metric)] = _from_score(offline_score(metric, sample, embed, language=language))
-
-
-def _from_score(score: Score) -> Grade:
-    return Grade(score.value, score.status, score.reason)
+        item.grades[metric_key(metric)] = offline_score(metric, sample, embed, language=language)
 
 
 # --- numbers ------------------------------------------------------------------------------------
@@ -297,8 +281,8 @@ def grade_metrics(graded: Sequence[Graded], plan: Plan, settings: Settings) -> d
     return metrics
 
 
-def _summary(grades: Sequence[Grade], settings: Settings, *, higher_is_better: bool) -> Metric:
-    values = np.array([g.value for g in grades if g.status == "ok" and g.value is not None], dtype=float)
+def _summary(grades: Sequence[Outcome], settings: Settings, *, higher_is_better: bool) -> Metric:
+    values = np.array([g.number for g in grades if g.number is not None], dtype=float)
     errors = sum(g.status in (*ERROR_STATUSES, "no_answer") for g in grades)
     return mean_metric(values, settings, errors=errors, higher_is_better=higher_is_better)
 
@@ -364,13 +348,9 @@ def repeat_metrics(graded: Sequence[Graded], embedder: CachedEmbedder, settings:
 
 
 def status_counts(graded: Sequence[Graded], plan: Plan) -> dict[str, dict[str, int]]:
-    counts: dict[str, dict[str, int]] = {}
-    for name in plan.keys:
-        row: dict[str, int] = {}
-        for item in graded:
-            status = item.grades[name].status
-            row[status] = row.get(status, 0) + 1
-        counts[name] = dict(sorted(row.items()))
+    """Per grade, and for the generations, the statuses that occurred (sorted by name)."""
+    counts = {name: dict(sorted(outcome.status_counts((item.grades[name] for item in graded), listed=()).items()))
+              for name in plan.keys}
     answers: dict[str, int] = {}
     for item in graded:
         for answer in item.answers:

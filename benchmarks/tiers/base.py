@@ -57,10 +57,6 @@ class RunContext:
     dataset_dir: Path | None = None  # where a dataset was read from: its side files (logs.jsonl) live there
     journal: RunJournal | None = None  # resumable tiers append each finished item here and skip restored ones
 
-    @property
-    def dataset(self) -> Any:
-        return self.inputs
-
 
 @dataclass(frozen=True)
 class ReportKind:
@@ -92,8 +88,8 @@ class Tier(ReportKind):
     report shows and a resumed run must match; `flags` names a setting's option where the command calls it
     differently; `check` refuses, before any input is read, what the run could not do."""
 
+    input: InputKind
     summary: str = ""
-    input: InputKind | None = None
     reads: tuple[str, ...] = ()
     flags: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     module: str = ""  # benchmarks.tiers.<module> holds run(ctx) and, if any, check(settings, typed)

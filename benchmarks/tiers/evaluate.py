@@ -14,19 +14,20 @@ import functools
 import math
 from collections.abc import Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any
 
 import numpy as np
 
-from benchmarks.config import Settings, correctness_weights
+from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge import catalog
 from benchmarks.judge.catalog import JudgedMetric
-from benchmarks.judge.llm_judge import JudgeOptions, JudgeOutcome, LLMJudge, status_counts
+from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
 from benchmarks.judge.offline import offline_score
 from benchmarks.metrics.agreement import mean_over_models, model_agreement
 from benchmarks.metrics.stats import summarize
+from benchmarks.outcome import Outcome, status_counts
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.samples import Sample, SampleSet
 from benchmarks.services.embedder import CachedEmbedder, open_embedder
@@ -36,14 +37,7 @@ from benchmarks.tiers.base import Metric, RunContext, TierResult
 Judged = Mapping[str, JudgedMetric]  # the run's metrics by name: catalog.metrics(settings.rubrics)
 ERROR_STATUSES = ("parse_error", "api_error")
 # `each_once` over the run's samples: (judge one sample, open_at_once=…) -> outcomes per sample
-EachSample = Callable[..., Awaitable[list[list[JudgeOutcome]]]]
-
-
-def judge_options(settings: Settings) -> JudgeOptions:
-    return JudgeOptions(questions=settings.relevancy_questions, threshold=settings.similarity_threshold,
-                        weights=correctness_weights(settings), factual_mode=settings.factual_mode,
-                        beta=settings.factual_beta, noise_mode=settings.noise_mode,
-                        precision_against=settings.precision_against)
+EachSample = Callable[..., Awaitable[list[list[Outcome]]]]
 
 
 def checked_metrics(settings: Settings) -> Judged:
@@ -89,12 +83,12 @@ def _sample_key(sample: Sample) -> str:
     return sample.id
 
 
-def _journal_row(outcomes: list[JudgeOutcome]) -> dict[str, Any]:
+def _journal_row(outcomes: list[Outcome]) -> dict[str, Any]:
     return {"outcomes": [asdict(o) for o in outcomes]}
 
 
-def _restore(sample: Sample, row: dict[str, Any]) -> list[JudgeOutcome]:
-    return [revive(JudgeOutcome, o) for o in row["outcomes"]]
+def _restore(sample: Sample, row: dict[str, Any]) -> list[Outcome]:
+    return [revive(Outcome, o) for o in row["outcomes"]]
 
 
 def plan(settings: Settings, samples: SampleSet) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
@@ -105,7 +99,8 @@ def plan(settings: Settings, samples: SampleSet) -> tuple[tuple[str, ...], list[
     if settings.judge_backend == "offline":
         raise BenchError("--dry-run counts LLM calls; --judge offline makes none")
     require_llm(settings, roles=("judge",), dry_run=True)
-    judged, models, options = checked_metrics(settings), judge_models(settings), judge_options(settings)
+    judged, models = checked_metrics(settings), judge_models(settings)
+    options = JudgeOptions.from_settings(settings)
     rows = []
     for name in settings.metrics:
         metric = judged[name]
@@ -144,13 +139,14 @@ def _embed_fn(embedder: CachedEmbedder | None) -> Any:
 
 async def _judge(metrics: tuple[str, ...], settings: Settings, judged: Judged, each_sample: EachSample,
                  embedder: CachedEmbedder | None
-                 ) -> tuple[list[list[JudgeOutcome]], dict[str, Any], tuple[str, ...]]:
+                 ) -> tuple[list[list[Outcome]], dict[str, Any], tuple[str, ...]]:
     """Every metric by every model on each sample; per sample, outcomes metric by metric, model by model."""
     async with LLMService(settings, roles=("judge",)) as service:
         models = judge_models(settings)
-        judge = LLMJudge(service, settings.language, _embed_fn(embedder), judge_options(settings), metrics=judged)
+        judge = LLMJudge(service, settings.language, _embed_fn(embedder), JudgeOptions.from_settings(settings),
+                         metrics=judged)
 
-        async def one(sample: Sample) -> list[JudgeOutcome]:
+        async def one(sample: Sample) -> list[Outcome]:
             return list(await asyncio.gather(*(judge.score(metric, sample, model)
                                                for metric in metrics for model in models)))
 
@@ -159,28 +155,29 @@ async def _judge(metrics: tuple[str, ...], settings: Settings, judged: Judged, e
 
 
 async def _offline(metrics: tuple[str, ...], language: str, each_sample: EachSample,
-                   embedder: CachedEmbedder | None) -> list[list[JudgeOutcome]]:
+                   embedder: CachedEmbedder | None) -> list[list[Outcome]]:
     embed = _embed_fn(embedder)
 
-    async def one(sample: Sample) -> list[JudgeOutcome]:
+    async def one(sample: Sample) -> list[Outcome]:
         outcomes = []
         for metric in metrics:
             score = offline_score(metric, sample, embed, language=language)
-            outcomes.append(JudgeOutcome(metric, "offline", score.value, score.status, score.reason, 0, 0.0))
+            outcomes.append(replace(score, name=metric, model="offline"))
         return outcomes
 
     return await each_sample(one, open_at_once=1)  # CPU work: one sample at a time
 
 
-def _result(settings: Settings, judged: Judged, samples: SampleSet, per_sample: list[list[JudgeOutcome]],
+def _result(settings: Settings, judged: Judged, samples: SampleSet, per_sample: list[list[Outcome]],
             models: tuple[str, ...], *, embedder_info: dict[str, Any] | None) -> TierResult:
     metric_names, backend, language = tuple(settings.metrics), settings.judge_backend, settings.language
-    by_key = {(o.metric, sample.id, o.model): o
+    by_key = {(o.name, sample.id, o.model): o
               for sample, outcomes in zip(samples.samples, per_sample, strict=True) for o in outcomes}
     ids = [s.id for s in samples.samples]
     metrics: dict[str, Metric] = {}
     notes: dict[str, Any] = {"backend": backend, "language": language, "models": list(models),
-                             "options": asdict(judge_options(settings)), "statuses": {}, "agreement": {},
+                             "options": asdict(JudgeOptions.from_settings(settings)), "statuses": {},
+                             "agreement": {},
                              "means": "mean over samples of the judges' mean; undetermined samples are left "
                                       "out of it and counted under statuses, failed calls count as errors"}
     for metric in metric_names:
@@ -215,12 +212,12 @@ def _result(settings: Settings, judged: Judged, samples: SampleSet, per_sample: 
     return TierResult(metrics=metrics, items=items, notes=notes, provenance=provenance, volatile={})
 
 
-def _value(outcome: JudgeOutcome) -> float:
-    return outcome.value if outcome.status == "ok" and outcome.value is not None else np.nan
+def _value(outcome: Outcome) -> float:
+    return np.nan if outcome.number is None else outcome.number
 
 
 def _item(sample: Sample, metrics: tuple[str, ...], models: tuple[str, ...],
-          by_key: dict[tuple[str, str, str], JudgeOutcome]) -> dict[str, Any]:
+          by_key: dict[tuple[str, str, str], Outcome]) -> dict[str, Any]:
     return {
         "id": sample.id,
         "user_input": sample.user_input,
@@ -231,6 +228,6 @@ def _item(sample: Sample, metrics: tuple[str, ...], models: tuple[str, ...],
     }
 
 
-def _outcome_row(outcome: JudgeOutcome) -> dict[str, Any]:
+def _outcome_row(outcome: Outcome) -> dict[str, Any]:
     return {"value": outcome.value, "status": outcome.status, "explanation": outcome.explanation,
             "calls": outcome.calls, "duration_ms": outcome.duration_ms, "raw": list(outcome.raw)}

@@ -17,7 +17,7 @@ import functools
 import math
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from typing import Any, TypeVar
 
 import numpy as np
@@ -25,10 +25,9 @@ import numpy as np
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.inputs import ItemSet
-from benchmarks.judge.llm_judge import status_counts
 from benchmarks.judge.offline_ratings import OFFLINE_RATINGS, describe_rating, offline_rating
 from benchmarks.judge.prompts import Language
-from benchmarks.judge.ratings import RATINGS, PairOutcome, Rater, RatingOutcome, prompt_hashes
+from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes
 from benchmarks.metrics.agreement import mean_over_models, model_agreement
 from benchmarks.metrics.judge_quality import (
     error_rate,
@@ -38,6 +37,7 @@ from benchmarks.metrics.judge_quality import (
     scored_of,
 )
 from benchmarks.metrics.stats import latency_summary, summarize
+from benchmarks.outcome import Outcome, status_counts
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.services.embedder import CachedEmbedder, open_embedder
 from benchmarks.services.llm import LLMService, judge_models, require_llm
@@ -103,11 +103,11 @@ def journal_row(by_model: Mapping[str, Sequence[Any]]) -> dict[str, Any]:
     return {"judges": {model: [asdict(o) for o in found] for model, found in by_model.items()}}
 
 
-def restore(cls: type[Judged], row: dict[str, Any], models: Sequence[str]) -> dict[str, list[Judged]]:
+def restore(row: dict[str, Any], models: Sequence[str]) -> dict[str, list[Outcome]]:
     judges = row["judges"]
     if list(judges) != list(models):
         raise ValueError(f"judged by {list(judges)}, but this run asks {list(models)}")
-    return {model: [revive(cls, o) for o in judges[model]] for model in models}
+    return {model: [revive(Outcome, o) for o in judges[model]] for model in models}
 
 
 def by_unit_and_model(ids: Sequence[str], found: Sequence[Mapping[str, Judged]]) -> dict[tuple[str, str], Judged]:
@@ -125,7 +125,7 @@ def _embedder(offline: bool, settings: Settings) -> Iterator[CachedEmbedder | No
         yield embedder
 
 
-Outcomes = dict[tuple[str, str], list[RatingOutcome]]  # (item id, model) -> one outcome per repeat
+Outcomes = dict[tuple[str, str], list[Outcome]]  # (item id, model) -> one outcome per repeat
 
 
 async def _rate_llm(items: Sequence[RatedItem], rating: str, models: Sequence[str], language: Language,
@@ -135,18 +135,18 @@ async def _rate_llm(items: Sequence[RatedItem], rating: str, models: Sequence[st
     async with LLMService(settings, roles=("judge",)) as service:
         rater = Rater(service, language, settings.judge_mode)
 
-        async def one(item: RatedItem, model: str, repeat: int) -> RatingOutcome:
+        async def one(item: RatedItem, model: str, repeat: int) -> Outcome:
             outcome = await rater.rate(rating, item.variables(), model, repeat=repeat)
             advance()
             return outcome
 
-        async def rate_item(item: RatedItem) -> dict[str, list[RatingOutcome]]:
+        async def rate_item(item: RatedItem) -> dict[str, list[Outcome]]:
             found = await asyncio.gather(*(asyncio.gather(*(one(item, model, r) for r in range(settings.repeats)))
                                            for model in models))
             return dict(zip(models, found, strict=True))
 
         found = await each_once(items, _item_key, rate_item, journal=journal, encode=journal_row,
-                                decode=lambda _, row: restore(RatingOutcome, row, models),
+                                decode=lambda _, row: restore(row, models),
                                 open_at_once=2 * settings.llm_concurrency)
         return by_unit_and_model([item.id for item in items], found), service.usage_report()
 
@@ -157,14 +157,14 @@ async def _rate_offline(items: Sequence[RatedItem], rating: str, embedder: Cache
     It is journaled like the LLM path's items, so every `bench judge` run can be resumed."""
     embed = functools.partial(embedder.encode, purpose="judge")
 
-    async def rate_item(item: RatedItem) -> dict[str, list[RatingOutcome]]:
+    async def rate_item(item: RatedItem) -> dict[str, list[Outcome]]:
         score = offline_rating(rating, item.variables(), embed, language=language)
-        outcome = RatingOutcome(rating, "offline", score.value, score.status, score.reason, 0, (), False)
+        outcome = replace(score, name=rating, model="offline")
         advance(repeats)
         return {"offline": [outcome] * repeats}
 
     found = await each_once(items, _item_key, rate_item, journal=journal, encode=journal_row,
-                            decode=lambda _, row: restore(RatingOutcome, row, ("offline",)), open_at_once=1)
+                            decode=lambda _, row: restore(row, ("offline",)), open_at_once=1)
     return by_unit_and_model([item.id for item in items], found)
 
 
@@ -260,12 +260,12 @@ def summary(values: Sequence[float], errors: int, settings: Settings, *, higher_
                                higher_is_better=higher_is_better)
 
 
-def live_latencies(outcomes: Sequence[RatingOutcome | PairOutcome]) -> list[float]:
+def live_latencies(outcomes: Sequence[Outcome]) -> list[float]:
     return [ms for o in outcomes for ms, call in zip(o.latency_ms, o.raw, strict=True)
             if call["status"] == "ok" and not call["cached"]]
 
 
-def _item_row(item: RatedItem, by_model: dict[str, list[RatingOutcome]], mean: float, delta: float
+def _item_row(item: RatedItem, by_model: dict[str, list[Outcome]], mean: float, delta: float
               ) -> dict[str, Any]:
     row: dict[str, Any] = {"id": item.id, "question": item.question, "mean": None if np.isnan(mean) else float(mean)}
     if item.show is not None:

@@ -11,13 +11,12 @@ from __future__ import annotations
 import asyncio
 import functools
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
-from benchmarks.judge.llm_judge import status_counts
 from benchmarks.judge.prompts import Language
-from benchmarks.judge.ratings import PairOutcome, Rater, prompt_hashes
+from benchmarks.judge.ratings import Rater, prompt_hashes
 from benchmarks.metrics.judge_quality import error_rate
 from benchmarks.metrics.pairwise import (
     Preference,
@@ -27,6 +26,7 @@ from benchmarks.metrics.pairwise import (
     preference_agreement,
 )
 from benchmarks.metrics.stats import latency_summary
+from benchmarks.outcome import Outcome, status_counts
 from benchmarks.resumable import each_once, progress_task
 from benchmarks.services.llm import LLMService, judge_models, require_llm
 from benchmarks.services.run_journal import RunJournal
@@ -61,7 +61,7 @@ def run(ctx: RunContext) -> TierResult:
     return result
 
 
-Verdicts = dict[tuple[str, str], tuple[PairOutcome, PairOutcome]]  # (pair id, model) -> (a first, b first)
+Verdicts = dict[tuple[str, str], tuple[Outcome, Outcome]]  # (pair id, model) -> (a first, b first)
 
 
 def _pair_key(pair: AnswerPair) -> str:
@@ -74,28 +74,28 @@ async def _compare_all(pairs: Sequence[AnswerPair], models: Sequence[str], langu
     async with LLMService(settings, roles=("judge",)) as service:
         rater = Rater(service, language, settings.judge_mode)
 
-        async def one(pair: AnswerPair, model: str, first: str, second: str) -> PairOutcome:
+        async def one(pair: AnswerPair, model: str, first: str, second: str) -> Outcome:
             outcome = await rater.compare({"question": pair.question, "context": pair.context, "answer_a": first,
                                            "answer_b": second}, model)
             advance()
             return outcome
 
-        async def compare_pair(pair: AnswerPair) -> dict[str, tuple[PairOutcome, PairOutcome]]:
+        async def compare_pair(pair: AnswerPair) -> dict[str, tuple[Outcome, Outcome]]:
             found = await asyncio.gather(*(
                 asyncio.gather(one(pair, model, pair.answer_a, pair.answer_b),
                                one(pair, model, pair.answer_b, pair.answer_a))
                 for model in models))
             return {model: (original, swapped) for model, (original, swapped) in zip(models, found, strict=True)}
 
-        def decode(_: AnswerPair, row: dict[str, Any]) -> dict[str, tuple[PairOutcome, PairOutcome]]:
-            return {model: _both_orders(found) for model, found in restore(PairOutcome, row, models).items()}
+        def decode(_: AnswerPair, row: dict[str, Any]) -> dict[str, tuple[Outcome, Outcome]]:
+            return {model: _both_orders(found) for model, found in restore(row, models).items()}
 
         found = await each_once(pairs, _pair_key, compare_pair, journal=journal, encode=journal_row, decode=decode,
                                 open_at_once=2 * settings.llm_concurrency)
         return by_unit_and_model([pair.id for pair in pairs], found), service.usage_report()
 
 
-def _both_orders(found: Sequence[PairOutcome]) -> tuple[PairOutcome, PairOutcome]:
+def _both_orders(found: Sequence[Outcome]) -> tuple[Outcome, Outcome]:
     """A journaled row holds exactly the two orders; any other count is a ValueError: not a row bench wrote."""
     original, swapped = found
     return original, swapped
@@ -166,18 +166,19 @@ def _pairwise_result(pairs: Sequence[AnswerPair], verdicts: Verdicts, models: Se
                       provenance=provenance, volatile=volatile)
 
 
-def _preference(found: tuple[PairOutcome, PairOutcome]) -> Preference | None:
+def _preference(found: tuple[Outcome, Outcome]) -> Preference | None:
     """A model's preference on a pair, None when one of its two verdicts failed."""
     verdicts = _verdict_pair(found)
     return None if None in verdicts else preference(*verdicts)  # type: ignore[arg-type]
 
 
-def _verdict_pair(found: tuple[PairOutcome, PairOutcome]) -> tuple[Verdict | None, Verdict | None]:
+def _verdict_pair(found: tuple[Outcome, Outcome]) -> tuple[Verdict | None, Verdict | None]:
+    """The two verdicts (an outcome's value: A, B or Tie in the order shown), None where a call failed."""
     original, swapped = found
-    return original.verdict, swapped.verdict
+    return cast("Verdict | None", original.value), cast("Verdict | None", swapped.value)
 
 
-def _pair_row(pair: AnswerPair, by_model: dict[str, tuple[PairOutcome, PairOutcome]]) -> dict[str, Any]:
+def _pair_row(pair: AnswerPair, by_model: dict[str, tuple[Outcome, Outcome]]) -> dict[str, Any]:
     judges = {}
     for model, found in by_model.items():
         original, swapped = _verdict_pair(found)

@@ -14,7 +14,7 @@ import functools
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 import numpy as np
 
@@ -25,6 +25,7 @@ from benchmarks.judge.show_decision import parse_show_decision
 from benchmarks.metrics.classification import Ratio, classification_report
 from benchmarks.metrics.judge_quality import rate_against_thresholds
 from benchmarks.metrics.stats import latency_summary, summarize
+from benchmarks.outcome import Outcome, Status
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.services import templates
 from benchmarks.services.http_endpoint import EndpointConfig, HttpEndpoint
@@ -69,19 +70,15 @@ class HttpJudge:
 ProductionJudge = PromptedJudge | HttpJudge
 
 
-@dataclass(frozen=True)
-class _Reply:
-    """What the metrics need of one verdict call, whichever way it went."""
-
-    status: Literal["ok", "api_error"]
-    text: str | None
-    latency_ms: float
-    cached: bool
-    error: str | None
+# `each_once` over the run's items: (ask one item) -> the replies, in the items' order. A reply is what the metrics
+# need of one verdict call, whichever way it went: an `Outcome` whose value is the reply's text (ok) or whose
+# explanation is the error (api_error), with the call's latency and whether the cache answered it.
+AskEach = Callable[[Callable[[ShowItem], Awaitable[Outcome]]], Awaitable[list[Outcome]]]
 
 
-# `each_once` over the run's items: (ask one item) -> the replies, in the items' order
-AskEach = Callable[[Callable[[ShowItem], Awaitable[_Reply]]], Awaitable[list[_Reply]]]
+def _reply(status: Status, text: str | None, latency_ms: float, cached: bool, error: str | None) -> Outcome:
+    return Outcome(text if status == "ok" else None, status, error or "", calls=1, latency_ms=(latency_ms,),
+                   cached=cached)
 
 
 def production_judge(settings: Settings, typed: Mapping[str, str]) -> ProductionJudge:
@@ -129,41 +126,41 @@ def _item_key(item: ShowItem) -> str:
     return item.id
 
 
-def _journal_row(reply: _Reply) -> dict[str, Any]:
+def _journal_row(reply: Outcome) -> dict[str, Any]:
     """The whole reply, latency at full precision: a resumed run rebuilds the same report from it."""
     return {"reply": asdict(reply)}
 
 
-def _restore(item: ShowItem, row: dict[str, Any]) -> _Reply:
-    return revive(_Reply, row["reply"])
+def _restore(item: ShowItem, row: dict[str, Any]) -> Outcome:
+    return revive(Outcome, row["reply"])
 
 
 async def _ask_llm(items: list[ShowItem], judge: PromptedJudge, settings: Settings,
-                   ask: AskEach) -> tuple[list[_Reply], dict[str, Any]]:
+                   ask: AskEach) -> tuple[list[Outcome], dict[str, Any]]:
     async with LLMService(settings, roles=()) as service:  # the judge's model: checked by production_judge
-        async def one(item: ShowItem) -> _Reply:
+        async def one(item: ShowItem) -> Outcome:
             prompt = judge.template.text.format_map({"question": item.question, "context": item.context,
                                                      "answer": item.answer})
             c = await service.complete([{"role": "user", "content": prompt}], role="judge", model=judge.model)
-            return _Reply(c.status, c.text, c.latency_ms, c.cached, c.error)
+            return _reply(c.status, c.text, c.latency_ms, c.cached, c.error)
 
         return await ask(one), service.usage_report()
 
 
-async def _ask_http(items: list[ShowItem], judge: HttpJudge, ask: AskEach) -> tuple[list[_Reply], dict[str, Any]]:
+async def _ask_http(items: list[ShowItem], judge: HttpJudge, ask: AskEach) -> tuple[list[Outcome], dict[str, Any]]:
     async with HttpEndpoint(judge.endpoint) as endpoint:
-        async def one(item: ShowItem) -> _Reply:
+        async def one(item: ShowItem) -> Outcome:
             r = await endpoint.call({"question": item.question, "context": item.context,
                                      "answer": item.answer, "item_id": item.id})
-            return _Reply(r.status, r.text, r.latency_ms, False, r.error)
+            return _reply(r.status, r.text, r.latency_ms, False, r.error)
 
         return await ask(one), endpoint.usage_report()
 
 
-def _result(items: list[ShowItem], replies: list[_Reply], judge: ProductionJudge,
+def _result(items: list[ShowItem], replies: list[Outcome], judge: ProductionJudge,
             settings: Settings) -> TierResult:
-    decisions = [parse_show_decision(c.text) if c.status == "ok" else None for c in replies]
-    judged = [i for i, c in enumerate(replies) if c.status == "ok"]
+    decisions = [parse_show_decision(str(c.value)) if c.ok else None for c in replies]
+    judged = [i for i, c in enumerate(replies) if c.ok]
     errors = len(items) - len(judged)
     predicted = [decisions[i].decision for i in judged]  # type: ignore[union-attr]
     truth = ["yes" if items[i].show else "no" for i in judged]
@@ -177,7 +174,7 @@ def _result(items: list[ShowItem], replies: list[_Reply], judge: ProductionJudge
         "f1_score": _ratio_metric(report.f1, report.confusion.parseable, errors),
         "unparseable_rate": Metric(report.unparseable_rate.value, len(judged), errors, None, higher_is_better=False),
     }
-    live = np.array([c.latency_ms for c in replies if c.status == "ok" and not c.cached])
+    live = np.array([ms for c in replies if c.ok and not c.cached for ms in c.latency_ms])
     notes = {
         "positive_class": "yes (show the answer)",
         "confusion": asdict(report.confusion),
@@ -194,8 +191,8 @@ def _result(items: list[ShowItem], replies: list[_Reply], judge: ProductionJudge
                                "what": "calls answered by the endpoint (cached replies excluded)"}}
     items_out = [
         {"id": item.id, "ground_truth_show": item.show, "status": c.status,
-         "decision": d.decision if d else None, "rule": d.rule if d else None, "raw": c.text, "error": c.error,
-         "latency_ms": round(c.latency_ms, 3), "cached": c.cached}
+         "decision": d.decision if d else None, "rule": d.rule if d else None, "raw": c.value,
+         "error": None if c.ok else c.explanation, "latency_ms": round(sum(c.latency_ms), 3), "cached": c.cached}
         for item, c, d in zip(items, replies, decisions, strict=True)
     ]
     return TierResult(

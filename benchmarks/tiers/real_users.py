@@ -34,13 +34,13 @@ def run(ctx: RunContext) -> TierResult:
     entries = logs.entries
     if not entries:
         raise BenchError(f"log '{logs.name}' has no entries")
-    if not any(c.url for c in ctx.dataset.chunks):
-        raise BenchError(f"dataset '{ctx.dataset.name}' has no urls in its corpus: logged confluence_urls "
+    if not any(c.url for c in ctx.inputs.chunks):
+        raise BenchError(f"dataset '{ctx.inputs.name}' has no urls in its corpus: logged confluence_urls "
                          "cannot be matched to chunks")
-    with open_index(s, ctx.dataset, ctx.progress) as corpus:
+    with open_index(s, ctx.inputs, ctx.progress) as corpus:
         vectors = corpus.embed([e.question for e in entries], purpose="log questions", progress=ctx.progress)
         found = corpus.retrieve(vectors, s.top_k * URL_OVERSAMPLE, progress=ctx.progress)
-        provenance, warnings, volatile = corpus.provenance(), corpus.warnings(ctx.dataset), corpus.volatile()
+        provenance, warnings, volatile = corpus.provenance(), corpus.warnings(ctx.inputs), corpus.volatile()
     run_map = {e.id: rank_results(hits, "url", s.top_k) for e, hits in zip(entries, found, strict=True)}
     labelled = [e for e in entries if e.url]
     qrels = {e.id: {str(e.url): 1} for e in labelled}
@@ -49,10 +49,10 @@ def run(ctx: RunContext) -> TierResult:
                for name, values in per_query.values.items()}
     top_chunks = [[h.chunk_id for h in hits[: s.top_k]] for hits in found]
     top_urls = [[url for url, _ in run_map[e.id]] for e in entries]
-    usage = chunk_utilization(top_chunks, [c.id for c in ctx.dataset.chunks])
+    usage = chunk_utilization(top_chunks, [c.id for c in ctx.inputs.chunks])
     metrics["chunk_utilization"] = Metric(usage.rate, usage.total, higher_is_better=None)
     coverage = _coverage(vectors, top_chunks, top_urls, s.topics, s.seed)
-    known_urls = {c.url for c in ctx.dataset.chunks if c.url}
+    known_urls = {c.url for c in ctx.inputs.chunks if c.url}
     return TierResult(
         metrics=metrics,
         items=_items(entries, run_map, per_query, coverage),

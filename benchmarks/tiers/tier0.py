@@ -23,7 +23,7 @@ METRICS = (
 
 
 def run(ctx: RunContext) -> TierResult:
-    s, dataset = ctx.settings, ctx.dataset
+    s, dataset = ctx.settings, ctx.inputs
     with open_index(s, dataset, ctx.progress) as corpus:
         ids: list[str] = []
         kinds: list[str] = []

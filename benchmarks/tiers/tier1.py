@@ -24,7 +24,7 @@ WITHOUT_RELEVANT = (
 
 
 def run(ctx: RunContext) -> TierResult:
-    s, dataset = ctx.settings, ctx.dataset
+    s, dataset = ctx.settings, ctx.inputs
     if s.relevance == "url" and not any(c.url for c in dataset.chunks):
         raise BenchError(f"dataset '{dataset.name}' has no urls in its corpus: --relevance url cannot be used")
     qrels = dataset.url_qrels() if s.relevance == "url" else dataset.chunk_qrels()

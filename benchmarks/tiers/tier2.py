@@ -31,7 +31,7 @@ def cases(dataset: Dataset) -> list[Case]:
 
 
 def run(ctx: RunContext) -> TierResult:
-    s, dataset = ctx.settings, ctx.dataset
+    s, dataset = ctx.settings, ctx.inputs
     plan = Plan(RATINGS, s.extra_metrics or ())
     answering.check_plan(s, plan)
     needed = {"relevant (a chunk with grade > 0, the fixed context)": lambda q: any(g > 0 for g in q.relevant.values()),

@@ -24,7 +24,7 @@ RATINGS = ("e2e_score",)
 
 
 def run(ctx: RunContext) -> TierResult:
-    s, dataset = ctx.settings, ctx.dataset
+    s, dataset = ctx.settings, ctx.inputs
     plan = Plan(RATINGS, s.extra_metrics or ())
     answering.check_plan(s, plan)
     needed = {"reference_answer": lambda q: q.reference_answer is not None}

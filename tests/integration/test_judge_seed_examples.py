@@ -21,9 +21,10 @@ import numpy as np
 import pytest
 
 from benchmarks.config import load_settings
-from benchmarks.judge.llm_judge import JudgeOptions, JudgeOutcome, LLMJudge
+from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
 from benchmarks.judge.prompts import CALLS, load_template
 from benchmarks.metrics.judged import AnswerCorrectnessWeights
+from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
 from benchmarks.services.llm import LLMService
 from tests.integration.openai_server import FakeOpenAI, Reply
@@ -132,7 +133,7 @@ def lookup(table: Mapping[str, Sequence[float]]):
 
 @dataclass
 class Run:
-    outcome: JudgeOutcome
+    outcome: Outcome
     requests: list[dict[str, Any]]
     judge: ScriptedJudge
 
@@ -145,7 +146,7 @@ def run(tmp_path, judge: ScriptedJudge, metric: str, sample: Sample, *, embed=No
         settings, _ = load_settings({"data_dir": str(tmp_path), "llm_cache": False},
                                     environ={"BENCH_LLM_BASE_URL": server.base_url, "BENCH_LLM_MODEL": MODEL})
 
-        async def go() -> JudgeOutcome:
+        async def go() -> Outcome:
             async with LLMService(settings) as service:
                 return await LLMJudge(service, judge.language, embed, options or JudgeOptions()).score(metric, sample, MODEL)
 

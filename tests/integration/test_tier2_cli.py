@@ -27,7 +27,8 @@ KINDS = {first_line("rag/en.txt"): "generator",
          first_line("en/rate_answer_relevance.txt"): "answer_relevance",
          first_line("en/rate_answer_correctness.txt"): "answer_correctness",
          first_line("en/statements.txt"): "statements",
-         first_line("en/statement_verdicts.txt"): "verdicts"}
+         first_line("en/statement_verdicts.txt"): "verdicts",
+         first_line("en/statement_classification.txt"): "classification"}
 
 
 def kind_of(body) -> str:
@@ -106,6 +107,12 @@ class Scripted:
                                                re.MULTILINE | re.DOTALL)[-1])
             return Reply(text=json.dumps({"verdicts": [
                 {"statement": s, "reason": "checked", "verdict": int("(supported)" in s)} for s in statements]}))
+        if kind == "classification":
+            # answer_correctness: the first of the answer's statements is supported, the others are not
+            first, *rest = STATEMENTS[question]
+            return Reply(text=json.dumps({"TP": [{"statement": first, "reason": "in the reference"}],
+                                          "FP": [{"statement": s, "reason": "not in it"} for s in rest],
+                                          "FN": []}))
         score = SCORES[kind][question]
         if self.reasoned:
             return Reply(text=json.dumps({"reasoning": f"{kind} of {question}", "score": score}))
@@ -280,6 +287,29 @@ STATEMENTS = {Q_VPN: ["Install GlobalProtect (supported).", "Sign in with SSO (s
               Q_VACATION: ["HR answers this."],
               Q_PARKING: ["Book in Parkly (supported).", "Parking is free."],
               Q_EXPENSES: ["Within 30 days (supported)."]}
+
+
+def test_the_answer_correctness_weights_setting_is_honoured(bench, tmp_path, monkeypatch):
+    # tiers 2 and 3 ask the RAGAS-form metrics with the options `bench evaluate` reads from the same settings
+    data = write_dataset(tmp_path / "t2", QUESTIONS[:1])
+    runs = {}
+    with FakeOpenAI() as server:
+        server.responder = Scripted()
+        use_server(monkeypatch, server, "sut-weights", "judge-weights")
+        for weights in ("default", "equal"):
+            out = tmp_path / weights
+            result = bench("tier2", "--dataset", data, "--metrics", "answer_correctness", "--repeats", "1",
+                           "--weights", weights, "-o", out)
+            assert result.exit_code == 0, result.output
+            runs[weights] = read(out)
+    # q1: TP 1, FP 1, FN 0, so F1 = 2/3; the answer is the reference verbatim, so similarity = 1.0
+    for weights, expected in (("default", 0.75 * 2 / 3 + 0.25 * 1.0), ("equal", 0.5 * 2 / 3 + 0.5 * 1.0)):
+        report, items = runs[weights]
+        grade = items["q1"]["grades"]["ragas:answer_correctness"]
+        assert grade["status"] == "ok" and "TP 1, FP 1, FN 0; similarity 1.0" in grade["explanation"]
+        assert grade["value"] == pytest.approx(expected, abs=1e-6)
+        assert value(report, "answer_correctness") == pytest.approx(expected, abs=1e-6)
+        assert report["settings"]["correctness_weights"] == weights
 
 
 def test_precomputed_answers_are_graded_and_nothing_is_generated(bench, tmp_path, monkeypatch):

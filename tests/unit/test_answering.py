@@ -13,8 +13,9 @@ from benchmarks.dataset import Chunk, Dataset, Question
 from benchmarks.errors import BenchError
 from benchmarks.generation.base import Answer
 from benchmarks.metrics.text import embedding_similarity
+from benchmarks.outcome import Outcome
 from benchmarks.tiers import answering, tier2, tier3
-from benchmarks.tiers.answering import Case, Grade, Graded, Plan
+from benchmarks.tiers.answering import Case, Graded, Plan
 
 SETTINGS = Settings(bootstrap_resamples=50)
 CHUNKS = (Chunk("a", "Alpha text."), Chunk("b", "Beta text."), Chunk("c", "Gamma text."))
@@ -94,15 +95,15 @@ FAILED = Answer.failed("HTTP 400: bad request", 5.0)
 def graded() -> list[Graded]:
     return [
         Graded(case("q1"), [ok("the reference answer"), ok("the reference answer")],
-               {"faithfulness": Grade(1.0, "ok"), "answer_correctness": Grade(5.0, "ok")}),
+               {"faithfulness": Outcome(1.0, "ok"), "answer_correctness": Outcome(5.0, "ok")}),
         Graded(case("q2"), [ok("nothing alike"), ok("nothing alike!")],
-               {"faithfulness": Grade(0.5, "ok"), "answer_correctness": Grade(None, "parse_error", "bad JSON")}),
+               {"faithfulness": Outcome(0.5, "ok"), "answer_correctness": Outcome(None, "parse_error", "bad JSON")}),
         Graded(case("q3", reference=None), [ok("an answer"), FAILED],
-               {"faithfulness": Grade(None, "api_error", "HTTP 500"),
-                "answer_correctness": Grade(None, "undetermined", "no reference")}),
+               {"faithfulness": Outcome(None, "api_error", "HTTP 500"),
+                "answer_correctness": Outcome(None, "undetermined", "no reference")}),
         Graded(case("q4"), [FAILED, FAILED],
-               {"faithfulness": Grade(None, "no_answer", "HTTP 400"),
-                "answer_correctness": Grade(None, "no_answer", "HTTP 400")}),
+               {"faithfulness": Outcome(None, "no_answer", "HTTP 400"),
+                "answer_correctness": Outcome(None, "no_answer", "HTTP 400")}),
     ]
 
 
@@ -120,7 +121,7 @@ def test_grade_metrics_count_failed_judge_calls_and_failed_answers_as_errors_not
 
 def test_extra_metrics_keep_their_name_and_direction():
     plan = Plan((), ("noise_sensitivity",))
-    items = [Graded(case("q1"), [ok("x")], {"ragas:noise_sensitivity": Grade(0.25, "ok")})]
+    items = [Graded(case("q1"), [ok("x")], {"ragas:noise_sensitivity": Outcome(0.25, "ok")})]
     metric = answering.grade_metrics(items, plan, SETTINGS)["noise_sensitivity"]
     assert (metric.value, metric.higher_is_better) == (0.25, False)
 
@@ -129,9 +130,9 @@ def test_a_metric_named_like_a_rating_is_graded_apart_from_it():
     # --metrics faithfulness in tier 2: the RAGAS form beside the seed rating, neither overwriting the other
     plan = Plan(("faithfulness",), ("faithfulness",))
     assert plan.keys == ("faithfulness", "ragas:faithfulness")
-    items = [Graded(case("q1"), [ok("x")], {"faithfulness": Grade(1.0, "ok"), "ragas:faithfulness": Grade(0.5, "ok")}),
-             Graded(case("q2"), [ok("y")], {"faithfulness": Grade(0.0, "ok"),
-                                            "ragas:faithfulness": Grade(None, "parse_error")})]
+    items = [Graded(case("q1"), [ok("x")], {"faithfulness": Outcome(1.0, "ok"), "ragas:faithfulness": Outcome(0.5, "ok")}),
+             Graded(case("q2"), [ok("y")], {"faithfulness": Outcome(0.0, "ok"),
+                                            "ragas:faithfulness": Outcome(None, "parse_error")})]
     metrics = answering.grade_metrics(items, plan, SETTINGS)
     assert (metrics["avg_faithfulness"].value, metrics["avg_faithfulness"].errors) == (0.5, 0)
     assert (metrics["faithfulness"].value, metrics["faithfulness"].errors) == (0.5, 1)

@@ -15,7 +15,7 @@ from benchmarks.tiers import TIERS
 
 def test_every_tier_declares_known_settings_and_an_input():
     for tier in TIERS.values():
-        assert tier.input is not None and tier.reads and tier.module, tier.name
+        assert tier.input.loader and tier.reads and tier.module, tier.name
         unknown = [name for name in tier.reads if name not in SETTING_FIELDS]
         assert not unknown, f"{tier.name} reads unknown settings {unknown}"
         assert set(tier.flags) <= set(tier.reads), tier.name
@@ -29,7 +29,7 @@ def test_secrets_and_tables_are_never_flags():
 
 
 def test_every_tier_is_a_command():
-    commands = set(app.registered_commands and [c.name for c in app.registered_commands])
+    commands = {c.name for c in app.registered_commands}
     assert {name for name in TIERS if name != "judge-pairwise"} <= commands  # judge --pairwise runs that one
 
 
@@ -61,3 +61,12 @@ def test_a_tier_reading_an_undeclared_setting_fails_at_the_first_read():
     assert scoped.seed == 0
     with pytest.raises(AttributeError, match="tier t reads setting 'hnsw_m' without declaring it"):
         _ = scoped.hnsw_m
+
+
+def test_the_metric_names_in_the_help_are_the_catalogs():
+    from benchmarks.config import JUDGED_METRICS
+    from benchmarks.judge.catalog import BUILTINS
+
+    assert JUDGED_METRICS == tuple(BUILTINS)
+    result = CliRunner().invoke(app, ["evaluate", "--help"], terminal_width=400)
+    assert all(name in result.output for name in BUILTINS) and "rubric" in result.output

@@ -381,3 +381,22 @@ def test_shipped_names_resolve_and_load(name):
     dataset = load_dataset(name)
     assert (dataset.name, dataset.format) == (name, "bench")
     assert dataset.chunks and dataset.questions
+
+
+def test_each_data_file_is_read_once_and_hashed_from_that_read(tmp_path, monkeypatch):
+    """The content hash is computed from the bytes that were parsed, never from a second read that could see
+    another version of the file."""
+    import benchmarks.services.datasets as datasets
+
+    reads: list[str] = []
+    read_bytes = Path.read_bytes
+
+    def counted(path):
+        reads.append(path.name)
+        return read_bytes(path)
+
+    monkeypatch.setattr(datasets, "read_file", counted)
+    monkeypatch.setattr(Path, "read_bytes", lambda self: pytest.fail(f"{self.name} read a second time"))
+    load_dataset(str(bench_dataset(tmp_path / "bench")))
+    load_dataset(str(beir_dataset(tmp_path / "beir")))
+    assert sorted(reads) == sorted(["corpus.jsonl", "questions.jsonl", "corpus.jsonl", "queries.jsonl", "test.tsv"])

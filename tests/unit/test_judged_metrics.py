@@ -16,7 +16,6 @@ from benchmarks.metrics.judged import (
     ClaimVerdicts,
     GeneratedQuestion,
     NoiseSensitivityVerdicts,
-    Score,
     answer_correctness,
     context_entity_recall,
     context_precision,
@@ -30,6 +29,7 @@ from benchmarks.metrics.judged import (
     response_relevancy,
     semantic_similarity,
 )
+from benchmarks.outcome import Outcome
 
 # --- seeds 000 (ru) and 001 (en): retrieval metrics ---------------------------------------------
 
@@ -52,7 +52,7 @@ from benchmarks.metrics.judged import (
 def test_seed_entity_recall_high_coverage(reference, contexts):
     """Four of five reference entities recur; "World's Fair" came out as "1889 World's Fair"."""
     score = context_entity_recall(reference, contexts)
-    assert score == Score.ok(4 / 5)
+    assert score == Outcome.scored(4 / 5)
     assert score.value >= 0.7
 
 
@@ -80,7 +80,7 @@ def test_seed_entity_recall_high_coverage(reference, contexts):
 )
 def test_seed_entity_recall_poor_coverage(reference, contexts):
     score = context_entity_recall(reference, contexts)
-    assert score == Score.ok(0.0)
+    assert score == Outcome.scored(0.0)
     assert score.value <= 0.3
 
 
@@ -108,7 +108,7 @@ def test_seed_entity_recall_poor_coverage(reference, contexts):
 def test_seed_context_precision_reference_based(verdicts):
     """An irrelevant context ranked last costs average precision nothing."""
     score = context_precision(list(verdicts.values()))
-    assert score == Score.ok(1.0)
+    assert score == Outcome.scored(1.0)
     assert score.value >= 0.8
 
 
@@ -136,7 +136,7 @@ def test_seed_context_precision_reference_based(verdicts):
 def test_seed_context_precision_poor_ordering(verdicts):
     """AP = (1/2 + 2/3) / 2 = 7/12."""
     score = context_precision(list(verdicts.values()))
-    assert score == Score.ok(7 / 12)
+    assert score == Outcome.scored(7 / 12)
     assert score.value <= 0.7
 
 
@@ -205,7 +205,7 @@ def test_seed_faithfulness_perfect(verdicts):
 )
 def test_seed_faithfulness_hallucination(verdicts):
     score = faithfulness(list(verdicts.values()))
-    assert score == Score.ok(0.5)
+    assert score == Outcome.scored(0.5)
     assert score.value <= 0.7
 
 
@@ -223,7 +223,7 @@ def test_seed_noise_sensitivity_low():
     )
     for mode in ("relevant", "irrelevant"):
         score = noise_sensitivity(verdicts, mode)
-        assert score == Score.ok(0.0)
+        assert score == Outcome.scored(0.0)
         assert score.value <= 0.3
 
 
@@ -240,9 +240,9 @@ def test_seed_noise_sensitivity_irrelevant_mode_ru():
         response_in_context=((True, False), (False, True), (False, False)),
     )
     irrelevant = noise_sensitivity(verdicts, "irrelevant")
-    assert irrelevant == Score.ok(0.5)
+    assert irrelevant == Outcome.scored(0.5)
     assert 0.0 <= irrelevant.value <= 1.0
-    assert noise_sensitivity(verdicts, "relevant") == Score.ok(0.0)
+    assert noise_sensitivity(verdicts, "relevant") == Outcome.scored(0.0)
 
 
 QUESTION = np.array([1.0, 0.0])
@@ -269,7 +269,7 @@ def test_seed_response_relevancy_incomplete_answer():
 def test_seed_response_relevancy_noncommittal():
     """An "I don't know" answer: every generation is flagged noncommittal."""
     score = response_relevancy(QUESTION, _questions([1, 0], [1, 0], [1, 0], noncommittal=True))
-    assert score == Score.ok(0.0, reason="the response is noncommittal")
+    assert score == Outcome.scored(0.0, explanation="the response is noncommittal")
     assert score.value < 0.1
 
 
@@ -285,7 +285,7 @@ def test_seed_response_relevancy_five_questions_ru():
 
 def test_seed_context_relevance_example():
     """Machine learning definition rated 2, weather forecast rated 0: (1.0 + 0.0) / 2."""
-    assert context_relevance([2, 0]) == Score.ok(0.5)
+    assert context_relevance([2, 0]) == Outcome.scored(0.5)
 
 
 # --- seed 003: response metrics -----------------------------------------------------------------
@@ -293,15 +293,15 @@ def test_seed_context_relevance_example():
 
 def test_seed_semantic_similarity_examples():
     paraphrase = semantic_similarity([4.0, 3.0], [1.0, 0.0])
-    assert paraphrase == Score.ok(0.8) and paraphrase.value >= 0.7
+    assert paraphrase == Outcome.scored(0.8) and paraphrase.value >= 0.7
     unrelated = semantic_similarity([0.0, 1.0], [1.0, 0.0])
-    assert unrelated == Score.ok(0.0) and unrelated.value <= 0.5
+    assert unrelated == Outcome.scored(0.0) and unrelated.value <= 0.5
 
 
 def test_seed_semantic_similarity_threshold_is_inclusive():
     """Threshold 0.8 with a cosine of exactly 0.8 passes (>=)."""
-    assert semantic_similarity([4.0, 3.0], [1.0, 0.0], threshold=0.8) == Score.ok(1.0)
-    assert semantic_similarity([3.0, 4.0], [1.0, 0.0], threshold=0.8) == Score.ok(0.0)
+    assert semantic_similarity([4.0, 3.0], [1.0, 0.0], threshold=0.8) == Outcome.scored(1.0)
+    assert semantic_similarity([3.0, 4.0], [1.0, 0.0], threshold=0.8) == Outcome.scored(0.0)
 
 
 def test_seed_factual_correctness_high_accuracy():
@@ -314,34 +314,34 @@ def test_seed_factual_correctness_high_accuracy():
         reference_supported=(True, False, True, True),  # born in Germany; in 1879; relativity; Nobel
     )
     score = factual_correctness(verdicts, mode="f1")
-    assert score == Score.ok(6 / 7) and score.value >= 0.8
+    assert score == Outcome.scored(6 / 7) and score.value >= 0.8
 
 
 def test_seed_factual_correctness_errors_detected():
     """Born in France, invented the telephone, Nobel in chemistry: nothing matches either way."""
     verdicts = ClaimVerdicts(response_supported=(False,) * 3, reference_supported=(False,) * 3)
     score = factual_correctness(verdicts, mode="f1")
-    assert score == Score.ok(0.0) and score.value <= 0.3
+    assert score == Outcome.scored(0.0) and score.value <= 0.3
 
 
 def test_seed_factual_correctness_precision_and_recall_modes():
     """«Париж - столица Франции.» against a reference that adds the population."""
     precision = factual_correctness(ClaimVerdicts(response_supported=(True,)), mode="precision")
-    assert precision == Score.ok(1.0) and precision.value >= 0.9
+    assert precision == Outcome.scored(1.0) and precision.value >= 0.9
     recall = factual_correctness(ClaimVerdicts(reference_supported=(True, False)), mode="recall")
-    assert recall == Score.ok(0.5) and 0.4 <= recall.value <= 0.7
+    assert recall == Outcome.scored(0.5) and 0.4 <= recall.value <= 0.7
 
 
 def test_seed_answer_correctness_default_weights():
     """Great Wall: both facts matched (F1 = 1), similarity 0.9: 0.75 + 0.25·0.9."""
-    score = answer_correctness(factual_correctness(ClaimCounts(tp=2, fp=0, fn=0)), Score.ok(0.9))
+    score = answer_correctness(factual_correctness(ClaimCounts(tp=2, fp=0, fn=0)), Outcome.scored(0.9))
     assert score.value == pytest.approx(0.975, abs=1e-15) and score.value >= 0.8
 
 
 def test_seed_answer_correctness_equal_weights():
     """Python: "a programming language" matched, "high-level, interpreted" missed: F1 = 2/3."""
     score = answer_correctness(
-        factual_correctness(ClaimCounts(tp=1, fp=0, fn=1)), Score.ok(0.85), weights="equal"
+        factual_correctness(ClaimCounts(tp=1, fp=0, fn=1)), Outcome.scored(0.85), weights="equal"
     )
     assert score.value == pytest.approx(0.5 * 2 / 3 + 0.5 * 0.85, abs=1e-15)
     assert 0.5 <= score.value <= 0.9
@@ -350,7 +350,7 @@ def test_seed_answer_correctness_equal_weights():
 def test_seed_answer_correctness_factual_focused():
     """Water boils at 100 °C, ice melts at 0 °C; "at standard pressure" missed: F1 = 4/5."""
     score = answer_correctness(
-        factual_correctness(ClaimCounts(tp=2, fp=0, fn=1)), Score.ok(0.9), weights="factual-focused"
+        factual_correctness(ClaimCounts(tp=2, fp=0, fn=1)), Outcome.scored(0.9), weights="factual-focused"
     )
     assert score.value == pytest.approx(0.9 * 0.8 + 0.1 * 0.9, abs=1e-15) and score.value >= 0.8
 
@@ -359,7 +359,7 @@ def test_seed_answer_correctness_custom_weights():
     """Machine learning paraphrase judged a miss both ways (F1 = 0), similarity 0.7, weights 60/40."""
     score = answer_correctness(
         factual_correctness(ClaimCounts(tp=0, fp=1, fn=1)),
-        Score.ok(0.7),
+        Outcome.scored(0.7),
         weights=AnswerCorrectnessWeights(0.6, 0.4),
     )
     assert score.value == pytest.approx(0.28, abs=1e-15) and 0.0 <= score.value <= 1.0
@@ -370,15 +370,15 @@ def test_seed_answer_correctness_custom_weights():
 
 def test_context_precision_by_hand():
     """Relevant at ranks 1, 3, 5: (1/1 + 2/3 + 3/5) / 3 = 34/45."""
-    assert context_precision([1, 0, 1, 0, 1]) == Score.ok(34 / 45)
-    assert context_precision([0, 0, 1]) == Score.ok(1 / 3)
+    assert context_precision([1, 0, 1, 0, 1]) == Outcome.scored(34 / 45)
+    assert context_precision([0, 0, 1]) == Outcome.scored(1 / 3)
 
 
 def test_entity_normalisation():
     assert normalise_entity("  Nobel\u00a0Prize  in Physics ") == "nobel prize in physics"
     assert normalise_entity("ＵＬＭ") == "ulm"
-    assert context_entity_recall(["Paris", "paris", "PARIS "], ["Paris"]) == Score.ok(1.0)
-    assert context_entity_recall(["Ulm", "1879", ""], ["ulm", "   "]) == Score.ok(0.5)
+    assert context_entity_recall(["Paris", "paris", "PARIS "], ["Paris"]) == Outcome.scored(1.0)
+    assert context_entity_recall(["Ulm", "1879", ""], ["ulm", "   "]) == Outcome.scored(0.5)
 
 
 def test_noise_sensitivity_modes_by_hand():
@@ -391,29 +391,29 @@ def test_noise_sensitivity_modes_by_hand():
         reference_in_context=((1, 0), (0, 0), (0, 0)),
         response_in_context=((1, 1, 0, 0), (0, 1, 1, 0), (0, 0, 0, 0)),
     )
-    assert noise_sensitivity(verdicts, "relevant") == Score.ok(0.25)
-    assert noise_sensitivity(verdicts, "irrelevant") == Score.ok(0.25)
+    assert noise_sensitivity(verdicts, "relevant") == Outcome.scored(0.25)
+    assert noise_sensitivity(verdicts, "irrelevant") == Outcome.scored(0.25)
 
 
 def test_factual_correctness_from_counts_by_hand():
     counts = ClaimCounts(tp=3, fp=1, fn=2)
-    assert factual_correctness(counts, mode="precision") == Score.ok(3 / 4)
-    assert factual_correctness(counts, mode="recall") == Score.ok(3 / 5)
-    assert factual_correctness(counts, mode="f1") == Score.ok(2 * 3 / (2 * 3 + 1 + 2))
+    assert factual_correctness(counts, mode="precision") == Outcome.scored(3 / 4)
+    assert factual_correctness(counts, mode="recall") == Outcome.scored(3 / 5)
+    assert factual_correctness(counts, mode="f1") == Outcome.scored(2 * 3 / (2 * 3 + 1 + 2))
     # F2 = 5·TP / (5·TP + 4·FN + FP) = 15/24
-    assert factual_correctness(counts, mode="f1", beta=2.0) == Score.ok(15 / 24)
+    assert factual_correctness(counts, mode="f1", beta=2.0) == Outcome.scored(15 / 24)
 
 
 def test_response_relevancy_any_rule_zeroes_on_one_flag():
     generated = _questions([1, 0], [1, 0]) + _questions([1, 0], noncommittal=True)
     assert response_relevancy(QUESTION, generated).value == 1.0
-    assert response_relevancy(QUESTION, generated, zero_when="any") == Score.ok(
-        0.0, reason="the response is noncommittal"
+    assert response_relevancy(QUESTION, generated, zero_when="any") == Outcome.scored(
+        0.0, explanation="the response is noncommittal"
     )
 
 
 def test_context_relevance_by_hand():
-    assert context_relevance([1, 2, 0, 1]) == Score.ok(4 / 8)
+    assert context_relevance([1, 2, 0, 1]) == Outcome.scored(4 / 8)
 
 
 # --- degenerate cases ---------------------------------------------------------------------------
@@ -428,51 +428,51 @@ def test_degenerate_undetermined():
         "an embedding is the zero vector": semantic_similarity([0.0, 0.0], [1.0, 0.0]),
     }
     for reason, score in cases.items():
-        assert score == Score.undetermined(reason)
+        assert score == Outcome.undetermined(reason)
     assert semantic_similarity([0.0, 0.0], [1.0, 0.0], threshold=0.5).status == "undetermined"
     assert response_relevancy(QUESTION, _questions([0, 0])).status == "undetermined"
 
 
 def test_degenerate_defined():
-    assert context_entity_recall(["Paris"], []) == Score.ok(0.0)
-    assert context_precision([0, 0, 0]) == Score.ok(0.0, reason="no retrieved context is relevant")
-    assert context_precision([]) == Score.ok(0.0, reason="no context was retrieved")
-    assert context_relevance([]) == Score.ok(0.0, reason="no context was retrieved")
-    assert context_recall([0, 0]) == Score.ok(0.0)
-    assert faithfulness([0]) == Score.ok(0.0)
+    assert context_entity_recall(["Paris"], []) == Outcome.scored(0.0)
+    assert context_precision([0, 0, 0]) == Outcome.scored(0.0, explanation="no retrieved context is relevant")
+    assert context_precision([]) == Outcome.scored(0.0, explanation="no context was retrieved")
+    assert context_relevance([]) == Outcome.scored(0.0, explanation="no context was retrieved")
+    assert context_recall([0, 0]) == Outcome.scored(0.0)
+    assert faithfulness([0]) == Outcome.scored(0.0)
 
 
 def test_noise_sensitivity_degenerate():
     no_response = NoiseSensitivityVerdicts((), ((True,),), ((),))
-    assert noise_sensitivity(no_response) == Score.undetermined("the response has no statements")
+    assert noise_sensitivity(no_response) == Outcome.undetermined("the response has no statements")
     no_context = NoiseSensitivityVerdicts((False, True), (), ())
-    assert noise_sensitivity(no_context, "irrelevant") == Score.ok(0.0, reason="no context was retrieved")
+    assert noise_sensitivity(no_context, "irrelevant") == Outcome.scored(0.0, explanation="no context was retrieved")
     no_reference = NoiseSensitivityVerdicts((False,), ((),), ((True,),))
     assert noise_sensitivity(no_reference).status == "undetermined"
 
 
 def test_factual_correctness_without_claims():
     none = ClaimVerdicts(response_supported=(), reference_supported=())
-    assert factual_correctness(none, mode="precision") == Score.undetermined("the response has no claims")
-    assert factual_correctness(none, mode="recall") == Score.undetermined("the reference has no claims")
-    assert factual_correctness(none) == Score.undetermined(
+    assert factual_correctness(none, mode="precision") == Outcome.undetermined("the response has no claims")
+    assert factual_correctness(none, mode="recall") == Outcome.undetermined("the reference has no claims")
+    assert factual_correctness(none) == Outcome.undetermined(
         "neither the response nor the reference has claims"
     )
     assert factual_correctness(ClaimCounts(0, 0, 0)).status == "undetermined"
     # one side empty: F is 0 when the other side is 0, else undefined
-    assert factual_correctness(ClaimVerdicts((), (False, False))) == Score.ok(0.0)
-    assert factual_correctness(ClaimVerdicts((), (True,))) == Score.undetermined("the response has no claims")
-    assert factual_correctness(ClaimCounts(tp=0, fp=0, fn=3)) == Score.ok(0.0)
-    assert factual_correctness(ClaimCounts(tp=0, fp=2, fn=0)) == Score.ok(0.0)
+    assert factual_correctness(ClaimVerdicts((), (False, False))) == Outcome.scored(0.0)
+    assert factual_correctness(ClaimVerdicts((), (True,))) == Outcome.undetermined("the response has no claims")
+    assert factual_correctness(ClaimCounts(tp=0, fp=0, fn=3)) == Outcome.scored(0.0)
+    assert factual_correctness(ClaimCounts(tp=0, fp=2, fn=0)) == Outcome.scored(0.0)
 
 
 def test_answer_correctness_undetermined_component():
-    factual = Score.undetermined("neither the response nor the reference has claims")
-    assert answer_correctness(factual, Score.ok(0.9)) == Score.undetermined(
+    factual = Outcome.undetermined("neither the response nor the reference has claims")
+    assert answer_correctness(factual, Outcome.scored(0.9)) == Outcome.undetermined(
         "factual correctness: neither the response nor the reference has claims"
     )
     semantic_only = AnswerCorrectnessWeights(0.0, 1.0)
-    assert answer_correctness(factual, Score.ok(0.9), weights=semantic_only) == Score.ok(0.9)
+    assert answer_correctness(factual, Outcome.scored(0.9), weights=semantic_only) == Outcome.scored(0.9)
 
 
 # --- exactness ----------------------------------------------------------------------------------
@@ -494,7 +494,7 @@ def test_all_positive_verdicts_are_exactly_one(n):
 
 @pytest.mark.parametrize("weights", [*WEIGHT_PRESETS.values(), AnswerCorrectnessWeights(0.6, 0.4)])
 def test_answer_correctness_all_ones_is_exactly_one(weights):
-    assert answer_correctness(Score.ok(1.0), Score.ok(1.0), weights=weights).value == 1.0
+    assert answer_correctness(Outcome.scored(1.0), Outcome.scored(1.0), weights=weights).value == 1.0
 
 
 def test_identical_embeddings_give_exactly_one():
@@ -517,9 +517,9 @@ def test_cosine_scale_does_not_overflow():
 
 def test_threshold_zero_is_honoured():
     orthogonal = ([0.0, 1.0], [1.0, 0.0])
-    assert semantic_similarity(*orthogonal) == Score.ok(0.0)
-    assert semantic_similarity(*orthogonal, threshold=0.0) == Score.ok(1.0)
-    assert semantic_similarity([-1.0, 0.1], [1.0, 0.0], threshold=0.0) == Score.ok(0.0)
+    assert semantic_similarity(*orthogonal) == Outcome.scored(0.0)
+    assert semantic_similarity(*orthogonal, threshold=0.0) == Outcome.scored(1.0)
+    assert semantic_similarity([-1.0, 0.1], [1.0, 0.0], threshold=0.0) == Outcome.scored(0.0)
 
 
 def test_weight_presets():
@@ -529,7 +529,7 @@ def test_weight_presets():
         "factual-focused": (0.9, 0.1),
         "semantic-focused": (0.1, 0.9),
     }
-    factual, similarity = Score.ok(0.4), Score.ok(0.8)
+    factual, similarity = Outcome.scored(0.4), Outcome.scored(0.8)
     expected = {"default": 0.5, "equal": 0.6, "factual-focused": 0.44, "semantic-focused": 0.76}
     for name, value in expected.items():
         assert answer_correctness(factual, similarity, weights=name).value == pytest.approx(value, abs=1e-15)
@@ -537,7 +537,7 @@ def test_weight_presets():
 
 
 def test_custom_weights_are_normalised():
-    factual, similarity = Score.ok(0.4), Score.ok(0.8)
+    factual, similarity = Outcome.scored(0.4), Outcome.scored(0.8)
     ratio = answer_correctness(factual, similarity, weights=AnswerCorrectnessWeights(3, 1))
     assert ratio.value == pytest.approx(answer_correctness(factual, similarity).value, abs=1e-15)
 
@@ -550,7 +550,7 @@ def test_invalid_weights_raise(weights):
 
 def test_unknown_preset_raises():
     with pytest.raises(ValueError, match="presets"):
-        answer_correctness(Score.ok(1.0), Score.ok(1.0), weights="balanced")
+        answer_correctness(Outcome.scored(1.0), Outcome.scored(1.0), weights="balanced")
 
 
 @pytest.mark.parametrize("bad", [2, -1, None, 0.5, float("nan"), "1"])
@@ -583,6 +583,6 @@ def test_malformed_inputs_raise():
     with pytest.raises(ValueError):
         cosine([1.0, 0.0], [1.0, 0.0, 0.0])
     with pytest.raises(ValueError):
-        Score(value=None, status="ok")
+        Outcome(value=None, status="ok")
     with pytest.raises(ValueError):
-        Score.undetermined("")
+        Outcome.undetermined("")

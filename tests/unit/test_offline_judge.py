@@ -108,7 +108,7 @@ def test_faithfulness_degenerate_cases_behave_like_the_llm_metric():
         "faithfulness", Sample(id="e", retrieved_contexts=EIFFEL_CONTEXTS, response="  "), TableEmbed()
     )
     assert no_statement.status == "undetermined"
-    assert no_statement.reason == "the response has no statements"
+    assert no_statement.explanation == "the response has no statements"
     no_context = offline_score(
         "faithfulness", Sample(id="n", retrieved_contexts=(), response=EIFFEL_RESPONSE), TableEmbed()
     )
@@ -144,7 +144,7 @@ def test_context_precision_is_average_precision_of_contexts_supporting_the_refer
 def test_context_precision_without_contexts_is_zero_with_a_reason():
     sample = Sample(id="p", retrieved_contexts=(), reference="The Eiffel Tower is in Paris.")
     score = offline_score("context_precision", sample, TableEmbed())
-    assert (score.value, score.reason) == (0.0, "no context was retrieved")
+    assert (score.value, score.explanation) == (0.0, "no context was retrieved")
 
 
 # --- response side ------------------------------------------------------------------------------
@@ -192,7 +192,7 @@ def test_answer_correctness_weights_support_f1_and_similarity_three_to_one():
 def test_a_missing_field_is_named_and_nothing_is_embedded(metric, reason):
     embed = TableEmbed()
     score = offline_score(metric, Sample(id="m", user_input="Where is it?"), embed)
-    assert (score.status, score.reason) == ("undetermined", reason)
+    assert (score.status, score.explanation) == ("undetermined", reason)
     assert embed.calls == []
 
 

@@ -17,6 +17,7 @@ from benchmarks.inputs import Warning
 from benchmarks.report_markdown import render
 from benchmarks.services import provenance
 from benchmarks.services.reports import new_run_id, point_latest, run_directory, write_run
+from benchmarks.tiers import DATASET as DATASET_INPUT
 from benchmarks.tiers.base import Metric, Tier, TierResult
 
 PASSWORD = "s3cret-pw"
@@ -27,7 +28,7 @@ METRIC_ORDER = ["ndcg@10", "recall@10", "latency_p50_ms"]  # deliberately not al
 ENVIRONMENT = {"git_commit": COMMIT, "git_dirty": False, "python": "3.12.0", "packages": {"numpy": "2.0.0"}}
 
 
-TIER = Tier(name="tier1", version="3", title="Retrieval quality", main_metric="ndcg@10")
+TIER = Tier(name="tier1", version="3", title="Retrieval quality", main_metric="ndcg@10", input=DATASET_INPUT)
 DATASET = Dataset(
     name="letters",
     version="2024.1",

@@ -16,6 +16,7 @@ from benchmarks.judge.parsing import parse_output
 from benchmarks.judge.prompts import render
 from benchmarks.judge.rubric import parse_rubrics, rubrics_of, sample_block
 from benchmarks.metrics import judged
+from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
 from benchmarks.services.llm import Completion
 
@@ -154,7 +155,7 @@ def test_scaled_shapes_are_cached():
 
 
 def test_the_score_is_reported_on_the_rubrics_own_scale():
-    assert judged.rubric(4, low=1, high=5) == judged.Score.ok(4.0)
+    assert judged.rubric(4, low=1, high=5) == Outcome.scored(4.0)
     assert judged.rubric(1, low=0, high=1).value == 1.0
     for bad in (0, 6, 2.5, True):
         with pytest.raises(ValueError, match="whole number from 1 to 5"):

@@ -34,7 +34,7 @@ def test_rouge_by_hand():
     # LCS: the cat on the mat → 5, as for unigrams.
     scores = rouge("The cat sat on the red mat.", "the cat is on the mat")
     assert values(scores) == pytest.approx((10 / 13, 4 / 11, 10 / 13), abs=1e-12)
-    assert all(s.status == "ok" and s.reason == "" for s in (scores.rouge1, scores.rouge2, scores.rougeL))
+    assert all(s.status == "ok" and s.explanation == "" for s in (scores.rouge1, scores.rouge2, scores.rougeL))
 
 
 def test_rouge_l_sees_order_that_rouge_1_does_not():
@@ -70,11 +70,11 @@ def test_no_stemming():
 def test_rouge_degenerate_cases():
     empty_prediction = rouge("", "the cat is on the mat")
     assert values(empty_prediction) == (0.0, 0.0, 0.0)
-    assert empty_prediction.rouge1.reason == "the prediction has no words"
+    assert empty_prediction.rouge1.explanation == "the prediction has no words"
     for prediction, reference in [("", ""), ("the cat", ""), ("the cat", " — "), ("...", "!")]:
         scores = rouge(prediction, reference)
         for s in (scores.rouge1, scores.rouge2, scores.rougeL):
-            assert s.status == "undetermined" and s.value is None and s.reason == "the reference has no words"
+            assert s.status == "undetermined" and s.value is None and s.explanation == "the reference has no words"
 
 
 def test_rouge2_undetermined_for_one_word_reference():
@@ -116,10 +116,10 @@ def test_bleu_is_case_sensitive():
 
 def test_bleu_degenerate_cases():
     assert bleu("", "the cat").value == 0.0
-    assert bleu("", "the cat").reason == "the prediction has no words"
+    assert bleu("", "the cat").explanation == "the prediction has no words"
     for prediction in ("", "the cat"):
         s = bleu(prediction, "  ")
-        assert s.status == "undetermined" and s.value is None and s.reason == "the reference has no words"
+        assert s.status == "undetermined" and s.value is None and s.explanation == "the reference has no words"
 
 
 def test_exact_match_is_verbatim():
@@ -129,7 +129,7 @@ def test_exact_match_is_verbatim():
     assert exact_match(["й", "и\u0306"]).value == 0.0  # same glyph, different code points
     for responses in (["one"], []):
         s = exact_match(responses)
-        assert s.status == "undetermined" and s.reason == "fewer than two responses: nothing to compare"
+        assert s.status == "undetermined" and s.explanation == "fewer than two responses: nothing to compare"
 
 
 def test_exact_match_rate_by_hand():
@@ -152,7 +152,7 @@ def test_semantic_consistency_degenerate_cases():
     assert single.status == "undetermined" and single.value is None  # not 1.0
     assert semantic_consistency(np.empty((0, 4))).value is None
     zero = semantic_consistency(np.array([[1.0, 0.0], [0.0, 0.0]]))
-    assert zero.reason == "an embedding is the zero vector"
+    assert zero.explanation == "an embedding is the zero vector"
     with pytest.raises(ValueError):
         semantic_consistency(np.array([1.0, 2.0]))
     with pytest.raises(ValueError):

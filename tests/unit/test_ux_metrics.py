@@ -146,7 +146,7 @@ def test_within_session_first_then_across_sessions() -> None:
     assert math.isclose(score.value, (0.5 + 0.6) / 2, rel_tol=1e-15)
     pooled = (1.0 + 0.0 + 0.6) / 3  # every pair weighted alike: what the seed does not do
     assert not math.isclose(score.value, pooled)
-    assert "2 of 4 sessions" in score.reason
+    assert "2 of 4 sessions" in score.explanation
 
 
 def test_multi_turn_consistency_is_context_preservation_by_definition() -> None:
