@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from benchmarks._version import __version__ as __version__
 
 __all__ = ["BenchError", "Evaluation", "MetricScore", "Run", "Sample", "SampleResult", "aevaluate", "evaluate", "run"]
 

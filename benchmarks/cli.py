@@ -16,7 +16,7 @@ from typing import Annotated, Any, Optional, TypeVar
 import typer
 from rich.console import Console
 
-from benchmarks import __version__
+from benchmarks._version import __version__
 from benchmarks.config import load_settings
 from benchmarks.errors import BenchError, RunInterrupted
 from benchmarks.options import Flag, command, flags_of, option

@@ -25,6 +25,7 @@ from urllib.parse import urlsplit, urlunsplit
 import platformdirs
 
 from benchmarks.errors import BenchError
+from benchmarks.rubric_table import parse_rubrics
 
 # "suite": a bench nightly suite file; "api": the arguments of the Python API (benchmarks.evaluate, run)
 Source = Literal["default", "bench.toml", "env", "suite", "cli", "api"]
@@ -419,9 +420,7 @@ def _coerce(name: str, raw: Any, where: str) -> Any:
     if typing.get_origin(target) is tuple:
         return _to_names(raw, where)
     if name == "rubrics":
-        from benchmarks.judge.rubric import parse_rubrics  # checked against the judged metrics' names
-
-        return parse_rubrics(_table(raw, f"{where}: expected a table of rubrics"), where)
+        return check_rubrics(_table(raw, f"{where}: expected a table of rubrics"), where)
     if typing.get_origin(target) is dict:
         return _to_dimensions(raw, where) if typing.get_args(target)[1] is int else _to_prices(raw, where)
     try:
@@ -563,6 +562,11 @@ def _weights(text: str) -> Any:
         return AnswerCorrectnessWeights(factual=factual, semantic=semantic)
     except ValueError:
         return None
+
+
+def check_rubrics(raw: Any, where: str) -> dict[str, dict[str, Any]]:
+    """The `rubrics` table checked: names apart from the built-in metrics, criteria in the prompt languages."""
+    return parse_rubrics(raw, where, builtins=JUDGED_METRICS, languages=typing.get_args(setting_type("language")))
 
 
 def correctness_weights(settings: Settings) -> Any:

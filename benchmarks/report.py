@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict
 from typing import Any
 
-from benchmarks import __version__
+from benchmarks._version import __version__
 from benchmarks.config import Source
 from benchmarks.inputs import InputSet
 from benchmarks.report_markdown import render

@@ -25,7 +25,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from benchmarks import __version__
+from benchmarks._version import __version__
 from benchmarks import report as report_doc
 from benchmarks.config import ScopedSettings, Settings, Source
 from benchmarks.errors import BenchError, RunInterrupted

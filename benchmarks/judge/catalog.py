@@ -39,6 +39,7 @@ from benchmarks.judge.prompts import (
 )
 from benchmarks.judge.rubric import NO_PROXY, Rubric, rubrics_of
 from benchmarks.judge.rubric import score as score_rubric
+from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
 
 # A metric's judge calls for one sample, as `--dry-run` counts them: the documented count (e.g. faithfulness
@@ -278,3 +279,21 @@ def prompt_hashes(names: Sequence[str], known: Mapping[str, JudgedMetric], langu
 def rubric_notes(names: Sequence[str], known: Mapping[str, JudgedMetric]) -> dict[str, object]:
     """The rubrics among the named metrics, as a report's notes describe them (criteria, scale, fields)."""
     return {m: r.describe() for m in names if (r := known[m].rubric)}
+
+
+def offline_score(metric: str, sample: Sample, embed: offline.Embed, *, language: str = "en",
+                  **thresholds: float) -> Outcome:
+    """The offline proxy a built-in metric declares, on one sample (`offline.score_with`)."""
+    return offline.score_with(_proxy(metric), sample, embed, language=language, **thresholds)
+
+
+def describe(metric: str) -> str:
+    """One line for the report, so an offline number is never read as the LLM metric's."""
+    return _proxy(metric).description
+
+
+def _proxy(metric: str) -> OfflineProxy:
+    declared = BUILTINS.get(metric)
+    if declared is None or declared.offline is None:
+        raise ValueError(f"metric {metric!r} has no offline proxy; offline metrics: {', '.join(sorted(OFFLINE_METRICS))}")
+    return declared.offline

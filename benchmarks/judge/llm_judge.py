@@ -16,7 +16,7 @@ import asyncio
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
@@ -42,13 +42,22 @@ from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome, Status
 from benchmarks.samples import Sample
 
-if TYPE_CHECKING:  # the judge only calls the service it is handed; the catalog imports this module
-    from benchmarks.judge.catalog import JudgedMetric
+if TYPE_CHECKING:  # the judge only calls the service it is handed
     from benchmarks.services.llm import LLMService
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 # How a metric is scored: (judge, sample, judge model, trace) -> (score, the judge's reasons)
 Scorer = Callable[["LLMJudge", Sample, str, "Trace"], Awaitable[tuple[Outcome, str]]]
+
+
+class Scored(Protocol):
+    """What the judge needs of a metric's declaration (`catalog.JudgedMetric`): the fields and the scorer."""
+
+    @property
+    def needs(self) -> tuple[str, ...]: ...
+
+    @property
+    def score(self) -> Scorer: ...
 
 CONTEXT_SEPARATOR = "\n\n"
 CONTEXT_RELEVANCE_TEMPERATURE = 0.1  # NVIDIA's setting for its context-relevance judges
@@ -95,18 +104,15 @@ class Trace:
 
 
 class LLMJudge:
-    """Scores the metrics it is given (`catalog.metrics(settings.rubrics)`; default: the built-in ones)."""
+    """Scores the metrics it is given (`catalog.metrics(settings.rubrics)`: their declarations name this
+    class's scorers, so the catalog imports this module and not the other way round)."""
 
     def __init__(self, service: LLMService, language: Language, embed: Embed | None,
-                 options: JudgeOptions = JudgeOptions(), metrics: Mapping[str, JudgedMetric] | None = None):
+                 options: JudgeOptions = JudgeOptions(), *, metrics: Mapping[str, Scored]):
         self.service = service
         self.language = language
         self.embed = embed
         self.options = options
-        if metrics is None:
-            from benchmarks.judge.catalog import BUILTINS  # the catalog refers to this module's scorers
-
-            metrics = BUILTINS
         self.metrics = metrics
 
     async def score(self, metric: str, sample: Sample, model: str) -> Outcome:

@@ -274,8 +274,8 @@ def answer_correctness(sample: Sample, support_for: SupportFor) -> Outcome:
     return judged.answer_correctness(*_both_ways(sample, support_for), weights="default")
 
 
-def offline_score(
-    metric: str,
+def score_with(
+    proxy: OfflineProxy,
     sample: Sample,
     embed: Embed,
     *,
@@ -283,13 +283,12 @@ def offline_score(
     support_threshold: float = DEFAULT_SUPPORT_THRESHOLD,
     overlap_threshold: float = DEFAULT_OVERLAP_THRESHOLD,
 ) -> Outcome:
-    """The offline proxy of one metric on one sample (the support test in the module docstring, each
-    proxy in its function's).
+    """A metric's offline proxy (its declaration's, `catalog.offline_score`) on one sample (the support test
+    in the module docstring, each proxy in its function's).
 
     `embed` maps texts to rows of a matrix, aligned with the texts; it is called at most once.
     `language` picks the stop words that decide which tokens are content.
     """
-    proxy = _proxy(metric)
     stop_words = _stop_words(language)
     _check_threshold("support_threshold", support_threshold)
     _check_threshold("overlap_threshold", overlap_threshold)
@@ -301,18 +300,3 @@ def offline_score(
         return _Support(_embed_once(embed, texts), stop_words, support_threshold, overlap_threshold)
 
     return proxy.score(sample, support_for)
-
-
-def describe(metric: str) -> str:
-    """One line for the report, so an offline number is never read as the LLM metric's."""
-    return _proxy(metric).description
-
-
-def _proxy(metric: str) -> OfflineProxy:
-    from benchmarks.judge import catalog  # the catalog declares each metric's proxy with this module's functions
-
-    declared = catalog.BUILTINS.get(metric)
-    if declared is None or declared.offline is None:
-        raise ValueError(f"metric {metric!r} has no offline proxy; offline metrics: "
-                         f"{', '.join(sorted(catalog.OFFLINE_METRICS))}")
-    return declared.offline

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from benchmarks.judge.offline import Embed, describe, offline_score
+from benchmarks.judge.catalog import describe, offline_score
+from benchmarks.judge.offline import Embed
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
 

@@ -26,28 +26,22 @@ from __future__ import annotations
 
 import hashlib
 import json
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.errors import BenchError
+from benchmarks.config import check_rubrics
 from benchmarks.judge import shapes
 from benchmarks.judge.llm_judge import JudgeFailed, LLMJudge, Trace
-from benchmarks.judge.prompts import LANGUAGES, RUBRIC, Language, load_template
+from benchmarks.judge.prompts import RUBRIC, Language, load_template
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
-from benchmarks.samples import FIELDS, Sample
+from benchmarks.rubric_table import SCALES
+from benchmarks.samples import Sample
 from benchmarks.services.templates import packaged
 
-SCALES: Mapping[str, tuple[int, int]] = {"binary": (0, 1), "1-5": (1, 5)}
-DEFAULT_NEEDS = ("user_input", "response")
-KEYS = ("criteria", "scale", "needs")
 NO_PROXY = ("a rubric is a judgement its criteria put into words; no embedding or word-overlap test stands "
             "for an arbitrary criterion")
-_NAME = re.compile(r"[a-z][a-z0-9_]*")
-# how the fields are shown to the judge, in this order (the judged response last)
-_ORDER = ("user_input", "retrieved_contexts", "reference", "response")
 _LABELS: Mapping[str, Mapping[str, str]] = {
     "en": {"user_input": "Question", "retrieved_contexts": "Contexts", "reference": "Reference answer",
            "response": "Response"},
@@ -100,73 +94,9 @@ class Rubric:
         return {"criteria": dict(self.criteria), "scale": self.scale_note, "needs": list(self.needs)}
 
 
-def parse_rubrics(raw: Any, where: str) -> dict[str, dict[str, Any]]:
-    """bench.toml's `[rubrics]` table (or the same as parsed JSON), checked: {name: {criteria, scale,
-    needs}} in plain types, as the settings keep it (it goes into reports and a run's identity). Every
-    problem is one BenchError naming `where` ("bench.toml: key 'rubrics'") and the rubric."""
-    from benchmarks.judge.catalog import BUILTINS  # the catalog's module imports this one
-
-    if not isinstance(raw, Mapping):
-        raise BenchError(f"{where}: expected a table of rubrics ([rubrics.<name>] with criteria, scale, needs), "
-                         f"got {raw!r}")
-    rubrics: dict[str, dict[str, Any]] = {}
-    for name, table in raw.items():
-        at = f"{where}: rubric '{name}'"
-        if not isinstance(name, str) or not _NAME.fullmatch(name):
-            raise BenchError(f"{at}: a rubric's name is lowercase letters, digits and underscores, starting with a "
-                             "letter")
-        if name in BUILTINS:
-            raise BenchError(f"{at}: '{name}' is a built-in metric; give the rubric another name")
-        if name.startswith("avg_"):
-            raise BenchError(f"{at}: names starting with avg_ are tiers 2 and 3's ratings; give the rubric another "
-                             "name")
-        if not isinstance(table, Mapping):
-            raise BenchError(f"{at}: expected a table with criteria, scale and needs, got {table!r}")
-        unknown = sorted(set(table) - set(KEYS))
-        if unknown:
-            raise BenchError(f"{at}: unknown key(s) {', '.join(unknown)}; a rubric has {', '.join(KEYS)}")
-        rubrics[name] = {"criteria": _criteria(table.get("criteria"), at), "scale": _scale(table.get("scale"), at),
-                         "needs": _needs(table.get("needs", list(DEFAULT_NEEDS)), at)}
-    return rubrics
-
-
-def _criteria(raw: Any, at: str) -> dict[str, str]:
-    example = 'criteria = { en = "Is the response polite?", ru = "Вежлив ли ответ?" }'
-    if raw is None:
-        raise BenchError(f"{at}: criteria missing: {example}")
-    if not isinstance(raw, Mapping) or not raw:
-        raise BenchError(f"{at}: criteria must be a table of language = text ({example}), got {raw!r}")
-    criteria = {}
-    for language, text in raw.items():
-        if language not in LANGUAGES:
-            raise BenchError(f"{at}: criteria in unknown language '{language}' (languages: {', '.join(LANGUAGES)})")
-        if not isinstance(text, str) or not text.strip():
-            raise BenchError(f"{at}: criteria.{language} must be a non-empty text, got {text!r}")
-        criteria[language] = text.strip()
-    return criteria
-
-
-def _scale(raw: Any, at: str) -> str:
-    if raw not in SCALES:
-        shown = "missing" if raw is None else f"got {raw!r}"
-        raise BenchError(f"{at}: scale must be {' or '.join(SCALES)}, {shown}")
-    return str(raw)
-
-
-def _needs(raw: Any, at: str) -> list[str]:
-    if not isinstance(raw, (list, tuple)) or not raw or not all(isinstance(f, str) for f in raw):
-        raise BenchError(f"{at}: needs must be a non-empty list of sample fields ({', '.join(FIELDS)}), got {raw!r}")
-    unknown = [f for f in raw if f not in FIELDS]
-    if unknown:
-        raise BenchError(f"{at}: needs: unknown sample field(s) {', '.join(unknown)}; fields: {', '.join(FIELDS)}")
-    if len(set(raw)) != len(raw):
-        raise BenchError(f"{at}: needs lists a field twice: {raw!r}")
-    return [f for f in _ORDER if f in raw]
-
-
 def rubrics_of(setting: Mapping[str, Any] | None) -> tuple[Rubric, ...]:
     """The rubrics of the `rubrics` setting (checked again: Settings may be built without bench.toml)."""
-    checked = parse_rubrics(setting or {}, "setting rubrics")
+    checked = check_rubrics(setting or {}, "setting rubrics")
     return tuple(Rubric(name, t["criteria"], t["scale"], tuple(t["needs"])) for name, t in checked.items())
 
 

@@ -23,7 +23,7 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn, Self
 
-from benchmarks import __version__
+from benchmarks._version import __version__
 from benchmarks.config import REDACTED, Settings, redact_url
 from benchmarks.errors import BenchError
 from benchmarks.services.llm import PROBE_TIMEOUT_S, Sleep, backoff_s, probe

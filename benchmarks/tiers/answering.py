@@ -31,8 +31,8 @@ from benchmarks.generation.extractive import ExtractiveGenerator
 from benchmarks.generation.openai_generator import OpenAIGenerator, load_rag_template
 from benchmarks.generation.precomputed import PrecomputedGenerator
 from benchmarks.judge import catalog
+from benchmarks.judge.catalog import offline_score
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
-from benchmarks.judge.offline import offline_score
 from benchmarks.judge.offline_ratings import describe_rating, offline_rating
 from benchmarks.judge.prompts import Language
 from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes

@@ -22,9 +22,8 @@ import numpy as np
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge import catalog
-from benchmarks.judge.catalog import JudgedMetric
+from benchmarks.judge.catalog import JudgedMetric, offline_score
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
-from benchmarks.judge.offline import offline_score
 from benchmarks.metrics.agreement import mean_over_models, model_agreement
 from benchmarks.metrics.stats import summarize
 from benchmarks.outcome import Outcome, status_counts

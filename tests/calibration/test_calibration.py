@@ -17,6 +17,7 @@ from collections.abc import Callable
 import pytest
 
 from benchmarks.config import load_settings
+from benchmarks.judge.catalog import BUILTINS
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
 from benchmarks.samples import Sample
 from benchmarks.services.llm import LLMService
@@ -41,7 +42,7 @@ def score(tmp_path, language: str, metric: str, sample: Sample, options: JudgeOp
 
     async def go():
         async with LLMService(settings) as service:
-            return await LLMJudge(service, language, None, options or JudgeOptions()).score(metric, sample, MODEL)
+            return await LLMJudge(service, language, None, options or JudgeOptions(), metrics=BUILTINS).score(metric, sample, MODEL)
 
     outcome = asyncio.run(go())
     assert outcome.status == "ok", f"{metric} ({language}): {outcome.status}: {outcome.explanation}"

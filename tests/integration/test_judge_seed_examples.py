@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from benchmarks.config import load_settings
+from benchmarks.judge.catalog import BUILTINS
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
 from benchmarks.judge.prompts import CALLS, load_template
 from benchmarks.metrics.judged import AnswerCorrectnessWeights
@@ -148,7 +149,7 @@ def run(tmp_path, judge: ScriptedJudge, metric: str, sample: Sample, *, embed=No
 
         async def go() -> Outcome:
             async with LLMService(settings) as service:
-                return await LLMJudge(service, judge.language, embed, options or JudgeOptions()).score(metric, sample, MODEL)
+                return await LLMJudge(service, judge.language, embed, options or JudgeOptions(), metrics=BUILTINS).score(metric, sample, MODEL)
 
         outcome = asyncio.run(go())
         requests = server.chat_requests

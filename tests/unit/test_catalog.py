@@ -10,8 +10,8 @@ import re
 import pytest
 
 from benchmarks.errors import BenchError
-from benchmarks.judge import catalog, offline
-from benchmarks.judge.catalog import BUILTINS, OFFLINE_METRICS, JudgedMetric
+from benchmarks.judge import catalog
+from benchmarks.judge.catalog import BUILTINS, OFFLINE_METRICS, JudgedMetric, describe
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
 from benchmarks.judge.prompts import RUBRIC, TemplateError, load_template, template_sha256
 from benchmarks.metrics.judged import __doc__ as judged_doc
@@ -85,12 +85,12 @@ def test_direction_embeddings_and_proxies_are_derived():
                                                                       "answer_correctness"}
     assert OFFLINE_METRICS == {name for name, m in BUILTINS.items() if m.offline is not None}
     for name in OFFLINE_METRICS:
-        assert offline.describe(name) == BUILTINS[name].offline_note()
+        assert describe(name) == BUILTINS[name].offline_note()
     assert BUILTINS["context_relevance"].offline_note().startswith("no offline proxy: ")
 
 
-def test_the_llm_judge_scores_the_built_ins_by_default():
-    judge = LLMJudge(service=None, language="en", embed=None)  # type: ignore[arg-type]
+def test_the_llm_judge_scores_the_metrics_it_is_given():
+    judge = LLMJudge(service=None, language="en", embed=None, metrics=BUILTINS)  # type: ignore[arg-type]
     assert judge.metrics is BUILTINS
     assert BUILTINS["faithfulness"].score is LLMJudge.faithfulness
 

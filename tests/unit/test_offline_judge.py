@@ -13,13 +13,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pytest
 
-from benchmarks.judge.catalog import OFFLINE_METRICS
-from benchmarks.judge.offline import (
-    describe,
-    offline_score,
-    split_sentences,
-    tokens,
-)
+from benchmarks.judge.catalog import OFFLINE_METRICS, describe, offline_score
+from benchmarks.judge.offline import split_sentences, tokens
 from benchmarks.samples import Sample
 
 

@@ -14,7 +14,8 @@ from benchmarks.judge import catalog, shapes
 from benchmarks.judge.llm_judge import LLMJudge
 from benchmarks.judge.parsing import parse_output
 from benchmarks.judge.prompts import render
-from benchmarks.judge.rubric import parse_rubrics, rubrics_of, sample_block
+from benchmarks.config import check_rubrics
+from benchmarks.judge.rubric import rubrics_of, sample_block
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
@@ -31,7 +32,7 @@ SAMPLE = Sample(id="s1", user_input="Where is the form?", response="On the HR po
 
 
 def test_a_rubric_is_kept_in_plain_types_with_its_fields_in_showing_order():
-    parsed = parse_rubrics({"politeness": {"criteria": {"en": "  Is it polite?  "}, "scale": "1-5",
+    parsed = check_rubrics({"politeness": {"criteria": {"en": "  Is it polite?  "}, "scale": "1-5",
                                            "needs": ["response", "retrieved_contexts", "user_input"]}}, WHERE)
     assert parsed == {"politeness": {"criteria": {"en": "Is it polite?"}, "scale": "1-5",
                                      "needs": ["user_input", "retrieved_contexts", "response"]}}
@@ -39,7 +40,7 @@ def test_a_rubric_is_kept_in_plain_types_with_its_fields_in_showing_order():
 
 
 def test_needs_default_to_the_question_and_the_response():
-    parsed = parse_rubrics({"tone": {"criteria": {"ru": "Спокоен ли тон?"}, "scale": "binary"}}, WHERE)
+    parsed = check_rubrics({"tone": {"criteria": {"ru": "Спокоен ли тон?"}, "scale": "binary"}}, WHERE)
     assert parsed["tone"]["needs"] == ["user_input", "response"]
 
 
@@ -72,7 +73,7 @@ def test_needs_default_to_the_question_and_the_response():
 ])
 def test_a_bad_rubric_is_one_message_naming_the_file_key_and_rubric(table, message):
     with pytest.raises(BenchError) as error:
-        parse_rubrics(table, WHERE)
+        check_rubrics(table, WHERE)
     assert message in str(error.value)
     assert str(error.value).startswith(WHERE)
 
