@@ -1,14 +1,17 @@
 """The `[rubrics]` table of bench.toml, checked as a setting: a user's judged metrics in words.
 
 Only the table's shape lives here, below the settings that hold it; how a rubric is asked and
-scored is `benchmarks.judge.rubric`'s.
+scored is `benchmarks.judge.rubric`'s. Like every table of bench.toml it comes after the top-level
+settings; the environment gives the same table as JSON (`BENCH_RUBRICS`).
 
 ```toml
 [rubrics.politeness]                     # the metric's name: --metrics politeness
-criteria = { en = "Is the response polite and free of blame towards the user?",
-             ru = "Вежлив ли ответ и обходится ли он без упрёков пользователю?" }
 scale = "binary"                         # binary: 0 or 1; "1-5": a whole number from 1 to 5
-needs = ["user_input", "response"]       # shown to the judge; default: user_input and response
+needs = ["user_input", "response"]       # the fields shown to the judge (default: these two)
+
+[rubrics.politeness.criteria]            # the criterion, in each prompt language you judge in
+en = "Is the response polite and free of blame towards the user?"
+ru = "Вежлив ли ответ и обходится ли он без упрёков пользователю?"
 ```
 """
 

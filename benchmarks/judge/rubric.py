@@ -1,17 +1,8 @@
 """A user's rubric metric, declared in bench.toml with no code change (RAGAS's AspectCritic and
 RubricsScore, DeepEval's G-Eval): criteria in words, a scale, and the sample fields the judge sees.
+The table's shape and its check are `benchmarks.rubric_table`'s (a setting, checked when loaded).
 
-```toml
-[rubrics.politeness]                     # the metric's name: --metrics politeness
-criteria = { en = "Is the response polite and free of blame towards the user?",
-             ru = "Вежлив ли ответ и обходится ли он без упрёков пользователю?" }
-scale = "binary"                         # binary: 0 or 1; "1-5": a whole number from 1 to 5
-needs = ["user_input", "response"]       # shown to the judge; default: user_input and response
-```
-
-Like every table of bench.toml it comes after the top-level settings (`[rubrics.<name>]` tables at
-the end of the file); the environment gives the same table as JSON (`BENCH_RUBRICS`). The
-criteria are given per prompt language (en, ru); a language may be left out, and a run in that
+The criteria are given per prompt language (en, ru); a language may be left out, and a run in that
 language is then refused before any call, naming the rubric (a team that only judges in Russian
 need not write English criteria). A rubric is one judge call per sample, rendered from the packaged
 template `prompts/<lang>/rubric.txt` with the criteria and the needed fields, answered with a short

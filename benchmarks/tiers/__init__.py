@@ -1,7 +1,8 @@
 """The one registry of tiers: every report command, declared here and run from its module.
 
 A new tier is a module (with `run(ctx)` and, if it refuses some settings, `check(settings, typed)`)
-plus one declaration here. `reads` lists every setting the run and the services it opens read;
+plus one declaration here: its input, the settings it reads, the metrics its report holds and the
+main one. `reads` lists every setting the run and the services it opens read;
 the runner hands the tier only those (reading another fails at once), so a report shows, and a
 resume must match, exactly the settings that made its numbers.
 """
@@ -48,40 +49,62 @@ ANSWERING_FLAGS = {**JUDGED_FLAGS, "judge_backend": ("--judge",), "judge_mode": 
                    "extra_metrics": ("--metrics",)}
 EVALUATE_FLAGS = {**JUDGED_FLAGS, "metrics": ("--metrics", "-m"), "judge_backend": ("--judge",)}
 
+RETRIEVAL = ("hit_rate@1", "hit_rate@5", "hit_rate@10", "mrr", "recall@1", "recall@3", "recall@5", "recall@10",
+             "precision@1", "precision@3", "precision@5", "precision@10", "ndcg@5", "ndcg@10")
+ANSWER_TEXT = ("avg_rouge1_f", "avg_rouge2_f", "avg_rougeL_f", "avg_bleu", "response_exact_match_rate",
+               "response_semantic_consistency", "{extra_metrics}")
+
+
+def per_judge(*names: str) -> tuple[str, ...]:
+    """Each metric, and with several judge models each model's own (`name/model`)."""
+    return (*names, *(f"{name}/{{judges}}" for name in names))
+
+
 TIERS: dict[str, Tier] = {tier.name: tier for tier in (
     Tier("tier0", "1.0", "Tier 0 — embedding geometry", "avg_nn_distance", module="tier0", input=DATASET,
          summary="Tier 0: geometry of the embedding space (no labels needed).",
+         metrics=("total_samples", "avg_nn_distance", "std_nn_distance", "density_score", "avg_spread", "max_spread",
+                  "spread_std", "effective_dimensionality", "avg_pairwise_distance", "std_pairwise_distance",
+                  "min_pairwise_distance", "max_pairwise_distance"),
          reads=(*EMBEDDING, *INDEX, "seed", "neighbours", "distance", "pairwise_limit", "embeddings_of"),
          flags={"neighbours": ("--k",), "pairwise_limit": ("--limit",), "embeddings_of": ("--on",)}),
     Tier("tier1", "1.0", "Tier 1 — retrieval", "ndcg@10", module="tier1", input=DATASET,
          summary="Tier 1: retrieval from pgvector against ground truth (hit rate, MRR, recall, precision, nDCG).",
+         metrics=(*RETRIEVAL, "retrieval_consistency"),
          reads=(*EMBEDDING, *INDEX, *STATS, "top_k", "relevance", "consistency_runs", "latency_queries")),
     Tier("tier2", "1.0", "Tier 2 — generation on a fixed context", "avg_faithfulness", module="tier2", input=DATASET,
          summary="Tier 2: generation on the dataset's fixed context, judged (faithfulness, relevance, correctness "
                  "1–5), with ROUGE, BLEU and repeatability.",
+         metrics=("avg_faithfulness", "avg_answer_relevance", "avg_answer_correctness", *ANSWER_TEXT),
          reads=ANSWERING, flags=ANSWERING_FLAGS, resumable=True),
     Tier("tier3", "1.0", "Tier 3 — end to end", "avg_e2e_score", module="tier3", input=DATASET,
          summary="Tier 3: end to end: retrieve from pgvector, answer from the retrieved chunks, judge (e2e score, "
                  "similarity to the reference, ROUGE, BLEU, repeatability), with each item's retrieval hit.",
+         metrics=("avg_e2e_score", "avg_semantic_similarity", "avg_dot_similarity", "avg_euclidean_distance",
+                  *ANSWER_TEXT, "retrieval_hit_rate@{e2e_top_k}"),
          reads=(*ANSWERING, *INDEX, "e2e_top_k"), flags={**ANSWERING_FLAGS, "e2e_top_k": ("--top-k",)},
          resumable=True),
     Tier("ux", "1.0", "UX — cache reuse and dialog continuity", "cache_hit_rate", module="ux", input=DATASET,
          summary="User experience from real-user logs: semantic cache hit rate (and its curve over thresholds), "
                  "context preservation and multi-turn consistency of sessions.",
+         metrics=("cache_hit_rate", "context_preservation", "multi_turn_consistency"),
          reads=(*EMBEDDING, *LOGS, *STATS, "cache_threshold", "test_share"),
          flags={"cache_threshold": ("--threshold",)}),
     Tier("real-users", "1.0", "Real users — retrieval on logged questions", "hit_rate@1", module="real_users",
          input=DATASET,
          summary="Real users' logged questions: retrieval against the page production showed, chunk utilisation "
                  "and topic coverage.",
+         metrics=(*RETRIEVAL, "chunk_utilization"),
          reads=(*EMBEDDING, *INDEX, *LOGS, *STATS, "topics", "top_k")),
     Tier("evaluate", "1.0", "RAGAS-style evaluation", "", module="evaluate", input=SAMPLES,
          summary="RAGAS-style metrics on single-turn samples, judged by one or several LLMs (or offline proxies).",
+         metrics=per_judge("{metrics}"),
          reads=(*EMBEDDING, *LLM, *JUDGED, *STATS, "llm_models", "judge_backend", "language", "metrics"),
          flags=EVALUATE_FLAGS, resumable=True),
     Tier("judge", "1.0", "Judge — repeatability, errors and latency of the LLM judge", "consistency_score",
          module="judge", input=RATED_ITEMS,
          summary="The LLM judge itself: repeatability of its scores, errors, latency; with --pairwise, position bias.",
+         metrics=per_judge("consistency_score", "mean_abs_difference", "error_rate", "avg_{judge_rating}"),
          reads=(*EMBEDDING, *LLM, *STATS, "llm_models", "judge_backend", "judge_mode", "repeats", "delta",
                 "judge_rating", "language"),
          flags={"judge_rating": ("--metric", "-m"), "judge_backend": ("--judge",), "judge_mode": ("--mode",)},
@@ -89,11 +112,14 @@ TIERS: dict[str, Tier] = {tier.name: tier for tier in (
     Tier("judge-pairwise", "1.0", "Judge — position bias and accuracy on answer pairs", "position_consistency",
          module="judge_pairwise", input=ANSWER_PAIRS, command="judge --pairwise",
          summary="The LLM judge on answer pairs, both orders: position bias, ties and, with labels, accuracy.",
+         metrics=per_judge("position_consistency", "first_position_rate", "tie_rate", "pairwise_accuracy",
+                           "error_rate"),
          reads=(*LLM, *STATS, "llm_models", "judge_backend", "judge_mode", "language"),
          flags={"judge_backend": ("--judge",), "judge_mode": ("--mode",)}, resumable=True),
     Tier("judge-pipeline", "1.0", "Judge pipeline — production show/no-show judge", "accuracy",
          module="judge_pipeline", input=SHOW_ITEMS,
          summary="The production show/no-show judge as a classifier: accuracy, precision, recall, F1, confusion.",
+         metrics=("accuracy", "precision", "recall", "f1_score", "unparseable_rate"),
          reads=(*LLM, *STATS, "language", "show_judge_via", "show_judge_template", "show_judge_model",
                 "show_judge_http_url", "show_judge_http_request", "show_judge_http_response_path",
                 "show_judge_http_api_key"),

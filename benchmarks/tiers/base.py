@@ -8,6 +8,8 @@ when the tier runs.
 from __future__ import annotations
 
 import importlib
+import itertools
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -90,6 +92,7 @@ class Tier(ReportKind):
 
     input: InputKind
     summary: str = ""
+    metrics: tuple[str, ...] = ()  # the names its report may hold; "{setting}" stands for each of its values
     reads: tuple[str, ...] = ()
     flags: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     module: str = ""  # benchmarks.tiers.<module> holds run(ctx) and, if any, check(settings, typed)
@@ -99,6 +102,16 @@ class Tier(ReportKind):
     @property
     def invocation(self) -> str:
         return self.command or self.name
+
+    def metric_names(self, settings: Settings) -> frozenset[str]:
+        """The declared metrics with their placeholders filled from the run's settings (`{judges}`: the judge
+        models, as the run picks them)."""
+        names: set[str] = set()
+        for pattern in self.metrics:
+            fields = re.findall(r"{(\w+)}", pattern)
+            for values in itertools.product(*(_values(settings, f) for f in fields)):
+                names.add(pattern.format_map(dict(zip(fields, values, strict=True))))
+        return frozenset(names)
 
     def implementation(self) -> Any:
         return importlib.import_module(f"benchmarks.tiers.{self.module}")
@@ -118,3 +131,10 @@ class Tier(ReportKind):
         check: Callable[[Settings, Mapping[str, str]], None] | None = getattr(self.implementation(), "check", None)
         if check is not None:
             check(settings, typed)
+
+
+def _values(settings: Any, name: str) -> tuple[str, ...]:
+    if name == "judges":
+        return tuple(settings.llm_models or (settings.judge_model or settings.llm_model or "",))
+    value = getattr(settings, name)
+    return tuple(value) if isinstance(value, tuple) else () if value is None else (str(value),)

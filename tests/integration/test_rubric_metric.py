@@ -7,7 +7,9 @@ The scripted local server answers the rubric's prompt by reading it: the judge m
 
 import json
 import re
+import shlex
 from importlib.resources import files
+from pathlib import Path
 
 import pytest
 
@@ -260,3 +262,31 @@ def test_tier2_offline_refuses_a_rubric(bench, tmp_path, rubrics):
                    "--metrics", "politeness")
     assert result.exit_code == 2
     assert "--judge offline has no proxy for politeness" in result.output
+
+
+def test_the_readme_rubric_runs_as_written(bench, tmp_path, monkeypatch):
+    """The README's bench.toml block and its `bench evaluate` line, run as written against the local server."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    section = readme[readme.index("**Your own rubric metric**"):]
+    toml_block = re.search(r"```toml\n(.*?)```", section, re.DOTALL).group(1)
+    command = next(line for line in re.search(r"```sh\n(.*?)```", section, re.DOTALL).group(1).splitlines()
+                   if line.startswith("bench evaluate"))
+    (tmp_path / "bench.toml").write_text(toml_block, encoding="utf-8")
+    write_samples(tmp_path / "samples.jsonl", [{**s, "retrieved_contexts": ["The form is on the HR portal."]}
+                                               for s in SAMPLES])
+
+    def judge(body):
+        prompt = body["messages"][0]["content"]
+        if prompt.splitlines()[0] == RUBRIC_FIRST_LINE:
+            return rubric_judge(body, lenient_models=())
+        return Reply(text=json.dumps({"statements": []}))  # faithfulness: nothing to verify
+
+    with FakeOpenAI() as server:
+        server.responder = judge
+        monkeypatch.setenv("BENCH_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("BENCH_LLM_MODEL", "unused-default")
+        result = bench(*shlex.split(command)[1:], "-o", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    report, _ = read(tmp_path / "out")
+    assert report["metrics"]["politeness"]["value"] == 0.5 and report["metrics"]["politeness"]["n"] == 2
+    assert {"politeness/a", "politeness/b"} <= set(report["metrics"])
