@@ -80,3 +80,5 @@ def print_plan(models: Sequence[str], rows: Sequence[dict[str, Any]], console: C
         table.add_row(row["metric"], str(row["calls"]), str(row["estimated_prompt_tokens"]))
     table.add_row("total", str(sum(r["calls"] for r in rows)), str(sum(r["estimated_prompt_tokens"] for r in rows)))
     console.print(table)
+    for row in rows:
+        console.print(f"{row['metric']}: {row['what']}", highlight=False, soft_wrap=True)

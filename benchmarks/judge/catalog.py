@@ -2,8 +2,8 @@
 sample, its direction, whether it needs embeddings, its offline proxy (or why it has none), and the
 coroutine with which the LLM judge scores it.
 
-Everything else is derived from these declarations: `--metrics` checking and help (`require_known`,
-`help_text`), `--judge offline` (`require_proxies`, `offline.offline_score`, `offline.describe`),
+Everything else is derived from these declarations: `--metrics` checking (`require_known`), what
+`--dry-run` shows and counts, `--judge offline` (`require_proxies`, `offline_score`, `describe`),
 `--dry-run` (`JudgedMetric.planned_calls`), the judge (`LLMJudge.score`), and the report (direction,
 prompt hashes, notes). A user's rubric metric from bench.toml (`benchmarks.judge.rubric`) becomes a
 declaration like the built-in ones: `metrics(settings.rubrics)` gives both.
@@ -231,11 +231,6 @@ def metrics(rubrics: Mapping[str, Mapping[str, object]] | None = None) -> Mappin
     for declared in rubrics_of(rubrics):
         found[declared.name] = rubric_metric(declared)
     return MappingProxyType(found)
-
-
-def help_text(rubrics: Mapping[str, Mapping[str, object]] | None = None) -> str:
-    """The metrics `--metrics` accepts, comma-separated (the built-in ones, and the rubrics when given)."""
-    return ", ".join(metrics(rubrics))
 
 
 def require_known(names: Sequence[str], known: Mapping[str, JudgedMetric] = BUILTINS) -> None:

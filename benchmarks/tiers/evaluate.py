@@ -111,7 +111,8 @@ def plan(settings: Settings, samples: SampleSet) -> tuple[tuple[str, ...], list[
             count = metric.planned_calls(sample, options)
             calls += count
             tokens += count * math.ceil(len(prompt + _sample_text(sample)) / 4)
-        rows.append({"metric": name, "calls": calls * len(models), "estimated_prompt_tokens": tokens * len(models)})
+        rows.append({"metric": name, "what": metric.help, "calls": calls * len(models),
+                     "estimated_prompt_tokens": tokens * len(models)})
     return models, rows
 
 

@@ -138,3 +138,14 @@ def test_offline_judge_runs_without_any_llm(bench, tmp_path):
 def test_unknown_metric(bench, tmp_path):
     result = bench("evaluate", "--dataset", write_samples(tmp_path / "s.jsonl"), "--metrics", "faithfullness")
     assert result.exit_code == 2 and "unknown metric(s) faithfullness" in result.output
+
+
+def test_dry_run_says_what_each_metric_measures_from_its_declaration(bench, tmp_path, monkeypatch):
+    from benchmarks.judge.catalog import BUILTINS
+
+    monkeypatch.setenv("BENCH_LLM_MODEL", "judge-a")
+    result = bench("evaluate", "--dataset", write_samples(tmp_path / "samples.jsonl"), "--metrics",
+                   "faithfulness,context_precision", "--dry-run")
+    assert result.exit_code == 0, result.output
+    for name in ("faithfulness", "context_precision"):
+        assert f"{name}: {BUILTINS[name].help}" in result.output

@@ -108,11 +108,6 @@ def test_metrics_adds_the_rubrics_after_the_built_ins():
     assert known["grounded"].needs == ("retrieved_contexts", "response")
 
 
-def test_help_text_is_the_comma_separated_list_for_the_cli():
-    assert catalog.help_text() == ", ".join(BUILTINS)
-    assert catalog.help_text(POLITENESS).endswith("context_relevance, politeness")
-
-
 def test_unknown_metrics_are_named_with_the_known_ones_rubrics_included():
     with pytest.raises(BenchError, match=r"--metrics: unknown metric\(s\) politenes; known: faithfulness.*, politeness$"):
         catalog.require_known(["faithfulness", "politenes"], catalog.metrics(POLITENESS))
