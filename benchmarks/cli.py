@@ -177,7 +177,8 @@ def _visualize(dataset: list[str], on: str, color: str, three_d: bool, limit: in
                config: Path | None, **values: Any) -> None:
     from benchmarks.visualize import VisualizeRequest, run_visualize
 
-    for name, value, choices in (("--on", on, ("corpus", "questions", "both")), ("--color", color, ("topic", "dataset"))):
+    for name, value, choices in (("--on", on, ("corpus", "questions", "both")),
+                                 ("--color", color, ("topic", "dataset"))):
         if value not in choices:
             raise BenchError(f"{name}: expected one of {', '.join(choices)}, got {value!r}")
     settings, _, _ = settings_from(_VISUAL_FLAGS, values, config)

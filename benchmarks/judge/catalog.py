@@ -290,5 +290,6 @@ def describe(metric: str) -> str:
 def _proxy(metric: str) -> OfflineProxy:
     declared = BUILTINS.get(metric)
     if declared is None or declared.offline is None:
-        raise ValueError(f"metric {metric!r} has no offline proxy; offline metrics: {', '.join(sorted(OFFLINE_METRICS))}")
+        raise ValueError(f"metric {metric!r} has no offline proxy; offline metrics: "
+                         f"{', '.join(sorted(OFFLINE_METRICS))}")
     return declared.offline

@@ -36,7 +36,7 @@ class RunIdentity:
     kind: str
     version: str
     data: dict[str, Any]  # the report's dataset block: name, content sha256, counts
-    settings: dict[str, Any]  # redacted, operational ones left out, plus the command's own options
+    settings: dict[str, Any]  # the tier's (redacted, operational ones left out) and its module's identity()
 
     @classmethod
     def of(cls, kind: str, version: str, data: dict[str, Any], redacted_settings: dict[str, Any],

@@ -85,3 +85,26 @@ def test_a_resume_with_other_metrics_is_refused_naming_them(bench, tmp_path, mon
     assert refused.exit_code == 2
     assert "--metrics ['faithfulness'] → ['faithfulness', 'context_recall']" in refused.output
     assert (stopped / "run.json").exists()  # the stopped run is still there to resume properly
+
+
+def test_a_setting_the_tier_does_not_read_may_change_one_it_reads_may_not(bench, tmp_path, monkeypatch):
+    """A run's identity holds only the settings its tier reads: an index parameter changed between the two
+    sessions does not stop an evaluate resume; a seed (which moves its confidence intervals) does."""
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text("".join(json.dumps(s) + "\n" for s in SAMPLES))
+    stopped = tmp_path / "stopped"
+    with FakeOpenAI() as server:
+        monkeypatch.setenv("BENCH_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("BENCH_LLM_MODEL", "evaluate-scoped")
+        server.responder = ctrl_c_on_call(10, faithful_judge)
+        assert bench("evaluate", "--dataset", samples, *FLAGS, "-o", stopped).exit_code == 130
+        server.responder = faithful_judge
+        monkeypatch.setenv("BENCH_SEED", "7")
+        refused = bench("evaluate", "--dataset", samples, *FLAGS, "--resume", stopped)
+        monkeypatch.delenv("BENCH_SEED")
+        monkeypatch.setenv("BENCH_HNSW_M", "32")
+        resumed = bench("evaluate", "--dataset", samples, *FLAGS, "--resume", stopped)
+    assert refused.exit_code == 2 and "seed 0 → 7" in refused.output, refused.output
+    assert resumed.exit_code == 0, resumed.output
+    report = json.loads((stopped / "report.json").read_text())
+    assert "hnsw_m" not in report["settings"] and report["settings"]["seed"] == 0
