@@ -70,3 +70,26 @@ def test_the_metric_names_in_the_help_are_the_catalogs():
     assert JUDGED_METRICS == tuple(BUILTINS)
     result = CliRunner().invoke(app, ["evaluate", "--help"], terminal_width=400)
     assert all(name in result.output for name in BUILTINS) and "rubric" in result.output
+
+
+def test_every_flag_the_readme_shows_exists():
+    """The README's command lines use only options the commands have (they are built from declarations)."""
+    import re
+    from pathlib import Path
+
+    import click
+    import typer
+
+    group = typer.main.get_command(app)
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    unknown = []
+    for block in re.findall(r"```(?:sh|text)?\n(.*?)```", readme, re.DOTALL):
+        for line in block.splitlines():
+            found = re.search(r"\bbench ([a-z0-9-]+)(.*)", line.split(" #")[0])
+            command = group.commands.get(found.group(1)) if found else None
+            if command is None or isinstance(command, click.Group):
+                continue
+            names = {name for param in command.params for name in (*param.opts, *param.secondary_opts)}
+            unknown += [(found.group(1), flag) for flag in re.findall(r"(?<![\w-])(--?[a-z0-9][a-z0-9-]*)",
+                                                                      found.group(2)) if flag not in names]
+    assert not unknown
