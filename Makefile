@@ -27,6 +27,7 @@ perf:                                   ## performance benchmarks; writes BENCHM
 	$(BIN)/python -m perf.ux_cache
 	$(BIN)/python -m perf.compare
 	$(BIN)/python -m perf.resume
+	$(BIN)/python -m perf.embedders
 
 synthetic:                              ## regenerate the shipped synthetic datasets (deterministic)
 	$(BIN)/python -m benchmarks.synthetic --out datasets

@@ -18,6 +18,7 @@ from rich.progress import Progress
 from benchmarks.config import Settings
 from benchmarks.dataset import Dataset
 from benchmarks.inputs import Warning
+from benchmarks.metrics.language import detect_language
 from benchmarks.services.database import Database, connect
 from benchmarks.services.embedder import ENGLISH_ONLY_MODELS, CachedEmbedder, build_embedder
 from benchmarks.services.store import Hit, SyncStats, VectorStore
@@ -71,12 +72,21 @@ class IndexedCorpus:
         }
 
     def warnings(self, dataset: Dataset) -> list[Warning]:
-        """Say so when an English-only model embeds another language: low scores are then the model's."""
-        if self.embedder.model_id in ENGLISH_ONLY_MODELS and dataset.language not in ("", "en"):
-            return [Warning("embedder_language_mismatch",
-                            f"{self.embedder.model_id} is trained on English; on a '{dataset.language}' dataset "
-                            "its retrieval scores reflect the model, not your system (use --embedding-model)", 1)]
-        return []
+        """Say so when an English-only model embeds another language: low scores are then the model's. The
+        language is the declared one, or the texts' own (benchmarks.metrics.language) when the dataset is
+        declared or detected as English but its texts say otherwise (a manifest they contradict)."""
+        if self.embedder.model_id not in ENGLISH_ONLY_MODELS:
+            return []
+        language, how = dataset.language, ""
+        if language == "en":
+            detected = detect_language([c.text for c in dataset.chunks], [q.text for q in dataset.questions])
+            if detected not in ("", "en"):
+                language, how = detected, " (detected from its texts)"
+        if language in ("", "en"):
+            return []
+        return [Warning("embedder_language_mismatch",
+                        f"{self.embedder.model_id} is trained on English; on a '{language}' dataset{how} "
+                        "its retrieval scores reflect the model, not your system (use --embedding-model)", 1)]
 
     def volatile(self) -> dict[str, Any]:
         return {

@@ -11,13 +11,14 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from benchmarks.dataset import Chunk, Dataset, Question
 from benchmarks.errors import BenchError, InputError
 from benchmarks.inputs import Warning
+from benchmarks.metrics.language import contradicts, detect_language
 from benchmarks.services.shipped import shipped_dir
 
 SHIPPED = ("synthetic", "synthetic-ru")
@@ -136,11 +137,12 @@ def _load_bench(root: Path, name: str) -> Dataset:
     known = {c.id for c in chunks}
     questions, unknown = _bench_questions(questions_path, known, data[questions_path])
     manifest = _manifest(root)
-    warnings = _unknown_docs_warning(unknown) + _manifest_warnings(root, manifest, data)
+    language, mismatch = _language(str(manifest.get("language") or ""), chunks, questions)
+    warnings = _unknown_docs_warning(unknown) + _manifest_warnings(root, manifest, data) + mismatch
     return Dataset(
         name=name,
         version=str(manifest.get("version", "")),
-        language=str(manifest.get("language", "")),
+        language=language,
         format="bench",
         content_sha256=content_hash(data, root),
         chunks=tuple(chunks),
@@ -268,6 +270,21 @@ def _manifest_warnings(root: Path, manifest: dict[str, Any], data: Mapping[Path,
                     tuple(stale)),)
 
 
+def _language(declared: str, chunks: Sequence[Chunk], questions: Sequence[Question]) -> tuple[str, tuple[Warning, ...]]:
+    """The dataset's language: the manifest's when it gives one, else the one its corpus and question texts
+    are mostly written in (benchmarks.metrics.language; "" when they say none). A manifest the texts clearly
+    contradict is kept, with a `language_mismatch` warning that names both."""
+    detected = detect_language([c.text for c in chunks], [q.text for q in questions])
+    if not declared:
+        return detected, ()
+    if not contradicts(declared, detected):
+        return declared, ()
+    return declared, (Warning("language_mismatch",
+                              f"manifest.json says language '{declared}' but the texts are mostly in the script of "
+                              f"'{detected}' (detected from their letters); the manifest's '{declared}' is kept",
+                              1, (f"manifest: {declared}", f"detected: {detected}")),)
+
+
 def _load_beir(root: Path) -> Dataset:
     corpus_path, queries_path, qrels_path = root / "corpus.jsonl", root / "queries.jsonl", root / "qrels" / "test.tsv"
     data = {path: read_file(path) for path in (corpus_path, queries_path, qrels_path)}
@@ -278,10 +295,11 @@ def _load_beir(root: Path) -> Dataset:
     questions = tuple(Question(id=qid, text=query_text[qid], relevant=judged[qid]) for qid in sorted(judged))
     if not questions:
         raise InputError(qrels_path, "no judgments")
+    language, _ = _language("", chunks, questions)  # BEIR has no manifest: the texts say
     return Dataset(
         name=root.resolve().name,
         version="",
-        language="",
+        language=language,
         format="beir",
         content_sha256=content_hash(data, root),
         chunks=tuple(chunks),

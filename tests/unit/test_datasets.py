@@ -76,7 +76,8 @@ def sha256(path: Path) -> str:
 def test_bench_format_loads(tmp_path):
     dataset = load_dataset(str(bench_dataset(tmp_path / "letters")))
 
-    assert (dataset.name, dataset.format, dataset.version, dataset.language) == ("letters", "bench", "", "")
+    assert (dataset.name, dataset.format, dataset.version) == ("letters", "bench", "")
+    assert dataset.language == "en"  # no manifest: detected from the (Latin) texts
     assert [c.id for c in dataset.chunks] == ["c1", "c2", "c3"]
     first = dataset.chunks[0]
     assert (first.title, first.url, first.topic) == ("Alpha", "https://ex.org/a", "greek")
@@ -145,6 +146,65 @@ def test_manifest_is_read_and_checked(tmp_path):
         corpus.write(json.dumps({"id": "c4", "text": "Gamma."}) + "\n")
     (warning,) = load_dataset(str(root)).warnings
     assert (warning.code, warning.count, warning.examples) == ("manifest_hash_mismatch", 1, ("corpus.jsonl",))
+
+
+RU_CORPUS = [
+    {"id": "c1", "text": "Альфа — первая буква греческого алфавита.", "url": "https://ex.org/a"},
+    {"id": "c2", "text": "Бета — вторая буква.", "url": "https://ex.org/b"},
+]
+RU_QUESTIONS = [{"id": "q1", "question": "Что такое альфа?", "relevant": ["c1"]}]
+
+
+def write_manifest(root: Path, **fields: object) -> None:
+    (root / "manifest.json").write_text(json.dumps(fields), encoding="utf-8")
+
+
+def test_without_a_manifest_the_language_is_detected_from_the_texts(tmp_path):
+    russian = load_dataset(str(bench_dataset(tmp_path / "ru", RU_CORPUS, RU_QUESTIONS)))
+    assert (russian.language, russian.warnings) == ("ru", ())
+    numbers = [{"id": "c1", "text": "42"}, {"id": "c2", "text": "3.14 2.71"}]
+    unknown = load_dataset(str(bench_dataset(tmp_path / "n", numbers, [{"id": "q1", "question": "?",
+                                                                          "relevant": ["c1"]}])))
+    assert (unknown.language, unknown.warnings) == ("", ())
+
+
+def test_a_manifest_without_language_leaves_it_to_the_texts(tmp_path):
+    root = bench_dataset(tmp_path / "ru", RU_CORPUS, RU_QUESTIONS)
+    write_manifest(root, version="1", language="")
+    assert load_dataset(str(root)).language == "ru"
+    write_manifest(root, version="1")
+    assert load_dataset(str(root)).language == "ru"
+
+
+def test_a_manifest_the_texts_contradict_is_kept_with_a_warning(tmp_path):
+    root = bench_dataset(tmp_path / "ru", RU_CORPUS, RU_QUESTIONS)
+    without = load_dataset(str(root))
+    write_manifest(root, language="en")
+
+    dataset = load_dataset(str(root))
+    assert dataset.language == "en"
+    (warning,) = dataset.warnings
+    assert (warning.code, warning.count, warning.examples) == ("language_mismatch", 1,
+                                                               ("manifest: en", "detected: ru"))
+    assert "'en'" in warning.message and "'ru'" in warning.message
+    assert dataset.content_sha256 == without.content_sha256  # the manifest is not hashed, detection never is
+
+
+@pytest.mark.parametrize("declared", ["ru", "ru-RU", "uk", "sr"])
+def test_a_manifest_the_texts_agree_with_gives_no_warning(tmp_path, declared):
+    root = bench_dataset(tmp_path / "ru", RU_CORPUS, RU_QUESTIONS)
+    write_manifest(root, language=declared)
+    dataset = load_dataset(str(root))
+    assert (dataset.language, dataset.warnings) == (declared, ())
+
+
+def test_a_latin_script_language_is_not_contradicted_by_latin_texts(tmp_path):
+    root = bench_dataset(tmp_path / "d")
+    write_manifest(root, language="de")
+    assert (load_dataset(str(root)).language, load_dataset(str(root)).warnings) == ("de", ())
+    write_manifest(root, language="ru")
+    (warning,) = load_dataset(str(root)).warnings
+    assert (warning.code, warning.examples) == ("language_mismatch", ("manifest: ru", "detected: en"))
 
 
 def test_content_hash_is_stable_and_follows_the_files(tmp_path):
@@ -269,6 +329,14 @@ def test_beir_format_loads(tmp_path):
     assert [(q.id, q.text) for q in dataset.questions] == [("q1", "first query"), ("q2", "second query")]
     assert dataset.chunk_qrels() == {"q1": {"d1": 2, "2": 1}, "q2": {"d3": 0}}
     assert dataset.warnings == ()
+    assert dataset.language == "en"  # BEIR has no manifest: detected from the texts
+
+
+def test_beir_language_is_detected_from_the_texts(tmp_path):
+    corpus = [{"_id": "d1", "title": "Один", "text": "первый документ"}, {"_id": "d2", "text": "второй документ"}]
+    queries = [{"_id": "q1", "text": "первый запрос"}]
+    dataset = load_dataset(str(beir_dataset(tmp_path / "ru", corpus, queries, [QRELS_HEADER, "q1\td1\t1"])))
+    assert (dataset.language, dataset.warnings) == ("ru", ())
 
 
 def test_beir_judgments_of_unknown_documents_are_dropped_with_a_warning(tmp_path):
