@@ -98,7 +98,23 @@ class Settings:
         'bench.toml, at the end of the file: [embedding_models] then "openai/text-embedding-3-large" = 3072; '
         "environment: the same table as JSON.",
     )
-    embedding_batch_size: int = _setting(64, "Texts per embedding batch.")
+    embedding_batch_size: int = _setting(
+        64, "Texts per embedding batch (the openai backend sends this many per request, halving it on a timeout)."
+    )
+    embedding_timeout_s: float = _setting(
+        120.0,
+        "openai embedding backend: seconds one /embeddings request may take. A timed-out batch waits this long "
+        "(the server may still be busy with it), then is retried split in halves, down to one text.",
+    )
+    embedding_concurrency: int = _setting(
+        2,
+        "openai embedding backend: requests in flight at once, halved on a timeout. A CPU server with one "
+        "worker: 1; hosted APIs and GPU servers (TEI, vLLM): 4-16.",
+    )
+    embedding_max_attempts: int = _setting(
+        6, "openai embedding backend: tries per text on timeouts, 429, 5xx and connection errors, before the run "
+        "stops (finished batches stay cached)."
+    )
     index: Literal["exact", "hnsw"] = _setting(
         "exact", "exact scans every vector (the ground truth); hnsw builds and uses a pgvector HNSW index."
     )
@@ -514,6 +530,7 @@ def _validate(s: Settings, origins: Mapping[str, str]) -> None:
 
     positive = ("ef_search", "hnsw_m", "hnsw_ef_construction", "retrieval_batch_size", "retrieval_workers",
                 "top_k", "consistency_runs", "neighbours", "pairwise_limit", "embedding_batch_size",
+                "embedding_concurrency", "embedding_max_attempts",
                 "llm_max_tokens", "llm_concurrency", "llm_max_attempts", "extractive_sentences", "repeats", "topics",
                 "e2e_top_k", "relevancy_questions")
     for name in positive:
@@ -537,6 +554,8 @@ def _validate(s: Settings, origins: Mapping[str, str]) -> None:
         fail("correctness_weights", f"expected one of {', '.join(WEIGHT_PRESETS)} or 'F,S' (two weights)")
     if s.llm_timeout_s <= 0:
         fail("llm_timeout_s", "must be above 0")
+    if s.embedding_timeout_s <= 0:
+        fail("embedding_timeout_s", "must be above 0")
     for name in ("latency_queries", "bootstrap_resamples"):
         if getattr(s, name) < 0:
             fail(name, "must not be negative")

@@ -1,23 +1,30 @@
 """Embedding backends (local sentence-transformers, OpenAI-compatible endpoint) and their cache.
 
 The cache is keyed by (model id, sha256 of the text) and lives in the same PostgreSQL as the
-index, so a rerun on an unchanged corpus, or a question asked again, is never embedded twice.
+index, so a rerun on an unchanged corpus, or a question asked again, is never embedded twice. An
+endpoint's model id names the endpoint too, and its cache rows carry the measured dimension, so two
+servers (or one server that changed its model) never share vectors.
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
+import queue
+import signal
+import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import numpy as np
 
-from benchmarks.config import Settings
+from benchmarks.config import REDACTED, Settings, redact_url
 from benchmarks.errors import BenchError
 from benchmarks.services.database import connect
 from benchmarks.services.store import VectorStore
@@ -92,55 +99,267 @@ class SentenceTransformerEmbedder:
 
 
 class OpenAIEmbedder:
-    """Any OpenAI-compatible /embeddings endpoint (OpenAI, OpenRouter, vLLM, TEI)."""
+    """Any OpenAI-compatible /embeddings endpoint (OpenAI, OpenRouter, vLLM, TEI).
+
+    Its id names the endpoint as well as the model (`openai:<host[:port]/path>/<model>`, no scheme, user,
+    password or query), so two servers serving one model name never share cached vectors or a space.
+
+    Batches of `embedding_batch_size` texts go out on up to `embedding_concurrency` threads; each
+    finished batch is handed to `on_batch` at once (the cache writes it), so a failure or Ctrl-C loses
+    only the batches in flight. The client's own retries are off; bench's rule is the only one:
+    - a timeout means the server was too slow for that batch and may still be working on it: the thread
+      keeps its slot for `embedding_timeout_s` more (no new request takes the server's place), the batch
+      goes back split in halves (down to one text), and from then on batches are at most that size and
+      concurrency is halved (once per round of requests that timed out together);
+    - 429, 5xx and connection errors: the same batch again after the server's Retry-After, else 2 s
+      doubling up to 30 s (but a connection error before the endpoint ever answered, a wrong URL or a
+      server that is down, ends the run at once); HTTP 413 splits the batch at once;
+    - any other error (a bad key, an unknown model) ends the run at once, as does a text that failed
+      `embedding_max_attempts` times: one BenchError naming the endpoint, its password masked.
+    """
 
     backend = "openai"
-    _BATCH = 128
+    PROBE_TEXT = "dimension probe"
 
     def __init__(self, settings: Settings):
         from openai import OpenAI
 
-        self.client = OpenAI(
-            base_url=settings.embedding_base_url,
-            api_key=settings.embedding_api_key or "unused",
-            max_retries=5,
-            timeout=60.0,
-        )
+        self.base_url = str(settings.embedding_base_url)
+        self.endpoint = redact_url(self.base_url)
+        self.api_key = settings.embedding_api_key
+        self.timeout_s = float(settings.embedding_timeout_s)
+        self.max_attempts = settings.embedding_max_attempts
+        self.batch_size = settings.embedding_batch_size  # shrinks on timeouts, for the rest of the run
+        self.concurrency = settings.embedding_concurrency  # likewise
+        self.client = OpenAI(base_url=self.base_url, api_key=self.api_key or "unused", max_retries=0,
+                             timeout=self.timeout_s)
         self.model = settings.embedding_model
         self.dimensions = settings.embedding_dimensions or (settings.embedding_models or {}).get(self.model)
         # a shortened output (text-embedding-3-* with dimensions=N) is another vector space: its own cache rows
-        self.model_id = f"{self.model}@{self.dimensions}d" if self.dimensions else self.model
-        self._probed: int | None = None
+        self.model_id = f"openai:{endpoint_identity(self.base_url)}/{self.model}" + (
+            f"@{self.dimensions}d" if self.dimensions else "")
+        self._secrets = [secret for secret in (self.api_key, urlsplit(self.base_url).password) if secret]
+        self._answered = False  # until the endpoint answers once, a connection error is a wrong URL, not a hiccup
+        self._measured: int | None = None
+        self._round = 0  # requests that time out in one round halve concurrency once
+
+    def describe(self) -> str:
+        return f"embeddings endpoint {self.endpoint} (model '{self.model}')"
 
     @property
     def dimension(self) -> int:
-        """The configured dimension, or one probe call: only needed the first time a space is created."""
-        if self.dimensions:
-            return self.dimensions
-        if self._probed is None:
-            self._probed = len(self._call(["dimension probe"])[0])
-        return self._probed
+        """Measured with one probe request, once: the stored space and cache are checked against it."""
+        if self._measured is None:
+            measured = int(self.encode([self.PROBE_TEXT]).shape[1])
+            if self.dimensions and measured != self.dimensions:
+                raise BenchError(f"{self.describe()} was asked for {self.dimensions}-dimensional vectors and gave "
+                                 f"{measured}-dimensional ones; check embedding_dimensions")
+            self._measured = measured
+        return self._measured
 
-    def _call(self, texts: list[str]) -> np.ndarray:
-        from openai import OpenAIError
+    def encode(self, texts: Sequence[str], progress: Progress | None = None,
+               on_batch: Callable[[list[int], np.ndarray], None] | None = None) -> np.ndarray:
+        """Embed `texts`; `on_batch(rows, vectors)` and `progress(n)` run on this thread as each batch arrives."""
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        out: np.ndarray | None = None
+
+        def arrived(rows: list[int], vectors: np.ndarray) -> None:
+            nonlocal out
+            if out is None:
+                out = np.empty((len(texts), vectors.shape[1]), dtype=np.float32)
+            elif vectors.shape[1] != out.shape[1]:
+                raise BenchError(f"{self.describe()} gave {vectors.shape[1]}-dimensional vectors after "
+                                 f"{out.shape[1]}-dimensional ones in one run")
+            out[rows] = vectors
+            if on_batch:
+                on_batch(rows, vectors)
+            if progress:
+                progress(len(rows))
+
+        _Batches(self, texts).run(arrived)
+        assert out is not None
+        return out
+
+    def _request(self, texts: list[str]) -> np.ndarray:
+        """One /embeddings request; a failure worth retrying is raised as `_Retry`, any other as BenchError."""
+        import openai
 
         extra = {"dimensions": self.dimensions} if self.dimensions else {}
         try:
             response = self.client.embeddings.create(model=self.model, input=texts, **extra)
-        except OpenAIError as exc:
-            raise BenchError(f"embeddings endpoint failed for model '{self.model_id}': {type(exc).__name__}: "
-                             f"{str(exc).splitlines()[0][:300]}") from None
-        ordered = sorted(response.data, key=lambda item: item.index)
-        return np.asarray([item.embedding for item in ordered], dtype=np.float32)
+        except openai.APITimeoutError:
+            raise _Retry(f"no reply within {self.timeout_s:g} s (embedding_timeout_s) to a batch of "
+                         f"{len(texts)} text(s)", timeout=True) from None
+        except openai.APIStatusError as exc:
+            if exc.status_code == 413:
+                raise _Retry(self._reason(exc), split=True) from None
+            if exc.status_code == 429 or exc.status_code >= 500:
+                raise _Retry(self._reason(exc), headers=exc.response.headers) from None
+            raise BenchError(f"{self.describe()} failed: {self._reason(exc)}") from None
+        except openai.APIConnectionError as exc:
+            if not self._answered:
+                raise BenchError(f"cannot reach {self.describe()}: {self._reason(exc)}; check embedding_base_url "
+                                 "and that the server is up") from None
+            raise _Retry(self._reason(exc)) from None
+        except openai.OpenAIError as exc:
+            raise BenchError(f"{self.describe()} failed: {self._reason(exc)}") from None
+        self._answered = True
+        data = sorted(response.data or [], key=lambda item: item.index)
+        if len(data) != len(texts):
+            raise BenchError(f"{self.describe()} answered {len(data)} embedding(s) to a batch of {len(texts)} texts")
+        return np.asarray([item.embedding for item in data], dtype=np.float32)
 
-    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        parts = []
-        for start in range(0, len(texts), self._BATCH):
-            piece = list(texts[start : start + self._BATCH])
-            parts.append(self._call(piece))
-            if progress:
-                progress(len(piece))
-        return np.concatenate(parts) if parts else np.zeros((0, self.dimension), dtype=np.float32)
+    def _reason(self, exc: Exception) -> str:
+        """What went wrong, one line, the key scrubbed even when an endpoint quotes it back."""
+        import openai
+
+        if isinstance(exc, openai.APIStatusError):
+            body = exc.body.get("error", exc.body) if isinstance(exc.body, dict) else None
+            message = body.get("message") if isinstance(body, dict) else None
+            text = f"{type(exc).__name__} (HTTP {exc.status_code}): {message or exc.message}"
+        elif isinstance(exc, openai.APIConnectionError):
+            text = f"connection error: {exc.__cause__ or exc.message}"
+        else:
+            text = f"{type(exc).__name__}: {exc}"
+        text = (text.splitlines() or [""])[0][:300]
+        for secret in self._secrets:
+            text = text.replace(secret, REDACTED)
+        return text
+
+
+class _Retry(Exception):
+    """A request worth trying again: `timeout` (split, slow down, let the server finish), `split` (too big)."""
+
+    def __init__(self, reason: str, *, timeout: bool = False, split: bool = False, headers: Any = None):
+        super().__init__(reason)
+        self.reason, self.timeout, self.split, self.headers = reason, timeout, split or timeout, headers
+
+
+class _Batches:
+    """One `encode` call's texts, sent as batches by up to `concurrency` worker threads.
+
+    Workers take the next `batch_size` pending texts whenever fewer than `concurrency` slots are taken;
+    a slot stays taken through the wait after a failure, so a server still busy with an abandoned request
+    gets no other in its place. Finished batches go to the calling thread through a queue, so the cache is
+    written there, in order of arrival; an error or Ctrl-C there stops the workers from taking more.
+    """
+
+    def __init__(self, embedder: OpenAIEmbedder, texts: list[str]):
+        self.embedder = embedder
+        self.texts = texts
+        self.pending: deque[int] = deque(range(len(texts)))
+        self.failures = [0] * len(texts)
+        self.active = 0
+        self.stopped = threading.Event()
+        self.changed = threading.Condition()
+        self.arrived: queue.Queue[tuple[list[int], np.ndarray] | BaseException] = queue.Queue()
+
+    def run(self, handle: Callable[[list[int], np.ndarray], None]) -> None:
+        e = self.embedder
+        workers = min(e.concurrency, -(-len(self.texts) // e.batch_size))
+        for _ in range(workers):
+            threading.Thread(target=self._work, name="bench-embed", daemon=True).start()
+        try:
+            received = 0
+            while received < len(self.texts):
+                try:
+                    item = self.arrived.get(timeout=0.2)
+                except queue.Empty:
+                    continue
+                if isinstance(item, BaseException):
+                    raise item
+                received += len(item[0])
+                handle(*item)
+        except KeyboardInterrupt:
+            self._stop()
+            while True:  # batches that arrived before the Ctrl-C are kept too
+                try:
+                    item = self.arrived.get_nowait()
+                except queue.Empty:
+                    break
+                if not isinstance(item, BaseException):
+                    handle(*item)
+            raise
+        finally:
+            self._stop()
+
+    def _stop(self) -> None:
+        with self.changed:
+            self.stopped.set()
+            self.changed.notify_all()
+
+    def _work(self) -> None:
+        e = self.embedder
+        while True:
+            with self.changed:
+                while not self.stopped.is_set() and (not self.pending or self.active >= e.concurrency):
+                    if not self.pending and self.active == 0:
+                        return  # all sent and answered: nobody can put texts back
+                    self.changed.wait()
+                if self.stopped.is_set():
+                    return
+                rows = [self.pending.popleft() for _ in range(min(e.batch_size, len(self.pending)))]
+                self.active += 1
+                started_round = e._round
+            wait = 0.0
+            try:
+                self.arrived.put((rows, e._request([self.texts[i] for i in rows])))
+            except _Retry as retry:
+                wait = self._retry_later(rows, retry, started_round)
+            except BaseException as exc:  # noqa: BLE001 -- a BenchError, or a bug: the calling thread raises it
+                self.arrived.put(exc)
+                self._stop()
+            if wait > 0:
+                self.stopped.wait(wait)  # holding the slot; a stop cuts the wait short
+            with self.changed:
+                self.active -= 1
+                self.changed.notify_all()
+
+    def _retry_later(self, rows: list[int], retry: _Retry, started_round: int) -> float:
+        """Put the batch back (split when it was too slow or too big) and say how long to hold the slot."""
+        from benchmarks.services.llm import backoff_s
+
+        e = self.embedder
+        with self.changed:
+            for i in rows:
+                self.failures[i] += 1
+            attempts = max(self.failures[i] for i in rows)
+            if attempts >= e.max_attempts:
+                self.arrived.put(BenchError(
+                    f"{e.describe()} failed: {retry.reason} (gave up after {attempts} attempt(s); "
+                    "finished batches are cached, so a rerun embeds only the rest)"))
+                self.stopped.set()
+                self.changed.notify_all()
+                return 0.0
+            if retry.split:
+                e.batch_size = max(1, min(e.batch_size, len(rows) // 2))
+            if retry.timeout and started_round == e._round:
+                e._round += 1
+                e.concurrency = max(1, e.concurrency // 2)
+            self.pending.extendleft(reversed(rows))
+            self.changed.notify_all()
+        if retry.timeout:
+            return e.timeout_s  # the abandoned request may still be running: give the server that long
+        if retry.split:
+            return 0.0
+        return backoff_s(attempts, retry.headers)
+
+
+def endpoint_identity(base_url: str) -> str:
+    """`host[:port]/path` of a base URL: what tells two servers apart, without scheme, user, password or query."""
+    parts = urlsplit(base_url.strip())
+    try:
+        port = parts.port
+    except ValueError:
+        raise BenchError(f"embedding_base_url {redact_url(base_url)} has an invalid port") from None
+    host = (parts.hostname or "").lower()
+    if ":" in host:
+        host = f"[{host}]"  # IPv6
+    if not host:
+        raise BenchError(f"embedding_base_url {redact_url(base_url)} is not a URL (http[s]://host[:port]/path)")
+    return f"{host}{f':{port}' if port else ''}{parts.path.rstrip('/')}"
 
 
 @dataclass
@@ -166,14 +385,35 @@ class CachedEmbedder:
 
     @property
     def dimension(self) -> int:
+        if isinstance(self.inner, OpenAIEmbedder):
+            return self._endpoint_dimension(self.inner)
         return self.known_dimension or self.inner.dimension
+
+    def _endpoint_dimension(self, inner: OpenAIEmbedder) -> int:
+        """An endpoint's dimension is measured once a run, even when everything is cached: a server that now
+        serves another model under the same name must not be scored with its predecessor's vectors."""
+        measured = inner.dimension
+        if self.known_dimension and measured != self.known_dimension:
+            raise BenchError(f"{inner.describe()} now gives {measured}-dimensional vectors, but the stored space of "
+                             f"'{self.model_id}' has {self.known_dimension}-dimensional ones: the server's model "
+                             "changed; run `bench db drop-collection <dataset>` to re-index with it")
+        return measured
+
+    @property
+    def cache_id(self) -> str:
+        """What the cache rows are stored under. An endpoint's measured dimension is part of it, so vectors of a
+        model the server no longer serves are never handed out again (a re-index embeds afresh)."""
+        if isinstance(self.inner, OpenAIEmbedder):
+            return f"{self.model_id}|{self.dimension}d"
+        return self.model_id
 
     def provenance(self) -> dict[str, Any]:
         return {"id": self.model_id, "dimension": self.dimension, "backend": self.inner.backend}
 
     def encode(self, texts: Sequence[str], *, purpose: str, progress: Progress | None = None) -> np.ndarray:
+        key = self.cache_id
         digests = [hashlib.sha256(t.encode("utf-8")).hexdigest() for t in texts]
-        found = self.store.cached_embeddings(self.model_id, sorted(set(digests)))
+        found = self.store.cached_embeddings(key, sorted(set(digests)))
         missing: dict[str, str] = {}
         for digest, text in zip(digests, texts, strict=True):
             if digest not in found:
@@ -182,14 +422,18 @@ class CachedEmbedder:
             progress(len(texts) - len(missing))
         if missing:
             started = time.perf_counter()
-            vectors = self.inner.encode(list(missing.values()), progress)
-            if self.known_dimension and vectors.shape[1] != self.known_dimension:
-                raise BenchError(f"model '{self.model_id}' now gives {vectors.shape[1]}-dimensional vectors, "
-                                 f"but its stored ones have {self.known_dimension}; run `bench db drop-collection "
-                                 "<dataset>` to re-index")
-            self.stats.seconds_embedding += time.perf_counter() - started
-            self.store.cache_embeddings(self.model_id, list(missing), vectors)
-            found.update(zip(missing, vectors, strict=True))
+            if isinstance(self.inner, OpenAIEmbedder):
+                self._encode_from_endpoint(self.inner, key, missing, found, progress)
+                self.stats.seconds_embedding += time.perf_counter() - started
+            else:
+                vectors = self.inner.encode(list(missing.values()), progress)
+                if self.known_dimension and vectors.shape[1] != self.known_dimension:
+                    raise BenchError(f"model '{self.model_id}' now gives {vectors.shape[1]}-dimensional vectors, "
+                                     f"but its stored ones have {self.known_dimension}; run `bench db "
+                                     "drop-collection <dataset>` to re-index")
+                self.stats.seconds_embedding += time.perf_counter() - started
+                self.store.cache_embeddings(key, list(missing), vectors)
+                found.update(zip(missing, vectors, strict=True))
         hits = len(texts) - len(missing)
         self.stats.hits += hits
         self.stats.embedded += len(missing)
@@ -202,6 +446,42 @@ class CachedEmbedder:
         # cached vectors tell the dimension, so a fully cached run never loads the model to report it
         self.known_dimension = self.known_dimension or int(vectors.shape[1])
         return vectors
+
+    def _encode_from_endpoint(self, inner: OpenAIEmbedder, key: str, missing: dict[str, str],
+                              found: dict[str, np.ndarray], progress: Progress | None) -> None:
+        """Each batch is checked and written to the cache as it arrives: a failure or Ctrl-C keeps every
+        finished batch, and the rerun embeds only the rest."""
+        expected = self.dimension
+        order = list(missing)
+
+        def keep(rows: list[int], vectors: np.ndarray) -> None:
+            if vectors.shape[1] != expected:
+                raise BenchError(f"{inner.describe()} gave {vectors.shape[1]}-dimensional vectors, "
+                                 f"{expected}-dimensional ones earlier in this run: the server's model changed")
+            digests = [order[i] for i in rows]
+            with _ctrl_c_after():
+                self.store.cache_embeddings(key, digests, vectors)
+            found.update(zip(digests, vectors, strict=True))
+
+        inner.encode(list(missing.values()), progress, on_batch=keep)
+
+
+@contextmanager
+def _ctrl_c_after() -> Iterator[None]:
+    """Hold a Ctrl-C until the block is done, so a cache write is never cut off halfway (a batch lost, a
+    connection left mid-command). Only on the main thread under Python's own SIGINT handler."""
+    if threading.current_thread() is not threading.main_thread() \
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    pressed: list[object] = []
+    signal.signal(signal.SIGINT, lambda *args: pressed.append(args))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if pressed:
+        raise KeyboardInterrupt
 
 
 def build_embedder(settings: Settings, store: VectorStore) -> CachedEmbedder:

@@ -26,7 +26,8 @@ MANIFEST = "run.json"
 ITEMS = "items.jsonl"
 # settings that change how fast a run goes, never what it computes: they may differ between sessions
 OPERATIONAL = ("data_dir", "reports_dir", "llm_concurrency", "llm_timeout_s", "llm_max_attempts", "llm_cache",
-               "embedding_batch_size", "retrieval_batch_size", "retrieval_workers")
+               "embedding_batch_size", "embedding_timeout_s", "embedding_concurrency", "embedding_max_attempts",
+               "retrieval_batch_size", "retrieval_workers")
 
 
 @dataclass(frozen=True)

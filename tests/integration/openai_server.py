@@ -7,6 +7,12 @@ Chat completions are scripted per test: queued `Reply`s are served first, then `
 function of the request body) if set, then a fixed default text. Every request is logged, and the
 most requests ever handled at once is recorded, so tests can check bench's concurrency bound.
 `latency` delays every chat reply, to measure throughput against a slow endpoint.
+
+Embeddings can be made slow like a CPU server (`embedding_delay_per_text` seconds per text of a
+request, slept even when the client has hung up, as a server busy with an abandoned request is), and
+made to fail (HTTP 500) on every /embeddings request after the first `fail_embeddings_after`;
+`on_embeddings(n)` is called as the nth /embeddings request comes in (e.g. to press Ctrl-C).
+`dimension` may be changed between runs, as a server that now serves another model would.
 """
 
 from __future__ import annotations
@@ -60,8 +66,13 @@ class _Server(ThreadingHTTPServer):
 
 class FakeOpenAI:
     def __init__(self, *, dimension: int = 64, api_key: str = "", fail_first: int = 0, latency: float = 0.0,
-                 default_text: str = DEFAULT_TEXT):
+                 default_text: str = DEFAULT_TEXT, embedding_delay_per_text: float = 0.0,
+                 fail_embeddings_after: int | None = None):
         self.dimension = dimension
+        self.embedding_delay_per_text = embedding_delay_per_text
+        self.fail_embeddings_after = fail_embeddings_after
+        self.embedding_requests = 0
+        self.on_embeddings: Callable[[int], None] | None = None
         self.api_key = api_key
         self.fail_first = fail_first
         self.latency = latency
@@ -108,6 +119,16 @@ class FakeOpenAI:
                     return self._reply(401, {"error": {"message": "bad key"}})
                 if self.path.endswith("/embeddings"):
                     texts = body["input"] if isinstance(body["input"], list) else [body["input"]]
+                    with server._lock:
+                        server.embedding_requests += 1
+                        number = server.embedding_requests
+                        gone = (server.fail_embeddings_after is not None
+                                and server.embedding_requests > server.fail_embeddings_after)
+                    if server.on_embeddings:
+                        server.on_embeddings(number)
+                    if gone:
+                        return self._reply(500, {"error": {"message": "embedding worker crashed"}})
+                    time.sleep(server.embedding_delay_per_text * len(texts))
                     size = body.get("dimensions") or server.dimension
                     data = [{"object": "embedding", "index": i, "embedding": hashed_embedding(t, size)}
                             for i, t in enumerate(texts)]
@@ -142,6 +163,14 @@ class FakeOpenAI:
         """Queue replies for the next chat requests, in order."""
         with self._lock:
             self._script.extend(replies)
+
+    @property
+    def embedded_texts(self) -> list[str]:
+        """Every text the /embeddings requests carried, in order of arrival (failed requests' included)."""
+        with self._lock:
+            requests = [r for r in self.requests if r["path"].endswith("/embeddings")]
+        return [t for r in requests for t in (r["body"]["input"] if isinstance(r["body"]["input"], list)
+                                               else [r["body"]["input"]])]
 
     @property
     def chat_requests(self) -> list[dict[str, Any]]:
