@@ -10,7 +10,7 @@ import pytest
 
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
-from benchmarks.services.embedder import OpenAIEmbedder, endpoint_identity
+from benchmarks.services.openai_embedder import OpenAIEmbedder, endpoint_identity
 from tests.integration.conftest import CORPUS, QUESTIONS, write_bench_dataset
 from tests.integration.openai_server import FakeOpenAI, hashed_embedding
 
