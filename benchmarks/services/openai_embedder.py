@@ -8,7 +8,8 @@ from __future__ import annotations
 import queue
 import threading
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -41,6 +42,7 @@ class OpenAIEmbedder:
     """
 
     backend = "openai"
+    prompts: Mapping[str, str] = MappingProxyType({"query": "", "document": ""})  # texts are sent as they are
     PROBE_TEXT = "dimension probe"
 
     def __init__(self, settings: Settings):
@@ -80,7 +82,8 @@ class OpenAIEmbedder:
         return self._measured
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None,
-               on_batch: Callable[[list[int], np.ndarray], None] | None = None) -> np.ndarray:
+               on_batch: Callable[[list[int], np.ndarray], None] | None = None, *, role: str = "document"
+               ) -> np.ndarray:
         """Embed `texts`; `on_batch(rows, vectors)` and `progress(n)` run on this thread as each batch arrives."""
         texts = list(texts)
         if not texts:

@@ -130,7 +130,7 @@ def test_offline_judge_runs_without_any_llm(bench, tmp_path):
     assert result.exit_code == 0, result.output
     report = json.loads((out / "report.json").read_text())
     assert report["provenance"]["judge"]["backend"] == "offline"
-    assert report["provenance"]["embedder"]["id"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert report["provenance"]["embedder"]["id"] == "intfloat/multilingual-e5-small@q4"  # the default
     assert "faithfulness" in report["notes"]["offline_proxies"]
     assert report["metrics"]["semantic_similarity"]["n"] == 1  # s2 has no reference
 

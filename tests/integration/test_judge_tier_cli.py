@@ -266,7 +266,7 @@ def test_offline_ratings_are_consistent_by_construction(bench, tmp_path):
     assert report["metrics"]["error_rate"]["value"] == 0.0
     assert "by construction" in report["notes"]["offline"]
     assert report["provenance"]["judge"]["backend"] == "offline" and report["notes"]["mode"] is None
-    assert report["provenance"]["embedder"]["id"] == "sentence-transformers/all-MiniLM-L6-v2"
+    assert report["provenance"]["embedder"]["id"] == "intfloat/multilingual-e5-small@q4"  # the default
     scores = {i: row["judges"]["offline"]["scores"] for i, row in items_of(tmp_path / "out").items()}
     assert scores["x"][0] > scores["y"][0] and len(set(scores["x"])) == 1
 

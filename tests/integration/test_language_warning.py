@@ -1,5 +1,6 @@
-"""The English-only default model warns on a dataset whose texts are mostly Cyrillic, whatever its format:
-the language is detected from the texts when no manifest gives it (BEIR folders never have one)."""
+"""An English-only model (all-MiniLM-L6-v2) warns on a dataset whose texts are mostly Cyrillic, whatever its
+format: the language is detected from the texts when no manifest gives it (BEIR folders never have one). The
+default multilingual model does not warn."""
 
 import json
 
@@ -24,8 +25,8 @@ EN_QUERIES = [{"_id": "q1", "text": "How do I connect to the VPN?"}, {"_id": "q2
 QRELS = [QRELS_HEADER, "q1\tvpn\t1", "q2\tvacation\t1"]
 
 
-def tier1(bench, root, out):
-    result = bench("tier1", "--dataset", root, "-o", out)
+def tier1(bench, root, out, *flags):
+    result = bench("tier1", "--dataset", root, "--embedding-model", "all-MiniLM-L6-v2", *flags, "-o", out)
     assert result.exit_code == 0, result.output
     return json.loads((out / "report.json").read_text()), result.output
 
@@ -58,3 +59,12 @@ def test_a_manifest_saying_en_over_russian_texts_gets_both_warnings(bench, tmp_p
     assert report["dataset"]["language"] == "en"  # the manifest's, kept
     assert codes(report) == ["language_mismatch", "embedder_language_mismatch"]
     assert "detected from its texts" in report["warnings"][1]["message"]
+
+
+def test_the_default_multilingual_model_does_not_warn_on_russian(bench, tmp_path):
+    root = beir_dataset(tmp_path / "beir-ru", RU_CORPUS, RU_QUERIES, QRELS)
+    result = bench("tier1", "--dataset", root, "-o", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["dataset"]["language"] == "ru" and report["warnings"] == []
+    assert report["provenance"]["embedder"]["id"] == "intfloat/multilingual-e5-small@q4"

@@ -15,6 +15,7 @@ from tests.integration.conftest import CORPUS, QUESTIONS, write_bench_dataset
 from tests.integration.openai_server import FakeOpenAI, hashed_embedding
 
 pytestmark = pytest.mark.integration
+NO_PROMPTS = {"query": "", "document": ""}  # an endpoint gets the texts as they are
 API_KEY = "sk-test-0123456789secret"
 PROBE = OpenAIEmbedder.PROBE_TEXT
 # 16 chunks, each answering one question: enough texts for several batches
@@ -45,7 +46,7 @@ def test_tier1_with_an_openai_compatible_embeddings_endpoint(bench, tiny, tmp_pa
     assert result.exit_code == 0, result.output
     report = json.loads((out / "report.json").read_text())
     assert report["provenance"]["embedder"] == {"id": f"openai:{endpoint_of(server)}/hash-embed-48", "dimension": 48,
-                                                "backend": "openai"}
+                                                "backend": "openai", "prompts": NO_PROMPTS}
     assert report["settings"]["embedding_api_key"] == "***"
     assert report["settings"]["embedding_timeout_s"] == 120.0
     assert report["settings"]["embedding_concurrency"] == 2
@@ -228,9 +229,9 @@ def test_two_servers_with_one_model_name_never_share_vectors(bench, tmp_path):
             reports[name] = (json.loads((tmp_path / name / "report.json").read_text()), server.embedded_texts)
     (first_report, _), (second_report, second_texts), (again_report, again_texts) = reports.values()
     assert first_report["provenance"]["embedder"] == {"id": f"openai:{endpoint_of(first)}/hash-embed",
-                                                      "dimension": 48, "backend": "openai"}
+                                                      "dimension": 48, "backend": "openai", "prompts": NO_PROMPTS}
     assert second_report["provenance"]["embedder"] == {"id": f"openai:{endpoint_of(second)}/hash-embed",
-                                                       "dimension": 32, "backend": "openai"}
+                                                       "dimension": 32, "backend": "openai", "prompts": NO_PROMPTS}
     assert set(second_texts) >= {text for text, _ in BIG_CORPUS.values()}  # nothing of the first server's reused
     assert again_texts == [PROBE]  # the first server's own vectors are its cache
     assert again_report["metrics"] == first_report["metrics"]

@@ -14,7 +14,8 @@ pytestmark = pytest.mark.integration
 
 def test_tier0_on_corpus_matches_a_reference_on_the_stored_vectors(bench, tiny, tmp_path):
     out = tmp_path / "out"
-    result = bench("tier0", "--dataset", tiny, "--k", "2", "--distance", "euclidean", "-o", out)
+    result = bench("tier0", "--dataset", tiny, "--k", "2", "--distance", "euclidean", "--embedding-model",
+                   "all-MiniLM-L6-v2", "-o", out)
     assert result.exit_code == 0, result.output
     report = json.loads((out / "report.json").read_text())
     assert list(report["metrics"]) == list(METRICS)

