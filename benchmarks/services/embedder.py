@@ -84,7 +84,8 @@ class SentenceTransformerEmbedder:
             except (OSError, ValueError) as exc:
                 raise BenchError(
                     f"embedding model '{self.name}' could not be loaded ({str(exc).splitlines()[0]}); give a "
-                    "local path or a name your machine can download, or use the default all-MiniLM-L6-v2"
+                    "local path or a name your machine can download, or a packaged one: multilingual-e5-small (the "
+                    "default) or all-MiniLM-L6-v2"
                 ) from None
         return self._model
 
