@@ -117,6 +117,13 @@ class Settings:
         6, "openai embedding backend: tries per text on timeouts, 429, 5xx and connection errors, before the run "
         "stops (finished batches stay cached)."
     )
+    embedding_query_prefix: str = _setting(
+        "", "openai embedding backend: text put before every query-side text (questions, answers, logged "
+        "questions), e.g. 'query: ' for an e5 model behind the endpoint; part of the cache key and the report."
+    )
+    embedding_document_prefix: str = _setting(
+        "", "openai embedding backend: text put before every corpus chunk, e.g. 'passage: ' for an e5 model."
+    )
     index: Literal["exact", "hnsw"] = _setting(
         "exact", "exact scans every vector (the ground truth); hnsw builds and uses a pgvector HNSW index."
     )

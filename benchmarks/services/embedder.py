@@ -10,6 +10,7 @@ servers (or one server that changed its model) never share vectors.
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import signal
 import threading
@@ -62,13 +63,13 @@ class SentenceTransformerEmbedder:
     """Loads the model on first use: a rerun served from the cache never pays the ~8 s import."""
 
     backend = "sentence-transformers"
-    prompts = NO_PROMPTS
 
     def __init__(self, name_or_path: str, batch_size: int):
         self.name = name_or_path
         self.location, self.model_id = _locate(name_or_path)
         self.batch_size = batch_size
         self._model: Any = None
+        self.prompts = _declared_prompts(Path(self.location))
 
     @property
     def model(self) -> Any:
@@ -103,6 +104,8 @@ class SentenceTransformerEmbedder:
         """
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
+        prompt = self.prompts[role]
+        texts = [prompt + text for text in texts]
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
         for start in range(0, len(order), _ENCODE_SLICE):
@@ -217,7 +220,7 @@ class CachedEmbedder:
         if missing:
             started = time.perf_counter()
             if isinstance(self.inner, OpenAIEmbedder):
-                self._encode_from_endpoint(self.inner, key, missing, found, progress)
+                self._encode_from_endpoint(self.inner, key, missing, found, progress, role)
                 self.stats.seconds_embedding += time.perf_counter() - started
             else:
                 vectors = self.inner.encode(list(missing.values()), progress, role=role)
@@ -242,7 +245,7 @@ class CachedEmbedder:
         return vectors
 
     def _encode_from_endpoint(self, inner: OpenAIEmbedder, key: str, missing: dict[str, str],
-                              found: dict[str, np.ndarray], progress: Progress | None) -> None:
+                              found: dict[str, np.ndarray], progress: Progress | None, role: Role) -> None:
         """Each batch is checked and written to the cache as it arrives: a failure or Ctrl-C keeps every
         finished batch, and the rerun embeds only the rest."""
         expected = self.dimension
@@ -257,7 +260,7 @@ class CachedEmbedder:
                 self.store.cache_embeddings(key, digests, vectors)
             found.update(zip(digests, vectors, strict=True))
 
-        inner.encode(list(missing.values()), progress, on_batch=keep)
+        inner.encode(list(missing.values()), progress, on_batch=keep, role=role)
 
 
 @contextmanager
@@ -324,3 +327,17 @@ def _fingerprint(folder: Path) -> str:
         if item.suffix == ".json":
             digest.update(item.read_bytes())
     return digest.hexdigest()[:12]
+
+
+def _declared_prompts(folder: Path) -> Mapping[Role, str]:
+    """The prompts a sentence-transformers model declares in its folder (config_sentence_transformers.json:
+    "query", and "document" or "passage"), read without loading the model; none for a model not on disk."""
+    path = folder / "config_sentence_transformers.json"
+    try:
+        declared = json.loads(path.read_text(encoding="utf-8")).get("prompts") or {}
+    except (OSError, ValueError, AttributeError):
+        return NO_PROMPTS
+    if not isinstance(declared, dict):
+        return NO_PROMPTS
+    return MappingProxyType({"query": str(declared.get("query") or ""),
+                             "document": str(declared.get("document") or declared.get("passage") or "")})

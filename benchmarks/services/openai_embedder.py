@@ -42,7 +42,6 @@ class OpenAIEmbedder:
     """
 
     backend = "openai"
-    prompts: Mapping[str, str] = MappingProxyType({"query": "", "document": ""})  # texts are sent as they are
     PROBE_TEXT = "dimension probe"
 
     def __init__(self, settings: Settings):
@@ -52,6 +51,9 @@ class OpenAIEmbedder:
         self.endpoint = redact_url(self.base_url)
         self.api_key = settings.embedding_api_key
         self.timeout_s = float(settings.embedding_timeout_s)
+        # what goes before each text of a role (e5 behind the endpoint wants "query: " / "passage: ")
+        self.prompts: Mapping[str, str] = MappingProxyType({"query": settings.embedding_query_prefix,
+                                                            "document": settings.embedding_document_prefix})
         self.max_attempts = settings.embedding_max_attempts
         self.batch_size = settings.embedding_batch_size  # shrinks on timeouts, for the rest of the run
         self.concurrency = settings.embedding_concurrency  # likewise
@@ -84,8 +86,9 @@ class OpenAIEmbedder:
     def encode(self, texts: Sequence[str], progress: Progress | None = None,
                on_batch: Callable[[list[int], np.ndarray], None] | None = None, *, role: str = "document"
                ) -> np.ndarray:
-        """Embed `texts`; `on_batch(rows, vectors)` and `progress(n)` run on this thread as each batch arrives."""
-        texts = list(texts)
+        """Embed `texts` as `role` (its prefix put before each); `on_batch(rows, vectors)` and `progress(n)` run
+        on this thread as each batch arrives."""
+        texts = [self.prompts.get(role, "") + text for text in texts]
         if not texts:
             return np.zeros((0, self.dimension), dtype=np.float32)
         out: np.ndarray | None = None

@@ -12,7 +12,8 @@ from benchmarks.tiers.base import InputKind, Tier
 STORE = ("data_dir", "database_url", "retrieval_workers")  # the pool holds a connection per retrieval worker
 EMBEDDING = (*STORE, "embedding_backend", "embedding_model", "embedding_base_url", "embedding_api_key",
              "embedding_dimensions", "embedding_models", "embedding_batch_size", "embedding_timeout_s",
-             "embedding_concurrency", "embedding_max_attempts")
+             "embedding_concurrency", "embedding_max_attempts", "embedding_query_prefix",
+             "embedding_document_prefix")
 INDEX = ("index", "ef_search", "hnsw_m", "hnsw_ef_construction", "retrieval_batch_size", "retrieval_workers")
 STATS = ("seed", "bootstrap_resamples")
 LLM = ("llm_base_url", "llm_api_key", "llm_model", "judge_model", "llm_temperature", "llm_max_tokens", "llm_top_p",

@@ -256,3 +256,30 @@ def test_a_dimension_that_changes_under_one_id_is_refused_with_one_line(bench, t
     assert reindexed.exit_code == 0, reindexed.output
     assert json.loads((tmp_path / "out" / "report.json").read_text())["provenance"]["embedder"]["dimension"] == 32
     assert set(embedded) >= {text for text, _ in BIG_CORPUS.values()}  # the 48-d vectors are never served again
+
+
+def test_per_role_prefixes_are_sent_cached_apart_and_reported(bench, tiny, tmp_path, monkeypatch):
+    """An e5 model behind an endpoint wants "query: " before questions and "passage: " before chunks."""
+    monkeypatch.setenv("BENCH_EMBEDDING_QUERY_PREFIX", "query: ")
+    monkeypatch.setenv("BENCH_EMBEDDING_DOCUMENT_PREFIX", "passage: ")
+    with FakeOpenAI(dimension=48) as server:
+        result = openai_tier1(bench, tiny, server.base_url, "e5-behind-http", "-o", tmp_path / "out")
+        sent = server.embedded_texts
+    assert result.exit_code == 0, result.output
+    chunks = {f"passage: {text}" for text, _ in CORPUS.values()}
+    questions = {f"query: {text}" for _, text, _ in QUESTIONS}
+    assert chunks <= set(sent) and questions <= set(sent)
+    assert not [t for t in sent if not t.startswith(("query: ", "passage: "))]
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["provenance"]["embedder"]["prompts"] == {"query": "query: ", "document": "passage: "}
+
+
+def test_a_sentence_transformers_model_s_declared_prompts_are_read_without_loading_it(tmp_path):
+    from benchmarks.services.embedder import SentenceTransformerEmbedder
+
+    (tmp_path / "config_sentence_transformers.json").write_text(
+        json.dumps({"prompts": {"query": "query: ", "passage": "passage: "}}))
+    embedder = SentenceTransformerEmbedder(str(tmp_path), 8)
+    assert dict(embedder.prompts) == {"query": "query: ", "document": "passage: "}
+    assert embedder._model is None  # nothing loaded
+    assert dict(SentenceTransformerEmbedder("all-MiniLM-L6-v2", 8).prompts) == {"query": "", "document": ""}
