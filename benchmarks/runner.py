@@ -60,7 +60,7 @@ def run_tier(tier_name: str, spec: str, settings: Settings, sources: Mapping[str
     tier.check(scoped, typed or {})
     inputs = inputs or tier.input.load(spec, scoped)
     console = stderr or Console(stderr=True)
-    run = Run(tier, inputs, settings, {k: v for k, v in sources.items() if k in tier.reads})
+    run = Run(tier, inputs, settings, scoped, {k: v for k, v in sources.items() if k in tier.reads})
     folder = resolve(spec) if tier.input.name == "dataset" and spec else None
     if not tier.resumable or not write:
         clock = RunClock.start()
@@ -85,14 +85,14 @@ class Run:
     tier: Tier
     inputs: InputSet
     settings: Settings
+    scoped: Any  # the same settings as the tier sees them (ScopedSettings)
     sources: Mapping[str, Source]
 
     def identity(self) -> RunIdentity:
         # bench's own version too: items judged by one release are not mixed with another's
-        scoped = ScopedSettings(self.settings, self.tier.reads, f"tier {self.tier.name}")
         return RunIdentity.of(self.tier.name, f"{self.tier.version} (bench {__version__})",
                               self.inputs.report_block(), self.settings.redacted(self.tier.reads),
-                              self.tier.identity(scoped))
+                              self.tier.identity(self.scoped))
 
     def directory(self, clock: RunClock) -> Path:
         return reports.run_directory(self.settings.reports_dir, self.inputs.name, self.tier.name, clock.run_id)

@@ -134,7 +134,9 @@ class Tier(ReportKind):
 
 
 def _values(settings: Any, name: str) -> tuple[str, ...]:
-    if name == "judges":
-        return tuple(settings.llm_models or (settings.judge_model or settings.llm_model or "",))
+    if name == "judges":  # imported here: the registry must stay light for the CLI
+        from benchmarks.services.llm import judge_models
+
+        return judge_models(settings)
     value = getattr(settings, name)
     return tuple(value) if isinstance(value, tuple) else () if value is None else (str(value),)
