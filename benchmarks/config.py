@@ -153,6 +153,10 @@ class Settings:
         "corpus", "Tier 0: analyse the corpus embeddings, the question embeddings, or both."
     )
     seed: int = _setting(0, "Seed for every sample and bootstrap, so reruns give identical numbers.")
+    limit: int | None = _setting(
+        None, "Run on a seeded sample of this many items (questions, samples, pairs) instead of all; the report "
+        "states it. Try a few items against a new judge before paying for all of them."
+    )
     bootstrap_resamples: int = _setting(1000, "Bootstrap resamples for the 95% confidence intervals.")
     llm_base_url: str | None = _setting(
         None,
@@ -177,7 +181,14 @@ class Settings:
     llm_temperature: float = _setting(0.0, "Sampling temperature of every chat call (0 for repeatable runs).")
     llm_max_tokens: int = _setting(1000, "Most tokens a chat call may generate.")
     llm_top_p: float = _setting(1.0, "Nucleus sampling top_p of every chat call.")
-    llm_concurrency: int = _setting(16, "Chat calls in flight at once.")
+    llm_concurrency: int = _setting(
+        16, "Most chat calls in flight at once; fewer while the endpoint times out or answers 429/503."
+    )
+    llm_structured_output: Literal["auto", "json_schema", "json_object", "off"] = _setting(
+        "auto", "How judge calls ask for JSON: json_schema sends each answer's schema as response_format (a grammar "
+        "on llama.cpp, vLLM, Ollama), json_object asks for any JSON object, off relies on the prompt alone; auto tries "
+        "json_schema, then json_object, then off, once per endpoint and model."
+    )
     llm_max_attempts: int = _setting(
         6, "Tries per chat call on 429, 5xx, timeouts and connection errors (backoff 2 s doubling to 30 s)."
     )
@@ -545,6 +556,8 @@ def _validate(s: Settings, origins: Mapping[str, str]) -> None:
     for name in positive:
         if getattr(s, name) < 1:
             fail(name, "must be at least 1")
+    if s.limit is not None and s.limit < 1:
+        fail("limit", "must be at least 1")
     if not 0 <= s.llm_temperature <= 2:
         fail("llm_temperature", "must be between 0 and 2")
     if not 0 < s.llm_top_p <= 1:

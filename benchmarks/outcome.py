@@ -22,11 +22,14 @@ from typing import Any, Literal, get_args
 
 # ok: a value; undetermined: the mathematics or the inputs leave none (left out of means, counted);
 # parse_error / api_error: the judge's answer was unusable or the call failed (an error of the metric);
+# truncated: the judge ran out of tokens before its answer was complete (finish_reason "length"): an error
+# too, kept apart because its fix is a larger token budget, not a better prompt or parser;
 # no_answer: the system under test gave no answer to grade (tiers 2 and 3)
-Status = Literal["ok", "undetermined", "parse_error", "api_error", "no_answer"]
+Status = Literal["ok", "undetermined", "parse_error", "truncated", "api_error", "no_answer"]
 STATUSES: tuple[Status, ...] = get_args(Status)
 # what a judge call can end in: every one is listed by `status_counts`, zeros included
-JUDGE_STATUSES: tuple[Status, ...] = ("ok", "undetermined", "parse_error", "api_error")
+JUDGE_STATUSES: tuple[Status, ...] = ("ok", "undetermined", "parse_error", "truncated", "api_error")
+ERRORS: frozenset[Status] = frozenset({"parse_error", "truncated", "api_error"})
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from benchmarks.judge.prompts import Language
 from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes
 from benchmarks.metrics import text
 from benchmarks.metrics.stats import latency_summary, summarize
-from benchmarks.outcome import Outcome
+from benchmarks.outcome import ERRORS, Outcome
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.samples import Sample
 from benchmarks.services.embedder import CachedEmbedder
@@ -46,7 +46,6 @@ from benchmarks.services.llm import LLMService, model_for, require_llm, require_
 from benchmarks.tiers.base import Metric, RunContext
 
 CONTEXT_SEPARATOR = "\n\n"
-ERROR_STATUSES = ("api_error", "parse_error")
 
 
 @dataclass(frozen=True)
@@ -283,7 +282,7 @@ def grade_metrics(graded: Sequence[Graded], plan: Plan, settings: Settings) -> d
 
 def _summary(grades: Sequence[Outcome], settings: Settings, *, higher_is_better: bool) -> Metric:
     values = np.array([g.number for g in grades if g.number is not None], dtype=float)
-    errors = sum(g.status in (*ERROR_STATUSES, "no_answer") for g in grades)
+    errors = sum(g.status in (*ERRORS, "no_answer") for g in grades)
     return mean_metric(values, settings, errors=errors, higher_is_better=higher_is_better)
 
 

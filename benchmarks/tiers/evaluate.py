@@ -26,7 +26,7 @@ from benchmarks.judge.catalog import JudgedMetric, offline_score
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
 from benchmarks.metrics.agreement import mean_over_models, model_agreement
 from benchmarks.metrics.stats import summarize
-from benchmarks.outcome import Outcome, status_counts
+from benchmarks.outcome import ERRORS, Outcome, status_counts
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.samples import Sample, SampleSet
 from benchmarks.services.embedder import CachedEmbedder, open_embedder
@@ -34,7 +34,6 @@ from benchmarks.services.llm import LLMService, judge_models, require_llm
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 Judged = Mapping[str, JudgedMetric]  # the run's metrics by name: catalog.metrics(settings.rubrics)
-ERROR_STATUSES = ("parse_error", "api_error")
 # `each_once` over the run's samples: (judge one sample, open_at_once=…) -> outcomes per sample
 EachSample = Callable[..., Awaitable[list[list[Outcome]]]]
 
@@ -183,7 +182,7 @@ def _result(settings: Settings, judged: Judged, samples: SampleSet, per_sample: 
     for metric in metric_names:
         higher = judged[metric].higher_is_better
         table = np.array([[_value(by_key[metric, i, m]) for i in ids] for m in models], dtype=float)
-        errors = sum(by_key[metric, i, m].status in ERROR_STATUSES for i in ids for m in models)
+        errors = sum(by_key[metric, i, m].status in ERRORS for i in ids for m in models)
         per_sample = mean_over_models(table)
         metrics[metric] = Metric.from_summary(
             summarize(per_sample[~np.isnan(per_sample)], errors=errors, resamples=settings.bootstrap_resamples,
@@ -192,7 +191,7 @@ def _result(settings: Settings, judged: Judged, samples: SampleSet, per_sample: 
             for row, model in enumerate(models):
                 values = table[row]
                 metrics[f"{metric}/{model}"] = Metric.from_summary(summarize(
-                    values[~np.isnan(values)], errors=sum(by_key[metric, i, model].status in ERROR_STATUSES for i in ids),
+                    values[~np.isnan(values)], errors=sum(by_key[metric, i, model].status in ERRORS for i in ids),
                     resamples=settings.bootstrap_resamples, seed=settings.seed), higher_is_better=higher)
             notes["agreement"][metric] = model_agreement(table, models)
         notes["statuses"][metric] = status_counts([by_key[metric, i, m] for i in ids for m in models])

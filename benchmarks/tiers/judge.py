@@ -37,7 +37,7 @@ from benchmarks.metrics.judge_quality import (
     scored_of,
 )
 from benchmarks.metrics.stats import latency_summary, summarize
-from benchmarks.outcome import Outcome, status_counts
+from benchmarks.outcome import ERRORS, Outcome, status_counts
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.services.embedder import CachedEmbedder, open_embedder
 from benchmarks.services.llm import LLMService, judge_models, require_llm
@@ -47,7 +47,6 @@ from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 FIELD_ORDER = ("question", "context", "answer", "reference")  # how missing fields are listed
 LATENCY_CALLS = "judge calls answered by the endpoint (cached replies excluded)"
-ERROR_STATUSES = ("parse_error", "api_error")
 Judged = TypeVar("Judged")  # what the judge gave one model on one unit: its repeats, or its two verdicts
 
 
@@ -178,7 +177,7 @@ def _ratings_result(items: Sequence[RatedItem], outcomes: Outcomes, models: Sequ
     def block(chosen: Sequence[str]) -> dict[str, Metric]:
         keys = [(item.id, model) for model in chosen for item in items]
         ratings = [o for key in keys for o in outcomes[key]]
-        errors = sum(o.status in ERROR_STATUSES for o in ratings)
+        errors = sum(o.status in ERRORS for o in ratings)
         agree = [repeats_agree(scores[key], delta) for key in keys]
         spread = [repeat_difference(scores[key]) for key in keys]
         means = mean_over_models(table[[models.index(m) for m in chosen]])

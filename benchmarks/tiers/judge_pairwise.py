@@ -26,14 +26,13 @@ from benchmarks.metrics.pairwise import (
     preference_agreement,
 )
 from benchmarks.metrics.stats import latency_summary
-from benchmarks.outcome import Outcome, status_counts
+from benchmarks.outcome import ERRORS, Outcome, status_counts
 from benchmarks.resumable import each_once, progress_task
 from benchmarks.services.llm import LLMService, judge_models, require_llm
 from benchmarks.services.run_journal import RunJournal
 from benchmarks.services.show_items import AnswerPair
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 from benchmarks.tiers.judge import (
-    ERROR_STATUSES,
     LATENCY_CALLS,
     by_unit_and_model,
     journal_row,
@@ -108,7 +107,7 @@ def _pairwise_result(pairs: Sequence[AnswerPair], verdicts: Verdicts, models: Se
     def block(chosen: Sequence[str]) -> dict[str, Metric]:
         keys = [(pair, model) for model in chosen for pair in pairs]
         asked = [o for pair, model in keys for o in verdicts[pair.id, model]]
-        errors = sum(o.status in ERROR_STATUSES for o in asked)
+        errors = sum(o.status in ERRORS for o in asked)
         units = pairwise_indicators([_verdict_pair(verdicts[pair.id, model]) for pair, model in keys],
                                     [pair.better for pair, _ in keys])
         metrics = {

@@ -6,7 +6,7 @@ from dataclasses import asdict
 
 import pytest
 
-from benchmarks.outcome import JUDGE_STATUSES, STATUSES, Outcome, status_counts
+from benchmarks.outcome import ERRORS, JUDGE_STATUSES, STATUSES, Outcome, status_counts
 from benchmarks.resumable import revive
 
 RAW = ({"call": "rate_faithfulness", "attempt": "first", "status": "ok", "text": '{"score": 1}', "cached": False},
@@ -14,8 +14,9 @@ RAW = ({"call": "rate_faithfulness", "attempt": "first", "status": "ok", "text":
 
 
 def test_every_status_of_today_is_known():
-    assert set(STATUSES) == {"ok", "undetermined", "parse_error", "api_error", "no_answer"}
-    assert JUDGE_STATUSES == ("ok", "undetermined", "parse_error", "api_error")
+    assert set(STATUSES) == {"ok", "undetermined", "parse_error", "truncated", "api_error", "no_answer"}
+    assert JUDGE_STATUSES == ("ok", "undetermined", "parse_error", "truncated", "api_error")
+    assert ERRORS == {"parse_error", "truncated", "api_error"}
 
 
 @pytest.mark.parametrize(("value", "status", "explanation"), [
@@ -25,7 +26,7 @@ def test_every_status_of_today_is_known():
     (0.5, "parse_error", "bad JSON"),  # only ok has a value
     ("A", "api_error", "HTTP 500"),
     (None, "undetermined", ""),  # undetermined must say why
-    (None, "truncated", "cut off"),  # not a status
+    (None, "cut_off", "cut off"),  # not a status
 ])
 def test_invalid_outcomes_raise(value, status, explanation):
     with pytest.raises(ValueError):
@@ -48,10 +49,11 @@ def test_helpers():
 
 def test_status_counts_lists_every_judge_status_and_counts_the_rest_after_them():
     outcomes = [Outcome.scored(1.0), Outcome.scored(0.0), Outcome.failed("parse_error", "x")]
-    assert status_counts(outcomes) == {"ok": 2, "undetermined": 0, "parse_error": 1, "api_error": 0}
+    assert status_counts(outcomes) == {"ok": 2, "undetermined": 0, "parse_error": 1, "truncated": 0,
+                                      "api_error": 0}
     assert list(status_counts([])) == list(JUDGE_STATUSES)
     assert status_counts([Outcome.failed("no_answer", "x")]) == {
-        "ok": 0, "undetermined": 0, "parse_error": 0, "api_error": 0, "no_answer": 1}
+        "ok": 0, "undetermined": 0, "parse_error": 0, "truncated": 0, "api_error": 0, "no_answer": 1}
     assert status_counts([Outcome.failed("api_error", "x")], listed=()) == {"api_error": 1}
 
 
