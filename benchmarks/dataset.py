@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import ClassVar
 
 from benchmarks.inputs import InputSet
 
@@ -30,9 +31,14 @@ class Question:
 
 @dataclass(frozen=True, kw_only=True)
 class Dataset(InputSet):
+    """A corpus and its questions. Everything known about a question (its judgments, reference answer, logged
+    responses) lives on the question, so a `--limit` sample of questions carries exactly its own data while the
+    corpus, which every question searches, stays whole."""
+
     version: str
     chunks: tuple[Chunk, ...]
     questions: tuple[Question, ...]
+    unit: ClassVar[str] = "questions"
 
     def counts(self) -> dict[str, object]:
         return {"version": self.version, "documents": len(self.chunks), "questions": len(self.questions)}

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
+
+OUTCOMES_HEADER = "ok / undet. / err."  # see format_outcomes
 
 
 def render(report: dict[str, Any]) -> str:
@@ -25,11 +28,11 @@ def render(report: dict[str, Any]) -> str:
         lines.append("")
     if "generator" in prov:
         lines += [_system_line(prov["generator"], prov.get("judge", {})), ""]
-    lines += ["| metric | value | 95% CI | n | errors |", "|---|---:|---|---:|---:|"]
+    lines += [f"| metric | value | 95% CI | n | {OUTCOMES_HEADER} |", "|---|---:|---|---:|---:|"]
     for name, m in report["metrics"].items():
         marker = " ★" if name == report.get("main_metric") else ""
         lines.append(f"| `{name}`{marker} | {format_value(m['value'])} | {format_ci(m['ci95'])} | {m['n']} | "
-                     f"{m['errors']} |")
+                     f"{format_outcomes(report, name)} |")
     lines.append("")
     by_retrieval = report.get("notes", {}).get("e2e_by_retrieval")
     if by_retrieval:
@@ -74,8 +77,43 @@ def _retrieval_table(groups: dict[str, Any]) -> list[str]:
     return lines
 
 
+def metric_statuses(notes: Mapping[str, Any], name: str) -> Mapping[str, int] | None:
+    """How the outcomes behind a metric ended, where the report says so, else None (never guessed).
+
+    `notes.statuses` holds them per metric — `bench evaluate` under the metric's name, tiers 2 and 3 under
+    the grade's (a rating's without `avg_`, a `--metrics` metric's as `ragas:<name>`) — or, in `bench judge`
+    (with or without --pairwise), once for the run's ratings or verdicts, pooled over the judge models: they
+    then belong to every pooled metric, not to one model's `name/model`."""
+    statuses = notes.get("statuses")
+    if not isinstance(statuses, Mapping) or not statuses:
+        return None
+    if all(isinstance(count, int) for count in statuses.values()):
+        return None if "/" in name else statuses
+    for key in (f"ragas:{name}", name.removeprefix("avg_"), name):
+        found = statuses.get(key)
+        if isinstance(found, Mapping):
+            return found
+    return None
+
+
+def format_outcomes(report: Mapping[str, Any], name: str) -> str:
+    """`ok / undet. / err.` of a metric: undetermined samples are left out of its mean, so a value over a
+    handful of scored samples must show the rest. The errors are the metric's own count (the failed judge
+    calls: parse_error, truncated, api_error; in tiers 2 and 3 also failed generations); ok and undetermined
+    are "—" where the report does not count them."""
+    statuses = metric_statuses(report.get("notes", {}), name)
+    errors = report["metrics"][name]["errors"]
+    if statuses is None:
+        return f"— / — / {errors}"
+    return f"{statuses.get('ok', 0)} / {statuses.get('undetermined', 0)} / {errors}"
+
+
 def dataset_counts(ds: dict[str, Any]) -> str:
-    return ", ".join(f"{ds[key]} {key}" for key in ("documents", "questions", "samples", "items") if key in ds)
+    """What the run read; a `--limit` sample says of how many, so a number over 20 items is never read as over
+    all of them."""
+    counts = ", ".join(f"{ds[key]} {key}" for key in ("documents", "questions", "samples", "items") if key in ds)
+    limit = ds.get("limit")
+    return counts if not limit else f"{counts}, limit {limit['n']} of {limit['of']} (seed {limit['seed']})"
 
 
 def format_value(value: Any) -> str:

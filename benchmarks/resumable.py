@@ -14,26 +14,26 @@ from typing import Any, TypeVar
 from rich.progress import Progress, TaskID
 
 from benchmarks.errors import InputError
-from benchmarks.services.run_journal import RunJournal
+from benchmarks.services.run_journal import Key, RunJournal, shown
 
 U = TypeVar("U")
 T = TypeVar("T")
 D = TypeVar("D")
 
 
-async def each_once(units: Sequence[U], key: Callable[[U], str], work: Callable[[U], Awaitable[T]], *,
+async def each_once(units: Sequence[U], key: Callable[[U], Key], work: Callable[[U], Awaitable[T]], *,
                     journal: RunJournal | None, encode: Callable[[T], dict[str, Any]],
                     decode: Callable[[U, dict[str, Any]], T], open_at_once: int,
                     advance: Callable[[], None] | None = None) -> list[T]:
     """`work` on every unit the journal does not hold, in the units' order; results in the units' order."""
-    done: dict[str, T] = {}
+    done: dict[Key, T] = {}
     for unit in units:
         if journal is not None and key(unit) in journal.restored:
             try:
                 done[key(unit)] = decode(unit, journal.restored[key(unit)])
             except (KeyError, TypeError, ValueError) as exc:
-                raise InputError(journal.items_path, f"item '{key(unit)}' is not a row this command wrote "
-                                                     f"({exc})") from None
+                raise InputError(journal.items_path,
+                                 f"item '{shown(key(unit))}' is not a row this command wrote ({exc})") from None
     gate = asyncio.Semaphore(open_at_once)
 
     async def one(unit: U) -> None:
@@ -49,7 +49,7 @@ async def each_once(units: Sequence[U], key: Callable[[U], str], work: Callable[
     return [done[key(u)] for u in units]
 
 
-def progress_task(progress: Progress, description: str, units: Sequence[U], key: Callable[[U], str],
+def progress_task(progress: Progress, description: str, units: Sequence[U], key: Callable[[U], Key],
                   journal: RunJournal | None, *, steps_per_unit: int = 1) -> TaskID:
     """A progress bar over `units` that starts at what a stopped session finished, and says so."""
     restored = 0 if journal is None else sum(key(u) in journal.restored for u in units)

@@ -58,7 +58,7 @@ def run_tier(tier_name: str, spec: str, settings: Settings, sources: Mapping[str
         raise BenchError("--resume continues in the stopped run's own folder: leave out --output-dir")
     scoped: Any = ScopedSettings(settings, (*tier.reads, *report_doc.LOCAL_SETTINGS), f"tier {tier.name}")
     tier.check(scoped, typed or {})
-    inputs = inputs or tier.input.load(spec, scoped)
+    inputs = limited(tier, inputs or tier.input.load(spec, scoped), settings)
     console = stderr or Console(stderr=True)
     run = Run(tier, inputs, settings, scoped, {k: v for k, v in sources.items() if k in tier.reads})
     folder = resolve(spec) if tier.input.name == "dataset" and spec else None
@@ -76,6 +76,15 @@ def run_tier(tier_name: str, spec: str, settings: Settings, sources: Mapping[str
         outcome = run.publish(result, clock, journal.directory, point_latest=journal.manifest["point_latest"])
         journal.finish()
         return outcome
+
+
+def limited(tier: Tier, inputs: InputSet, settings: Settings) -> InputSet:
+    """The items the run reads: a seeded sample of `limit` of them when the tier reads that setting (tier 0
+    calls its own pairwise cap --limit), else all. Done here, once, so every tier, the report and the resume
+    identity see the same sample."""
+    if "limit" not in tier.reads or settings.limit is None:
+        return inputs
+    return inputs.sample(settings.limit, settings.seed)
 
 
 @dataclass(frozen=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from benchmarks.inputs import InputSet
 
@@ -29,6 +30,7 @@ class SampleSet(InputSet):
     """The samples of one file, identified like a dataset so reports compare only like with like."""
 
     samples: tuple[Sample, ...]
+    unit: ClassVar[str] = "samples"
 
     def counts(self) -> dict[str, object]:
         return {"samples": len(self.samples)}

@@ -1,6 +1,6 @@
 """Run a metric's judge calls for one sample: render, call the LLM service, parse, repair once, score.
 
-Every outcome (`benchmarks.outcome.Outcome`) carries a status (ok, parse_error, api_error,
+Every outcome (`benchmarks.outcome.Outcome`) carries a status (ok, parse_error, truncated, api_error,
 undetermined), an explanation in the prompt's language (the judge's own reasons), the number of calls
 and the duration, and the raw completions, so a changed score function can re-score items.jsonl
 without new calls.
@@ -42,6 +42,8 @@ from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome, Status
 from benchmarks.samples import Sample
 
+from benchmarks.services.llm import ResponseSchema
+
 if TYPE_CHECKING:  # the judge only calls the service it is handed
     from benchmarks.services.llm import LLMService
 
@@ -61,11 +63,11 @@ class Scored(Protocol):
 
 CONTEXT_SEPARATOR = "\n\n"
 CONTEXT_RELEVANCE_TEMPERATURE = 0.1  # NVIDIA's setting for its context-relevance judges
+# The repair restates the form the answer must take; what the parser tried is no help to a model.
 REPAIR = {
-    "en": "Your answer could not be used: {error}. Reply again with only the JSON object, in the format "
-    "the instructions give.",
-    "ru": "Ваш ответ не удалось разобрать: {error}. Ответьте ещё раз — только JSON-объектом в формате, "
-    "который задан в инструкции.",
+    "en": "Your answer could not be used: {error}. Reply again with only one JSON object of this form: {form}",
+    "ru": "Ваш ответ не удалось использовать: {error}. Ответьте ещё раз только одним JSON-объектом такого вида: "
+          "{form}",
 }
 
 
@@ -143,7 +145,7 @@ class LLMJudge:
         (default: the call's own), repaired once."""
         prompt = render(call.name, self.language, variables)
         return await ask_json(self.service, prompt, shape or call.shape, call=call.name, language=self.language,
-                              model=model, trace=trace, **options)
+                              model=model, trace=trace, **{"max_tokens": call.token_budget(variables), **options})
 
     async def _statements(self, question: str, text: str, model: str, trace: Trace) -> list[str]:
         answer = await self.ask(STATEMENTS, {"question": question, "text": text}, model, trace)
@@ -288,23 +290,35 @@ class LLMJudge:
 
 
 async def ask_json(service: LLMService, prompt: str, shape: type[shapes.Shape], *, call: str,
-                   language: Language, model: str, trace: Trace, repeat: int = 0, **options: Any) -> Any:
-    """One judge request whose answer must validate against `shape`, with one repair attempt that
-    quotes the parse error back to the model; raises `JudgeFailed` with the status otherwise."""
+                   language: Language, model: str, trace: Trace, repeat: int = 0, max_tokens: int | None = None,
+                   lone_number: str | None = None, **options: Any) -> Any:
+    """One judge request whose answer must validate against `shape` (its schema sent as the endpoint
+    allows), with one repair attempt that restates the required form; raises `JudgeFailed` otherwise.
+
+    `max_tokens`: the call's budget (the service keeps it within `llm_max_tokens`); an answer cut off by it
+    is `truncated`, not repaired (the same budget would cut it again). `lone_number`: the field a reply
+    holding only a number may fill (direct ratings); each raw call records how its answer was read."""
+    schema = ResponseSchema(call, shape.response_schema())
     messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
     for attempt in ("first", "repair"):
-        completion = await service.complete(messages, role="judge", model=model, repeat=repeat, **options)
+        completion = await service.complete(messages, role="judge", model=model, repeat=repeat, schema=schema,
+                                            max_tokens=max_tokens, **options)
         trace.calls += 1
-        trace.raw.append({"call": call, "attempt": attempt, "status": completion.status,
-                          "text": completion.text, "cached": completion.cached})
+        record = {"call": call, "attempt": attempt, "status": completion.status, "text": completion.text,
+                  "cached": completion.cached}
+        trace.raw.append(record)
         trace.latency_ms.append(completion.latency_ms)
         if completion.status != "ok":
             raise JudgeFailed("api_error", f"{call}: {completion.error or completion.status}")
-        parsed = parse_output(completion.text, shape)
+        parsed = parse_output(completion.text, shape, lone_number=lone_number)
         if parsed.status == "ok":
+            record["read"] = parsed.read
             return parsed.value
+        if completion.truncated:
+            record["status"] = "truncated"
+            raise JudgeFailed("truncated", f"{call}: the answer ran past its token limit and was cut off")
         messages = [*messages, {"role": "assistant", "content": completion.text or ""},
-                    {"role": "user", "content": REPAIR[language].format(error=parsed.error)}]
+                    {"role": "user", "content": REPAIR[language].format(error=parsed.error, form=shape.skeleton())}]
     raise JudgeFailed("parse_error", f"{call}: {parsed.error} (after one repair attempt)")
 
 

@@ -22,53 +22,79 @@ Language = Literal["en", "ru"]
 LANGUAGES: tuple[Language, ...] = get_args(Language)
 
 
+# An answer that restates its input (statements of a text, a verdict per statement) needs tokens in
+# proportion to it. 1.5 tokens per character restated is generous for English and leaves room for the
+# reasons; small models' tokenizers spend about a token per Cyrillic character.
+TOKENS_PER_ECHOED_CHAR = 1.5
+
+
 @dataclass(frozen=True)
 class JudgeCall:
-    """One kind of judge request: its template name, the variables it renders, its answer's shape."""
+    """One kind of judge request: its template name, the variables it renders, its answer's shape, and
+    the tokens its answer may take: `answer_tokens`, plus a share of the length of the variables it
+    `echoes`. A judge that runs on past that is repeating itself; the cut-off answer is reported as
+    truncated instead of waiting for 1,000 tokens of repetition."""
 
     name: str
     variables: frozenset[str]
     shape: type[shapes.Shape]
+    answer_tokens: int
+    echoes: tuple[str, ...] = ()
+
+    def token_budget(self, variables: Mapping[str, str]) -> int:
+        echoed = sum(len(variables[name]) for name in self.echoes)
+        return self.answer_tokens + int(TOKENS_PER_ECHOED_CHAR * echoed)
 
 
-def _call(name: str, shape: type[shapes.Shape], *variables: str) -> JudgeCall:
-    return JudgeCall(name=name, variables=frozenset(variables), shape=shape)
+def _call(name: str, shape: type[shapes.Shape], *variables: str, tokens: int, echoes: tuple[str, ...] = ()
+          ) -> JudgeCall:
+    return JudgeCall(name=name, variables=frozenset(variables), shape=shape, answer_tokens=tokens, echoes=echoes)
 
 
 # `text` is whichever side is decomposed (the response or the reference); `statements` is a JSON
 # list from `statements_block`; `context` is one context or the joined contexts, as the metric says.
-STATEMENTS = _call("statements", shapes.Statements, "question", "text")
-STATEMENT_VERDICTS = _call("statement_verdicts", shapes.StatementVerdicts, "context", "statements")
-CONTEXT_USEFULNESS = _call("context_usefulness", shapes.ContextUsefulness, "question", "context", "reference")
+STATEMENTS = _call("statements", shapes.Statements, "question", "text", tokens=64, echoes=("text",))
+STATEMENT_VERDICTS = _call("statement_verdicts", shapes.StatementVerdicts, "context", "statements", tokens=160,
+                           echoes=("statements",))
+CONTEXT_USEFULNESS = _call("context_usefulness", shapes.ContextUsefulness, "question", "context", "reference",
+                           tokens=256)
 REFERENCE_ATTRIBUTION = _call(
-    "reference_attribution", shapes.Attributions, "question", "context", "reference"
+    "reference_attribution", shapes.Attributions, "question", "context", "reference", tokens=160,
+    echoes=("reference",),
 )
-ENTITIES = _call("entities", shapes.Entities, "text")
-QUESTION_GENERATION = _call("question_generation", shapes.GeneratedQuestion, "response")
-CLAIMS = _call("claims", shapes.Claims, "text")
+ENTITIES = _call("entities", shapes.Entities, "text", tokens=64, echoes=("text",))
+QUESTION_GENERATION = _call("question_generation", shapes.GeneratedQuestion, "response", tokens=256)
+CLAIMS = _call("claims", shapes.Claims, "text", tokens=64, echoes=("text",))
 STATEMENT_CLASSIFICATION = _call(
     "statement_classification",
     shapes.StatementClassification,
     "question",
     "response_statements",
     "reference_statements",
+    tokens=160,
+    echoes=("response_statements", "reference_statements"),
 )
-CONTEXT_RATING = _call("context_rating", shapes.ContextRating, "question", "context")
+CONTEXT_RATING = _call("context_rating", shapes.ContextRating, "question", "context", tokens=256)
 # Direct ratings (seed 004 §5.5, §6.4, §8) and the pairwise comparison. `output_format` is the mode's
 # answer instructions (`OUTPUT_FORMATS`), so one wording of each task serves both modes; the shape
-# given here is the direct one, the rater picks the reasoned one and the scale.
-RATE_FAITHFULNESS = _call("rate_faithfulness", shapes.ScaleScore, "question", "context", "answer", "output_format")
-RATE_ANSWER_RELEVANCE = _call("rate_answer_relevance", shapes.ScaleScore, "question", "answer", "output_format")
+# given here is the direct one, the rater picks the reasoned one and the scale. Their token budgets are the
+# direct mode's (`{"score": 0.75}` is about ten tokens); the reasoned mode asks for REASONED_TOKENS.
+REASONED_TOKENS = 512
+RATE_FAITHFULNESS = _call("rate_faithfulness", shapes.ScaleScore, "question", "context", "answer", "output_format",
+                          tokens=32)
+RATE_ANSWER_RELEVANCE = _call("rate_answer_relevance", shapes.ScaleScore, "question", "answer", "output_format",
+                              tokens=32)
 RATE_ANSWER_CORRECTNESS = _call(
-    "rate_answer_correctness", shapes.ScaleScore, "question", "reference", "answer", "output_format"
+    "rate_answer_correctness", shapes.ScaleScore, "question", "reference", "answer", "output_format", tokens=32
 )
-RATE_E2E = _call("rate_e2e", shapes.ScaleScore, "question", "reference", "answer", "output_format")
+RATE_E2E = _call("rate_e2e", shapes.ScaleScore, "question", "reference", "answer", "output_format", tokens=32)
 COMPARE_ANSWERS = _call(
-    "compare_answers", shapes.PairVerdict, "question", "context", "answer_a", "answer_b", "output_format"
+    "compare_answers", shapes.PairVerdict, "question", "context", "answer_a", "answer_b", "output_format",
+    tokens=32,
 )
 # A user's rubric metric (bench.toml [rubrics]): `criteria` is the user's text in the prompt language,
 # `low` and `high` the scale's ends, `sample` the fields the rubric shows, labelled (`judge.rubric`).
-RUBRIC = _call("rubric", shapes.RubricScore, "criteria", "low", "high", "sample")
+RUBRIC = _call("rubric", shapes.RubricScore, "criteria", "low", "high", "sample", tokens=256)
 
 CALLS: Mapping[str, JudgeCall] = {
     call.name: call

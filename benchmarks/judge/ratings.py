@@ -8,7 +8,9 @@ coarser, and exactly what the seed's tiers report, so both are available and nam
 A rating runs in one of two modes with the same task wording: `direct` asks for the score alone,
 `reasoned` for a short reasoning first and then the score in a strict format; the answer's shape
 (score within the scale, reasoning present) is validated, with one repair attempt, as for every
-judge call. The pairwise comparison can be asked with the answers swapped; `metrics.pairwise` turns the
+judge call; in direct mode a reply holding no JSON and exactly one number ("The answer is 0.5.") is
+read as the score, and reports count the grades read that way (`read_from_a_lone_number`). The pairwise
+comparison can be asked with the answers swapped; `metrics.pairwise` turns the
 two verdicts into a preference with position bias made visible.
 """
 
@@ -24,6 +26,7 @@ from benchmarks.judge import shapes
 from benchmarks.judge.llm_judge import JudgeFailed, Trace, ask_json
 from benchmarks.judge.prompts import (
     COMPARE_ANSWERS,
+    REASONED_TOKENS,
     RATE_ANSWER_CORRECTNESS,
     RATE_ANSWER_RELEVANCE,
     RATE_E2E,
@@ -105,7 +108,8 @@ class Rater:
         })
         try:
             answer = await ask_json(self.service, prompt, shape, call=rating.call.name, language=self.language,
-                                    model=model, trace=trace, repeat=repeat)
+                                    model=model, trace=trace, repeat=repeat, max_tokens=self._tokens(rating.call),
+                                    lone_number="score" if self.mode == "direct" else None)
         except JudgeFailed as failure:
             return _traced(Outcome.failed(failure.status, str(failure), name=name, model=model), trace)
         return _traced(Outcome.scored(answer.score, getattr(answer, "reasoning", ""), name=name, model=model), trace)
@@ -121,10 +125,19 @@ class Rater:
         })
         try:
             answer = await ask_json(self.service, prompt, shape, call=COMPARE_ANSWERS.name, language=self.language,
-                                    model=model, trace=trace, repeat=repeat)
+                                    model=model, trace=trace, repeat=repeat, max_tokens=self._tokens(COMPARE_ANSWERS))
         except JudgeFailed as failure:
             return _traced(Outcome.failed(failure.status, str(failure), model=model), trace)
         return _traced(Outcome(answer.verdict, "ok", getattr(answer, "reasoning", ""), model=model), trace)
+
+
+    def _tokens(self, call: JudgeCall) -> int:
+        return REASONED_TOKENS if self.mode == "reasoned" else call.answer_tokens
+
+
+def read_from_a_lone_number(outcome: Outcome) -> bool:
+    """Whether a grade's score came from a reply holding only a number, not JSON (reports count them)."""
+    return any(call.get("read") == "lone_number" for call in outcome.raw)
 
 
 def _traced(outcome: Outcome, trace: Trace) -> Outcome:

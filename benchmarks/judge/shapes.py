@@ -11,8 +11,9 @@ stricter subclass, so a verdict list that skips or invents a statement fails val
 
 from __future__ import annotations
 
+import json
 from functools import cache
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints, model_validator
 
@@ -39,6 +40,61 @@ class Shape(BaseModel):
     """Common configuration: immutable, strict types, unknown keys ignored (harmless chatter)."""
 
     model_config = ConfigDict(frozen=True, strict=True)
+
+    @classmethod
+    def tighten(cls, schema: dict[str, Any]) -> None:
+        """Add to the JSON schema what a validator of the subclass checks (counts, a scale), in place, so an
+        endpoint that turns the schema into a grammar cannot even emit what validation would refuse."""
+
+    @classmethod
+    def response_schema(cls) -> dict[str, Any]:
+        """The JSON schema sent as `response_format`: titles and descriptions dropped (tokens the grammar
+        does not need), every object closed and every key required, as OpenAI's strict mode demands."""
+        return _response_schema(cls)
+
+    @classmethod
+    def skeleton(cls) -> str:
+        """The answer's form in one line, for the repair prompt: keys and what each holds, no parser talk."""
+        return _skeleton(cls.response_schema(), cls.response_schema().get("$defs", {}))
+
+
+@cache
+def _response_schema(shape: type[Shape]) -> dict[str, Any]:
+    schema = shape.model_json_schema()
+    _close(schema)
+    for definition in schema.get("$defs", {}).values():
+        _close(definition)
+    shape.tighten(schema)
+    return schema
+
+
+def _close(schema: dict[str, Any]) -> None:
+    schema.pop("title", None)
+    schema.pop("description", None)
+    for value in schema.get("properties", {}).values():
+        value.pop("title", None)
+    if schema.get("type") == "object":
+        schema["additionalProperties"] = False
+        schema["required"] = list(schema.get("properties", {}))
+
+
+def _skeleton(schema: dict[str, Any], definitions: dict[str, Any]) -> str:
+    if "$ref" in schema:
+        return _skeleton(definitions[schema["$ref"].rsplit("/", 1)[1]], definitions)
+    if "enum" in schema:
+        return " or ".join(json.dumps(v) for v in schema["enum"])
+    kind = schema.get("type")
+    if kind == "object":
+        fields = ", ".join(f"{json.dumps(k)}: {_skeleton(v, definitions)}" for k, v in schema["properties"].items())
+        return "{" + fields + "}"
+    if kind == "array":
+        count = schema.get("minItems") if schema.get("minItems") == schema.get("maxItems") else None
+        return f"[{_skeleton(schema['items'], definitions)}, ...{f' ({count} items)' if count else ''}]"
+    if kind in ("number", "integer"):
+        word = "a whole number" if kind == "integer" else "a number"
+        bounds = f" from {schema['minimum']:g} to {schema['maximum']:g}" if "minimum" in schema else ""
+        return f"<{word}{bounds}>"
+    return '"<text>"'
 
 
 def _counted(base: type[Shape], count: int, name: str, **class_vars: int) -> type[Shape]:
@@ -101,6 +157,11 @@ class StatementVerdicts(Shape):
                 f"expected {self.expected} verdicts, one per statement, got {len(self.verdicts)}"
             )
         return self
+
+    @classmethod
+    def tighten(cls, schema: dict[str, Any]) -> None:
+        if cls.expected is not None:
+            schema["properties"]["verdicts"].update(minItems=cls.expected, maxItems=cls.expected)
 
     @classmethod
     def expecting(cls, statements: int) -> type[StatementVerdicts]:
@@ -199,6 +260,11 @@ class StatementClassification(Shape):
         return self
 
     @classmethod
+    def tighten(cls, schema: dict[str, Any]) -> None:
+        if cls.reference_total is not None:
+            schema["properties"]["FN"]["maxItems"] = cls.reference_total
+
+    @classmethod
     def expecting(cls, response: int, reference: int) -> type[StatementClassification]:
         """The shape for `response` response statements against `reference` reference ones."""
         return _classification_for(response, reference)
@@ -232,8 +298,22 @@ class ScaleScore(Shape):
         return self
 
     @classmethod
+    def tighten(cls, schema: dict[str, Any]) -> None:
+        schema["properties"]["score"].update(minimum=cls.low, maximum=cls.high)
+        _reasoning_first(schema)
+
+    @classmethod
     def on_scale(cls, low: float, high: float) -> type[ScaleScore]:
         return _scaled(cls, low, high)
+
+
+def _reasoning_first(schema: dict[str, Any]) -> None:
+    """A grammar emits keys in the schema's order, and a reasoned answer must reason before it decides."""
+    properties = schema["properties"]
+    if "reasoning" in properties:
+        schema["properties"] = {"reasoning": properties["reasoning"],
+                                **{k: v for k, v in properties.items() if k != "reasoning"}}
+        schema["required"] = list(schema["properties"])
 
 
 class ReasonedScore(ScaleScore):
@@ -257,6 +337,10 @@ class PairVerdict(Shape):
 
 class ReasonedPairVerdict(PairVerdict):
     reasoning: Reason
+
+    @classmethod
+    def tighten(cls, schema: dict[str, Any]) -> None:
+        _reasoning_first(schema)
 
 
 # --- rubric metrics (bench.toml [rubrics]) -----------------------------------------------------
@@ -291,6 +375,10 @@ class RubricScore(Shape):
         if not (self.low <= self.score <= self.high):
             raise ValueError(f"score must be a whole number from {self.low} to {self.high}, got {self.score}")
         return self
+
+    @classmethod
+    def tighten(cls, schema: dict[str, Any]) -> None:
+        schema["properties"]["score"].update(minimum=cls.low, maximum=cls.high)
 
     @classmethod
     def on_scale(cls, low: int, high: int) -> type[RubricScore]:

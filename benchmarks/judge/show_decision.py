@@ -10,11 +10,14 @@ A verdict word is yes, no, да or нет in any case, standing alone: not part 
 a spaced dash or the line end, not by another word ("No doubt…") or a question mark ("Yes?").
 The rules are tried in order, the first that finds a verdict decides:
 
-1. `marker` — the words after the last answer marker open with a verdict word. A marker is
-   "Final answer" / "Итоговый ответ" / "Окончательный ответ" anywhere, or "Answer", "Verdict",
-   "Decision", "Ответ", "Вердикт", "Решение" opening a line (markdown aside), followed by a colon,
-   "is", "—" or "="; the words are read on the marker's line or, when that is empty, on the next
-   non-empty line. The last marker counts because reasoning may quote the expected format first.
+1. `marker` — the words after an answer marker open with a verdict word. A marker is
+   "Final answer" / "Итоговый ответ" / "Окончательный ответ" anywhere, "Answer", "Verdict",
+   "Decision", "Ответ", "Вердикт", "Решение" opening a line (markdown aside), or "the answer" / "my
+   answer" within a line ("So the answer is yes") or "ответ" with a colon ("Итак, ответ: нет"),
+   followed by a colon, "is", "—" or "="; the words are read on the marker's line or, when that is empty, on the next
+   non-empty line. Markers are read from the last one back, and the first that opens with a verdict
+   word decides: reasoning may quote the expected format first, and "the answer is grounded in the
+   context" is a marker followed by no verdict.
 2. `last_line` — the last non-empty line is a verdict word and nothing else but punctuation,
    quotes or markdown ("**No.**"): the short result that ends a reasoned answer.
 3. `first_word` — the answer opens with a verdict word ("No. The context does not mention…"):
@@ -49,7 +52,7 @@ _JOINED_TO_OPPOSITE = re.compile(
 # the start of a line; "final answer" is unmistakable anywhere.
 _MARKER = re.compile(
     r"(?:^[^\w\n]*(?:answer|verdict|decision|ответ|вердикт|решение)"
-    rf"|{_NOT_LETTER_BEFORE}(?:final\s+answer|(?:итоговый|окончательный)\s+ответ)){_NOT_LETTER_AFTER}"
+    rf"|{_NOT_LETTER_BEFORE}(?:(?:final|the|my)\s+answer|(?:итоговый|окончательный)\s+ответ|ответ(?=[\s*_]*[:：]))){_NOT_LETTER_AFTER}"
     r"[\s*_]*(?:[:：=–—]|\s-|\s+is(?![^\W_]))",
     re.IGNORECASE | re.MULTILINE,
 )
@@ -80,13 +83,14 @@ def _opening_verdict(segment: str) -> Decision | Literal["ambiguous"] | None:
     return verdict if _STANDS_ALONE.match(tail.split("\n", 1)[0]) else None
 
 
-def _after_last_marker(text: str) -> str | None:
-    """The words the last answer marker introduces: the rest of its line, else the next non-empty line."""
-    markers = list(_MARKER.finditer(text))
-    if not markers:
-        return None
-    rest = text[markers[-1].end() :]
-    return next((line for line in rest.splitlines() if line.strip()), "")
+def _marked_verdict(text: str) -> Decision | Literal["ambiguous"] | None:
+    """The verdict the last answer marker followed by one introduces (on its line, else the next non-empty)."""
+    for marker in reversed(list(_MARKER.finditer(text))):
+        rest = text[marker.end() :]
+        verdict = _opening_verdict(next((line for line in rest.splitlines() if line.strip()), ""))
+        if verdict is not None:
+            return verdict
+    return None
 
 
 def _last_line(text: str) -> Decision | None:
@@ -99,9 +103,8 @@ def parse_show_decision(text: str | None) -> ShowDecision:
     """The judge's yes/no verdict by the module's rules, or None with why (never a guess)."""
     if text is None or not text.strip():
         return ShowDecision(None, "empty")
-    segment = _after_last_marker(text)
     readings: tuple[tuple[Rule, Decision | Literal["ambiguous"] | None], ...] = (
-        ("marker", _opening_verdict(segment) if segment is not None else None),
+        ("marker", _marked_verdict(text)),
         ("last_line", _last_line(text)),
         ("first_word", _opening_verdict(text)),
     )

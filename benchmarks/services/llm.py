@@ -7,7 +7,14 @@ waits go through an injectable `sleep`, so tests check them without waiting.
 
 Retried: HTTP 429, 5xx, timeouts and connection errors, up to `llm_max_attempts` tries, waiting the
 server's Retry-After (seconds or an HTTP date) when it gives one, else 2 s doubling up to 30 s. Any
-other status (400, 401, ...) is final at once: retrying cannot fix a bad request or a bad key.
+other status (400, 401, ...) is final at once: retrying cannot fix a bad request or a bad key. Timeouts,
+429 and 503 also lower the number of calls in flight (`services.concurrency`).
+
+A call that expects JSON passes its schema; `llm_structured_output` decides how it is asked for
+(`response_format` json_schema or json_object, or the prompt alone). `auto` starts with json_schema and
+falls back, once per model, when the endpoint refuses the format with a 4xx naming it; the format sent
+is part of the cache key, and the mode each model ended with is in the usage report. A reply cut off by
+the token limit (`finish_reason: length`) is returned as such and not cached.
 """
 
 from __future__ import annotations
@@ -27,10 +34,12 @@ from openai.types.chat import ChatCompletion
 
 from benchmarks.config import REDACTED, Settings, redact_url
 from benchmarks.errors import BenchError
+from benchmarks.services.concurrency import AdaptiveLimit
 from benchmarks.services.llm_cache import FILE_NAME, CachedReply, LLMCache, cache_key
 
 Role = Literal["generator", "judge"]
 Status = Literal["ok", "api_error"]
+StructuredMode = Literal["json_schema", "json_object", "off"]
 Message = Mapping[str, Any]  # {"role": "system" | "user" | "assistant", "content": str}
 Sleep = Callable[[float], Awaitable[None]]
 Progress = Callable[[int], None]
@@ -42,7 +51,11 @@ MAX_RETRY_AFTER_S = 300.0  # a broken or hostile Retry-After must not stall a ru
 _REASON_CHARS = 300
 PROBE_TIMEOUT_S = 5.0
 _PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
-_LIVE_COUNTS = ("calls", "http_requests", "cache_hits", "api_errors", "prompt_tokens", "completion_tokens")
+_LIVE_COUNTS = ("calls", "http_requests", "cache_hits", "api_errors", "truncated", "prompt_tokens",
+                "completion_tokens")
+_FALLBACK: dict[StructuredMode, StructuredMode] = {"json_schema": "json_object", "json_object": "off"}
+# words of a 4xx that refuses the response format itself (OpenAI, vLLM, llama.cpp, Ollama, LiteLLM phrasings)
+_FORMAT_WORDS = ("response_format", "json_schema", "json schema", "json_object", "grammar", "structured")
 
 
 @dataclass(frozen=True)
@@ -55,8 +68,9 @@ class Usage:
 class Completion:
     """One chat call's outcome. `usage` of a cached reply is what the original call used.
 
-    `latency_ms` runs from the first request to the last reply, backoff included and the wait for a
-    concurrency slot excluded; `attempts` is 0 for a reply served from the cache or a dry run.
+    `latency_ms` is the answering attempt's, from its request to its reply: neither the backoff before it
+    nor the wait for a concurrency slot; `attempts` is 0 for a reply served from the cache or a dry run.
+    `finish_reason` "length" means the text was cut off by the token limit.
     """
 
     status: Status
@@ -68,6 +82,19 @@ class Completion:
     attempts: int
     cached: bool
     error: str | None = None
+    finish_reason: str | None = None
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == "length"
+
+
+@dataclass(frozen=True)
+class ResponseSchema:
+    """The JSON schema a call's answer must follow, under the name `response_format` gives it."""
+
+    name: str
+    schema: Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -76,6 +103,7 @@ class ChatRequest:
     role: Role
     model: str | None = None  # default: the role's model
     options: Mapping[str, Any] = field(default_factory=dict)  # chat parameters; None drops a default
+    schema: ResponseSchema | None = None
 
 
 @dataclass
@@ -86,6 +114,7 @@ class _Tally:
     http_requests: int = 0
     cache_hits: int = 0
     api_errors: int = 0
+    truncated: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
 
@@ -123,45 +152,73 @@ class LLMService:
         self._probe: tuple[asyncio.AbstractEventLoop, asyncio.Task[None]] | None = None
         self.cache = LLMCache(settings.data_dir / FILE_NAME) if settings.llm_cache else None
         self._tallies: dict[tuple[Role, str], _Tally] = {}
-        self._bound: tuple[asyncio.AbstractEventLoop, openai.AsyncOpenAI, asyncio.Semaphore] | None = None
+        self._client: tuple[asyncio.AbstractEventLoop, openai.AsyncOpenAI] | None = None
+        self.limit = AdaptiveLimit(settings.llm_concurrency)
+        self._structured: dict[str, StructuredMode] = {}  # by model: what auto settled on
 
     def model_for(self, role: Role) -> str:
         return str(model_for(self.settings, role))
 
     async def complete(self, messages: Sequence[Message], *, role: Role, model: str | None = None,
-                       repeat: int = 0, **options: Any) -> Completion:
+                       repeat: int = 0, schema: ResponseSchema | None = None, **options: Any) -> Completion:
         """`repeat` r > 0 asks the same request again as an independent call: it is part of the
         cache key only (never sent), so measuring repeatability is not defeated by the cache,
-        while a rerun of the whole benchmark still finds every repeat cached."""
+        while a rerun of the whole benchmark still finds every repeat cached. `schema`: the answer's
+        JSON schema, sent as `llm_structured_output` says. A `max_tokens` option (a judge call's budget for its
+        answer) never exceeds `llm_max_tokens`."""
         model = model or self.model_for(role)
-        params = {name: value for name, value in {**self._defaults(), **options}.items() if value is not None}
         sent = [dict(m) for m in messages]
         tally = self._tallies.setdefault((role, model), _Tally())
-        key = cache_key(model, sent, {**params, "bench_repeat": repeat} if repeat else params)
-        started = time.perf_counter()
-        if self.cache and (hit := self.cache.get(key)):
-            tally.cache_hits += 1
-            return Completion("ok", hit.text, model, role, Usage(hit.prompt_tokens, hit.completion_tokens),
-                              _ms_since(started), attempts=0, cached=True)
-        await self._ensure_reachable()
-        client, gate = self._bind()
-        async with gate:
+        while True:
+            mode = self.structured_mode(model) if schema is not None else "off"
+            params = {name: value for name, value in {**self._defaults(), **options}.items() if value is not None}
+            if "max_tokens" in params:  # a call's own budget, within the setting
+                params["max_tokens"] = min(params["max_tokens"], self.settings.llm_max_tokens)
+            if schema is not None and mode != "off":
+                params["response_format"] = _response_format(mode, schema)
+            key = cache_key(model, sent, {**params, "bench_repeat": repeat} if repeat else params)
             started = time.perf_counter()
-            response, attempts, error = await self._send(client, model, sent, params)
+            if self.cache and (hit := self.cache.get(key)):
+                tally.cache_hits += 1
+                return Completion("ok", hit.text, model, role, Usage(hit.prompt_tokens, hit.completion_tokens),
+                                  _ms_since(started), attempts=0, cached=True, finish_reason="stop")
+            await self._ensure_reachable()
+            response, attempts, latency_ms, failure = await self._send(model, sent, params)
+            tally.http_requests += attempts
+            if failure is not None and mode != "off" and self._falls_back(failure, model, mode):
+                continue
+            break
         tally.calls += 1
-        tally.http_requests += attempts
-        text, usage = None, Usage()
+        text, usage, finish = None, Usage(), None
+        error = _failure_reason(failure, attempts) if failure is not None else None
         if response is not None:
-            text, usage, error = _read(response)
+            text, usage, finish, error = _read(response)
         if error is not None:
             tally.api_errors += 1
-            return Completion("api_error", None, model, role, usage, _ms_since(started), attempts,
+            return Completion("api_error", None, model, role, usage, latency_ms, attempts,
                               cached=False, error=self._scrub(error))
         tally.prompt_tokens += usage.prompt_tokens
         tally.completion_tokens += usage.completion_tokens
-        if self.cache:
+        completion = Completion("ok", text, model, role, usage, latency_ms, attempts, cached=False,
+                                finish_reason=finish)
+        if completion.truncated:
+            tally.truncated += 1  # not cached: a larger token budget, asked next time, must reach the model
+        elif self.cache:
             self.cache.put(key, model, CachedReply(str(text), usage.prompt_tokens, usage.completion_tokens))
-        return Completion("ok", text, model, role, usage, _ms_since(started), attempts, cached=False)
+        return completion
+
+    def structured_mode(self, model: str) -> StructuredMode:
+        """How a JSON answer is asked of `model` now: the setting, or under auto what the endpoint accepted."""
+        setting = self.settings.llm_structured_output
+        return self._structured.get(model, "json_schema") if setting == "auto" else setting
+
+    def _falls_back(self, failure: openai.APIError, model: str, mode: StructuredMode) -> bool:
+        """Under auto, a 4xx that names the response format moves `model` to the next mode; True to ask again."""
+        if self.settings.llm_structured_output != "auto" or not _refuses_format(failure):
+            return False
+        if self.structured_mode(model) == mode:  # concurrent calls may all have been refused: step once
+            self._structured[model] = _FALLBACK[mode]
+        return True
 
     async def _ensure_reachable(self) -> None:
         """Before the first call the cache cannot answer, open one TCP connection to the endpoint.
@@ -185,7 +242,7 @@ class LLMService:
         """All at once, at most `llm_concurrency` in flight; results in the order of the requests."""
         async def one(request: ChatRequest) -> Completion:
             result = await self.complete(request.messages, role=request.role, model=request.model,
-                                         **request.options)
+                                         schema=request.schema, **request.options)
             if progress:
                 progress(1)
             return result
@@ -226,14 +283,18 @@ class LLMService:
             "cost_usd": self._total(entries, "cost_usd"),
             "unpriced_models": sorted(unpriced),
             "by_role": by_role,
+            "concurrency": self.limit.report(),
+            "structured_output": {"setting": self.settings.llm_structured_output,
+                                  "by_model": {model: self.structured_mode(model)
+                                               for _, model in sorted(self._tallies)}},
         }
         return report
 
     async def aclose(self) -> None:
         """Close the running loop's client; one left by a finished loop cannot be closed and is dropped."""
-        if self._bound is not None and self._bound[0] is asyncio.get_running_loop():
-            await self._bound[1].close()
-        self._bound = None
+        if self._client is not None and self._client[0] is asyncio.get_running_loop():
+            await self._client[1].close()
+        self._client = None
 
     async def __aenter__(self) -> Self:
         return self
@@ -245,41 +306,46 @@ class LLMService:
         s = self.settings
         return {"temperature": s.llm_temperature, "max_tokens": s.llm_max_tokens, "top_p": s.llm_top_p}
 
-    def _bind(self) -> tuple[openai.AsyncOpenAI, asyncio.Semaphore]:
-        """The client and the concurrency bound of the running loop: both are tied to one event loop."""
+    def _bind(self) -> openai.AsyncOpenAI:
+        """The client of the running loop: it is tied to one event loop."""
         loop = asyncio.get_running_loop()
-        if self._bound is None or self._bound[0] is not loop:
+        if self._client is None or self._client[0] is not loop:
             client = openai.AsyncOpenAI(base_url=self.settings.llm_base_url,
                                         api_key=self.settings.llm_api_key or "unused",
                                         max_retries=0, timeout=self.settings.llm_timeout_s)
-            self._bound = (loop, client, asyncio.Semaphore(self.settings.llm_concurrency))
-        return self._bound[1], self._bound[2]
+            self._client = (loop, client)
+        return self._client[1]
 
-    async def _send(self, client: openai.AsyncOpenAI, model: str, messages: list[dict[str, Any]],
-                    params: dict[str, Any]) -> tuple[Any, int, str | None]:
-        """(response or None, attempts made, reason of the failure).
+    async def _send(self, model: str, messages: list[dict[str, Any]], params: dict[str, Any]
+                    ) -> tuple[Any, int, float, openai.APIError | None]:
+        """(response or None, attempts made, the last attempt's milliseconds, the final failure).
 
-        The caller holds a concurrency slot through the backoff, so an endpoint that asks bench to
-        slow down gets fewer requests instead of the freed slot's.
+        Each attempt holds a concurrency slot only while it is on the wire: the backoff frees it, so a
+        lowered limit takes effect at once and the timeout measures the server, not bench's own queue.
         """
-        limit = self.settings.llm_max_attempts
-        attempt = 0
+        client = self._bind()
+        attempts, most = 0, self.settings.llm_max_attempts
         while True:
-            attempt += 1
-            try:
-                # the client's documented raw `post`: `chat.completions.create` would first walk the
-                # request through openai's type-driven transform, 2–3 ms of CPU a call, which at
-                # concurrency 16 is most of bench's own overhead; the reply is parsed the same way
-                response = await client.post("/chat/completions", cast_to=ChatCompletion,
-                                             body={"model": model, "messages": messages, **params})
-                return response, attempt, None
-            except openai.APIError as exc:
-                if not _retryable(exc):
-                    return None, attempt, _reason(exc)
-                if attempt >= limit:
-                    return None, attempt, f"{_reason(exc)} (gave up after {attempt} attempts)"
-                headers = exc.response.headers if isinstance(exc, openai.APIStatusError) else None
-                await self._sleep(backoff_s(attempt, headers))
+            attempts += 1
+            async with self.limit.slot() as episode:
+                started = time.perf_counter()
+                try:
+                    # the client's documented raw `post`: `chat.completions.create` would first walk the
+                    # request through openai's type-driven transform, 2–3 ms of CPU a call, which at
+                    # concurrency 16 is most of bench's own overhead; the reply is parsed the same way
+                    response = await client.post("/chat/completions", cast_to=ChatCompletion,
+                                                 body={"model": model, "messages": messages, **params})
+                except openai.APIError as exc:
+                    failure, latency_ms = exc, _ms_since(started)
+                    if _overloads(exc):
+                        self.limit.overloaded(episode)
+                else:
+                    self.limit.succeeded()
+                    return response, attempts, _ms_since(started), None
+            if not _retryable(failure) or attempts >= most:
+                return None, attempts, latency_ms, failure
+            headers = failure.response.headers if isinstance(failure, openai.APIStatusError) else None
+            await self._sleep(backoff_s(attempts, headers))
 
     def _cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
         price = (self.settings.llm_prices or {}).get(model)
@@ -361,6 +427,31 @@ def retry_after_s(headers: Mapping[str, str]) -> float | None:
     return max(0.0, when.timestamp() - time.time())
 
 
+def _failure_reason(exc: openai.APIError, attempts: int) -> str:
+    """A final failure is retryable only when the attempts ran out."""
+    return f"{_reason(exc)} (gave up after {attempts} attempts)" if _retryable(exc) else _reason(exc)
+
+
+def _response_format(mode: StructuredMode, schema: ResponseSchema) -> dict[str, Any]:
+    if mode == "json_object":
+        return {"type": "json_object"}
+    return {"type": "json_schema", "json_schema": {"name": schema.name, "schema": dict(schema.schema), "strict": True}}
+
+
+def _refuses_format(exc: openai.APIError) -> bool:
+    if not isinstance(exc, openai.APIStatusError) or not 400 <= exc.status_code < 500 or exc.status_code == 429:
+        return False
+    message = _reason(exc).lower()
+    return any(word in message for word in _FORMAT_WORDS)
+
+
+def _overloads(exc: openai.APIError) -> bool:
+    """The endpoint is past what it can serve: fewer calls in flight, not only a later retry."""
+    if isinstance(exc, openai.APIStatusError):
+        return exc.status_code in (429, 503)
+    return isinstance(exc, openai.APITimeoutError)
+
+
 def _retryable(exc: openai.APIError) -> bool:
     if isinstance(exc, openai.APIStatusError):
         return exc.status_code == 429 or exc.status_code >= 500
@@ -379,14 +470,15 @@ def _reason(exc: openai.APIError) -> str:
     return f"{type(exc).__name__}: {exc.message}".splitlines()[0]
 
 
-def _read(response: Any) -> tuple[str | None, Usage, str | None]:
-    """Text, usage and error of a 200 reply; some gateways answer 200 with an error body and no choices."""
+def _read(response: Any) -> tuple[str | None, Usage, str | None, str | None]:
+    """Text, usage, finish reason and error of a 200 reply; some gateways answer 200 with an error body and
+    no choices."""
     choices = getattr(response, "choices", None)
     usage = getattr(response, "usage", None)
     tokens = Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0) if usage else Usage()
     if not choices:
-        return None, tokens, "the reply has no choices"
-    return choices[0].message.content or "", tokens, None
+        return None, tokens, None, "the reply has no choices"
+    return choices[0].message.content or "", tokens, choices[0].finish_reason, None
 
 
 def _ms_since(started: float) -> float:

@@ -6,6 +6,11 @@ items in flight. `--resume` reads the lines back and the tier does only the rest
 float precision (the report rounds to 6 digits later), so a resumed run computes exactly the
 numbers an uninterrupted one would. A line cut short by a kill is dropped and truncated away.
 
+An item is whatever a tier journals on its own: a question, or a part of one (`bench evaluate`
+journals each (sample, metric, judge model) apart, so a stop in the middle of a sample keeps its
+finished parts). A row's `id` is always the input item's; a part also has `part`, the rest of its key
+(`"id": "s05", "part": ["faithfulness", "judge-a"]`), so the journal still reads by sample.
+
 When the run finishes, the report writer replaces `items.jsonl` with the final rows and
 `run.json` is removed: a folder with `run.json` and without `report.json` is a stopped run.
 """
@@ -28,6 +33,8 @@ ITEMS = "items.jsonl"
 OPERATIONAL = ("data_dir", "reports_dir", "llm_concurrency", "llm_timeout_s", "llm_max_attempts", "llm_cache",
                "embedding_batch_size", "embedding_timeout_s", "embedding_concurrency", "embedding_max_attempts",
                "retrieval_batch_size", "retrieval_workers")
+# an item's key: its id, or for a part of an input item (item id, *part), e.g. (sample id, metric, judge model)
+Key = str | tuple[str, ...]
 
 
 @dataclass(frozen=True)
@@ -68,7 +75,7 @@ def _plain(value: dict[str, Any]) -> dict[str, Any]:
 class RunJournal:
     """Appends finished items to a run folder's items.jsonl; holds the rows an earlier session finished."""
 
-    def __init__(self, directory: Path, manifest: dict[str, Any], restored: dict[str, dict[str, Any]],
+    def __init__(self, directory: Path, manifest: dict[str, Any], restored: dict[Key, dict[str, Any]],
                  created: tuple[Path, ...] = ()):
         self.directory = directory
         self.manifest = manifest
@@ -114,8 +121,8 @@ class RunJournal:
                              f"{'; '.join(differences)}. Run it with the stopped run's options, or start a new run")
         return cls(directory, manifest, _read_items(directory / ITEMS))
 
-    def append(self, key: str, row: dict[str, Any]) -> None:
-        line = json.dumps({"id": key, **row}, ensure_ascii=False, allow_nan=False) + "\n"
+    def append(self, key: Key, row: dict[str, Any]) -> None:
+        line = json.dumps({**_key_fields(key), **row}, ensure_ascii=False, allow_nan=False) + "\n"
         self._file.write(line.encode("utf-8"))
         self.appended += 1
 
@@ -139,19 +146,39 @@ class RunJournal:
                 return  # not empty: another run's files live there
 
 
-def _read_items(path: Path) -> dict[str, dict[str, Any]]:
-    """The finished rows by id; a last line without its newline (cut by a kill) is dropped from the file."""
+def shown(key: Key) -> str:
+    """An item's key as a message names it: a part's fields joined, not a Python tuple."""
+    return key if isinstance(key, str) else " / ".join(key)
+
+
+def _key_fields(key: Key) -> dict[str, Any]:
+    """A key as a row's leading fields: `id`, and for a part of an input item its `part`."""
+    if isinstance(key, str):
+        return {"id": key}
+    item, *part = key
+    return {"id": item, "part": part}
+
+
+def _key(row: dict[str, Any]) -> Key:
+    """The key a row was appended under (`_key_fields` read back)."""
+    if "part" not in row:
+        return str(row["id"])
+    return (str(row["id"]), *(str(field) for field in row["part"]))
+
+
+def _read_items(path: Path) -> dict[Key, dict[str, Any]]:
+    """The finished rows by key; a last line without its newline (cut by a kill) is dropped from the file."""
     if not path.is_file():
         return {}
     data = path.read_bytes()
     complete = data.rfind(b"\n") + 1
     if complete < len(data):
         os.truncate(path, complete)
-    rows: dict[str, dict[str, Any]] = {}
+    rows: dict[Key, dict[str, Any]] = {}
     for number, line in enumerate(data[:complete].decode("utf-8").splitlines(), start=1):
         try:
             row = json.loads(line)
-            rows[str(row["id"])] = row
+            rows[_key(row)] = row
         except (ValueError, KeyError, TypeError) as exc:
             raise InputError(path, f"not an item row bench wrote ({exc})", line=number) from None
     return rows

@@ -35,7 +35,7 @@ from benchmarks.judge.catalog import offline_score
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
 from benchmarks.judge.offline_ratings import describe_rating, offline_rating
 from benchmarks.judge.prompts import Language
-from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes
+from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes, read_from_a_lone_number
 from benchmarks.metrics import text
 from benchmarks.metrics.stats import latency_summary, summarize
 from benchmarks.outcome import ERRORS, Outcome
@@ -344,6 +344,14 @@ def repeat_metrics(graded: Sequence[Graded], embedder: CachedEmbedder, settings:
         "response_exact_match_rate": mean_metric(matches, settings, errors=errors),
         "response_semantic_consistency": mean_metric(cosines, settings, errors=errors),
     }, per_item
+
+
+def grading_counts(graded: Sequence[Graded], plan: Plan) -> dict[str, dict[str, int]]:
+    """The notes' `statuses` and, per rating, the grades whose score was read from a reply holding only a
+    number instead of JSON (`read_from_a_lone_number`: a count a reader weighs the scores by)."""
+    return {"statuses": status_counts(graded, plan),
+            "read_from_a_lone_number": {name: sum(read_from_a_lone_number(item.grades[name]) for item in graded)
+                                        for name in plan.ratings}}
 
 
 def status_counts(graded: Sequence[Graded], plan: Plan) -> dict[str, dict[str, int]]:

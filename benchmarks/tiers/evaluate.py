@@ -4,7 +4,8 @@ Every (metric, sample, judge model) is one outcome with a status; a metric's val
 its ok outcomes, with n and the error count beside it, and with several judge models the report
 also gives each model's mean and the agreement between them (mean absolute difference and
 Krippendorff's alpha), which no peer tool reports. The metrics are the catalog's declarations
-(built-in and the rubrics of bench.toml); each sample is journaled with all its outcomes.
+(built-in and the rubrics of bench.toml). Each (sample, metric, judge model) is journaled on its own
+as it finishes, so a run stopped in the middle of a sample asks, on --resume, only what did not finish.
 """
 
 from __future__ import annotations
@@ -34,8 +35,12 @@ from benchmarks.services.llm import LLMService, judge_models, require_llm
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 Judged = Mapping[str, JudgedMetric]  # the run's metrics by name: catalog.metrics(settings.rubrics)
-# `each_once` over the run's samples: (judge one sample, open_at_once=…) -> outcomes per sample
-EachSample = Callable[..., Awaitable[list[list[Outcome]]]]
+Unit = tuple[Sample, str, str]  # (sample, metric, judge model): one outcome, the smallest part a run journals
+UnitKey = tuple[str, str, str]  # (sample id, metric, judge model): a unit's journal id
+# `each_once` over the run's units: (judge one unit, open_at_once=…) -> one outcome per unit, in the units' order
+EachUnit = Callable[..., Awaitable[list[Outcome]]]
+# the rows a journal of this module holds: a resumed run refuses a stopped one whose rows are another shape
+JOURNAL_ROWS = "one outcome per (sample, metric, judge model)"
 
 
 def checked_metrics(settings: Settings) -> Judged:
@@ -56,37 +61,60 @@ def check(settings: Settings, typed: Mapping[str, str]) -> None:
         require_llm(settings, roles=("judge",))
 
 
+def identity(settings: Settings) -> dict[str, Any]:
+    """The journal's row shape is part of what a resumed run must match: a run stopped by a bench that journaled
+    whole samples is refused by name rather than having its rows silently ignored."""
+    return {"journal_rows": JOURNAL_ROWS}
+
+
 def run(ctx: RunContext) -> TierResult:
     settings, samples = ctx.settings, ctx.inputs
     judged, metrics = checked_metrics(settings), tuple(settings.metrics)
+    offline = settings.judge_backend == "offline"
+    models = ("offline",) if offline else judge_models(settings)
+    units = judged_units(samples.samples, metrics, models)
     with _embedder(settings, metrics, judged) as embedder:
-        task = progress_task(ctx.progress, "judging", samples.samples, _sample_key, ctx.journal)
-        # each sample judged once per run: the journal's samples restored, the rest judged and journaled
-        each_sample: EachSample = functools.partial(
-            each_once, samples.samples, _sample_key, journal=ctx.journal, encode=_journal_row, decode=_restore,
+        task = progress_task(ctx.progress, "judging", units, unit_key, ctx.journal)
+        # each unit judged once per run: the journal's units restored, the rest judged and journaled one by one
+        each_unit: EachUnit = functools.partial(
+            each_once, units, unit_key, journal=ctx.journal, encode=journal_row, decode=restore,
             advance=lambda: ctx.progress.advance(task))
-        if settings.judge_backend == "offline":
-            per_sample = asyncio.run(_offline(metrics, settings.language, each_sample, embedder))
-            usage, models = None, ("offline",)
+        if offline:
+            found, usage = asyncio.run(_offline(settings.language, each_unit, embedder)), None
         else:
-            per_sample, usage, models = asyncio.run(_judge(metrics, settings, judged, each_sample, embedder))
-        result = _result(settings, judged, samples, per_sample, models,
+            found, usage = asyncio.run(_judge(settings, judged, each_unit, embedder))
+        outcomes = {unit_key(unit): outcome for unit, outcome in zip(units, found, strict=True)}
+        result = _result(settings, judged, samples, outcomes, models,
                          embedder_info=embedder.provenance() if embedder else None)
         result.volatile.update(llm=usage, embedding_cache=asdict(embedder.stats) if embedder else None)
     result.main_metric = metrics[0]
     return result
 
 
-def _sample_key(sample: Sample) -> str:
-    return sample.id
+def judged_units(samples: Sequence[Sample], metrics: Sequence[str], models: Sequence[str]) -> list[Unit]:
+    """Sample by sample, metric by metric, model by model: a sample's units are started together and finish
+    close to each other, so a stopped run leaves few samples part-judged."""
+    return [(sample, metric, model) for sample in samples for metric in metrics for model in models]
 
 
-def _journal_row(outcomes: list[Outcome]) -> dict[str, Any]:
-    return {"outcomes": [asdict(o) for o in outcomes]}
+def unit_key(unit: Unit) -> UnitKey:
+    sample, metric, model = unit
+    return sample.id, metric, model
 
 
-def _restore(sample: Sample, row: dict[str, Any]) -> list[Outcome]:
-    return [revive(Outcome, o) for o in row["outcomes"]]
+def journal_row(outcome: Outcome) -> dict[str, Any]:
+    """The whole outcome, floats at full precision: a resumed run rebuilds the same report and items from it."""
+    return {"outcome": asdict(outcome)}
+
+
+def restore(unit: Unit, row: dict[str, Any]) -> Outcome:
+    """A journaled unit's outcome; a row without one, or with another metric's or model's, is a ValueError (or
+    KeyError): not a row this command wrote."""
+    _, metric, model = unit
+    outcome = revive(Outcome, row["outcome"])
+    if (outcome.name, outcome.model) != (metric, model):
+        raise ValueError(f"its outcome is {outcome.name!r} by {outcome.model!r}, not {metric!r} by {model!r}")
+    return outcome
 
 
 def plan(settings: Settings, samples: SampleSet) -> tuple[tuple[str, ...], list[dict[str, Any]]]:
@@ -136,42 +164,36 @@ def _embed_fn(embedder: CachedEmbedder | None) -> Any:
     return lambda texts: embedder.encode(list(texts), purpose="evaluate")
 
 
-async def _judge(metrics: tuple[str, ...], settings: Settings, judged: Judged, each_sample: EachSample,
-                 embedder: CachedEmbedder | None
-                 ) -> tuple[list[list[Outcome]], dict[str, Any], tuple[str, ...]]:
-    """Every metric by every model on each sample; per sample, outcomes metric by metric, model by model."""
+async def _judge(settings: Settings, judged: Judged, each_unit: EachUnit, embedder: CachedEmbedder | None
+                 ) -> tuple[list[Outcome], dict[str, Any]]:
+    """Every unit's outcome by its judge model. Twice as many units open as calls may be in flight: a unit's
+    calls follow one another (statements, then verdicts), so the endpoint stays busy while units finish."""
     async with LLMService(settings, roles=("judge",)) as service:
-        models = judge_models(settings)
         judge = LLMJudge(service, settings.language, _embed_fn(embedder), JudgeOptions.from_settings(settings),
                          metrics=judged)
 
-        async def one(sample: Sample) -> list[Outcome]:
-            return list(await asyncio.gather(*(judge.score(metric, sample, model)
-                                               for metric in metrics for model in models)))
+        async def one(unit: Unit) -> Outcome:
+            sample, metric, model = unit
+            return await judge.score(metric, sample, model)
 
-        per_sample = await each_sample(one, open_at_once=2 * settings.llm_concurrency)
-        return per_sample, service.usage_report(), tuple(models)
+        return await each_unit(one, open_at_once=2 * settings.llm_concurrency), service.usage_report()
 
 
-async def _offline(metrics: tuple[str, ...], language: str, each_sample: EachSample,
-                   embedder: CachedEmbedder | None) -> list[list[Outcome]]:
+async def _offline(language: str, each_unit: EachUnit, embedder: CachedEmbedder | None) -> list[Outcome]:
     embed = _embed_fn(embedder)
 
-    async def one(sample: Sample) -> list[Outcome]:
-        outcomes = []
-        for metric in metrics:
-            score = offline_score(metric, sample, embed, language=language)
-            outcomes.append(replace(score, name=metric, model="offline"))
-        return outcomes
+    async def one(unit: Unit) -> Outcome:
+        sample, metric, _ = unit
+        return replace(offline_score(metric, sample, embed, language=language), name=metric, model="offline")
 
-    return await each_sample(one, open_at_once=1)  # CPU work: one sample at a time
+    return await each_unit(one, open_at_once=1)  # CPU work: one unit at a time
 
 
-def _result(settings: Settings, judged: Judged, samples: SampleSet, per_sample: list[list[Outcome]],
+def _result(settings: Settings, judged: Judged, samples: SampleSet, by_key: Mapping[UnitKey, Outcome],
             models: tuple[str, ...], *, embedder_info: dict[str, Any] | None) -> TierResult:
+    """The report from every unit's outcome (`by_key`: by (sample id, metric, model)), restored or judged now:
+    built from the units alone, so it is the same whichever session judged which unit."""
     metric_names, backend, language = tuple(settings.metrics), settings.judge_backend, settings.language
-    by_key = {(o.name, sample.id, o.model): o
-              for sample, outcomes in zip(samples.samples, per_sample, strict=True) for o in outcomes}
     ids = [s.id for s in samples.samples]
     metrics: dict[str, Metric] = {}
     notes: dict[str, Any] = {"backend": backend, "language": language, "models": list(models),
@@ -181,8 +203,8 @@ def _result(settings: Settings, judged: Judged, samples: SampleSet, per_sample: 
                                       "out of it and counted under statuses, failed calls count as errors"}
     for metric in metric_names:
         higher = judged[metric].higher_is_better
-        table = np.array([[_value(by_key[metric, i, m]) for i in ids] for m in models], dtype=float)
-        errors = sum(by_key[metric, i, m].status in ERRORS for i in ids for m in models)
+        table = np.array([[_value(by_key[i, metric, m]) for i in ids] for m in models], dtype=float)
+        errors = sum(by_key[i, metric, m].status in ERRORS for i in ids for m in models)
         per_sample = mean_over_models(table)
         metrics[metric] = Metric.from_summary(
             summarize(per_sample[~np.isnan(per_sample)], errors=errors, resamples=settings.bootstrap_resamples,
@@ -191,10 +213,10 @@ def _result(settings: Settings, judged: Judged, samples: SampleSet, per_sample: 
             for row, model in enumerate(models):
                 values = table[row]
                 metrics[f"{metric}/{model}"] = Metric.from_summary(summarize(
-                    values[~np.isnan(values)], errors=sum(by_key[metric, i, model].status in ERRORS for i in ids),
+                    values[~np.isnan(values)], errors=sum(by_key[i, metric, model].status in ERRORS for i in ids),
                     resamples=settings.bootstrap_resamples, seed=settings.seed), higher_is_better=higher)
             notes["agreement"][metric] = model_agreement(table, models)
-        notes["statuses"][metric] = status_counts([by_key[metric, i, m] for i in ids for m in models])
+        notes["statuses"][metric] = status_counts([by_key[i, metric, m] for i in ids for m in models])
     if backend == "offline":
         notes["offline_proxies"] = {m: judged[m].offline_note() for m in metric_names}
     rubrics = catalog.rubric_notes(metric_names, judged)
@@ -216,12 +238,12 @@ def _value(outcome: Outcome) -> float:
 
 
 def _item(sample: Sample, metrics: tuple[str, ...], models: tuple[str, ...],
-          by_key: dict[tuple[str, str, str], Outcome]) -> dict[str, Any]:
+          by_key: Mapping[UnitKey, Outcome]) -> dict[str, Any]:
     return {
         "id": sample.id,
         "user_input": sample.user_input,
         "metrics": {
-            metric: {model: _outcome_row(by_key[metric, sample.id, model]) for model in models}
+            metric: {model: _outcome_row(by_key[sample.id, metric, model]) for model in models}
             for metric in metrics
         },
     }

@@ -27,7 +27,7 @@ from benchmarks.errors import BenchError
 from benchmarks.inputs import ItemSet
 from benchmarks.judge.offline_ratings import OFFLINE_RATINGS, describe_rating, offline_rating
 from benchmarks.judge.prompts import Language
-from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes
+from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes, read_from_a_lone_number
 from benchmarks.metrics.agreement import mean_over_models, model_agreement
 from benchmarks.metrics.judge_quality import (
     error_rate,
@@ -211,12 +211,13 @@ def _ratings_result(items: Sequence[RatedItem], outcomes: Outcomes, models: Sequ
                              "two scored repeats is left out and counted under missing",
         "mean_abs_difference": "mean over items of the mean |s_i − s_j| over every two scored repeats; 0 is a "
                                "perfectly repeatable judge, and it shows drifts smaller than δ",
-        "error_rate": "ratings (item × repeat × model) that ended in api_error or parse_error (after one repair "
-                      "attempt) over the ratings attempted",
+        "error_rate": "ratings (item × repeat × model) that ended in api_error, truncated or parse_error (after "
+                      "one repair attempt) over the ratings attempted",
         f"avg_{rating}": "mean over items of the item's mean score (over its scored repeats, then over models)",
         "missing": missing,
         "undetermined": sum(o.status == "undetermined" for o in everything),
         "statuses": status_counts(everything),
+        "read_from_a_lone_number": sum(read_from_a_lone_number(o) for o in everything),
         "consistency_band": None if consistency is None else rate_against_thresholds("consistency", consistency),
     }
     if len(models) > 1:

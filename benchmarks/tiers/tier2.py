@@ -57,7 +57,7 @@ def run(ctx: RunContext) -> TierResult:
             "context": "the question's relevant chunks, highest grade first (the dataset's fixed context)",
             "questions": {"total": len(dataset.questions), "answered": len(todo),
                           "without_context": len(dataset.questions) - len(todo)},
-            "statuses": answering.status_counts(graded, plan),
+            **answering.grading_counts(graded, plan),
             "scales": {"avg_faithfulness": "0–1", "avg_answer_relevance": "0–1", "avg_answer_correctness": "1–5",
                        "avg_bleu": "0–100 (sentence BLEU, sacreBLEU intl tokenizer)"},
         },

@@ -63,7 +63,7 @@ def run(ctx: RunContext) -> TierResult:
                                  "chunk have no hit value and are left out of the hit rate"},
             "e2e_by_retrieval": e2e_by_retrieval(hits, [g.grades["e2e_score"].value for g in graded]),
             "questions": {"total": len(dataset.questions)},
-            "statuses": answering.status_counts(graded, plan),
+            **answering.grading_counts(graded, plan),
             "scales": {"avg_e2e_score": "0–1", "avg_semantic_similarity": "cosine, −1 to 1",
                        "avg_euclidean_distance": "lower is closer", "avg_bleu": "0–100 (sentence BLEU)"},
         },

@@ -53,6 +53,7 @@ class Reply:
     delay: float = 0.0  # seconds before replying, e.g. longer than the client's timeout
     usage: tuple[int, int] | None = None  # (prompt, completion) tokens; default: word counts
     message: str | None = None  # the error message of a non-200 reply
+    finish_reason: str = "stop"  # "length": the text was cut off by max_tokens
 
 
 class _Server(ThreadingHTTPServer):
@@ -194,7 +195,7 @@ class FakeOpenAI:
         prompt, completion = reply.usage or (words, len(reply.text.split()))
         return {
             "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": request["model"],
-            "choices": [{"index": 0, "finish_reason": "stop",
+            "choices": [{"index": 0, "finish_reason": reply.finish_reason,
                          "message": {"role": "assistant", "content": reply.text}}],
             "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                       "total_tokens": prompt + completion},

@@ -59,7 +59,7 @@ def test_faithfulness_on_two_judges_with_agreement(bench, tmp_path, monkeypatch)
     assert report["metrics"]["faithfulness"]["value"] == 0.5  # s1: 2/2 supported, s2: 0/1
     assert report["metrics"]["faithfulness"]["n"] == 2
     assert report["metrics"]["faithfulness/judge-a"]["value"] == 0.5
-    assert report["notes"]["statuses"]["faithfulness"] == {"ok": 4, "undetermined": 0, "parse_error": 0,
+    assert report["notes"]["statuses"]["faithfulness"] == {"ok": 4, "undetermined": 0, "parse_error": 0, "truncated": 0,
                                                           "api_error": 0}
     assert report["notes"]["agreement"]["faithfulness"]["mean_absolute_difference"] == 0.0
     assert calls_first == 2 * 2 * 2  # 2 calls per sample, 2 samples, 2 judges

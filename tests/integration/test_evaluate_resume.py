@@ -1,11 +1,18 @@
 """`bench evaluate` stopped by Ctrl-C mid-run and resumed: the report of an uninterrupted run, no call redone.
 
 The interruption is real: the scripted server sends SIGINT to this process at its Nth call
-(tests/integration/interrupt.py).
+(tests/integration/interrupt.py), or, to stop in the middle of one sample, as one judge's call on
+it comes in once the other judge's outcome on it is journaled.
 """
 
 import json
+import os
 import re
+import signal
+import threading
+import time
+from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -31,6 +38,12 @@ def faithful_judge(body) -> Reply:
     return Reply(text=json.dumps({"statements": [f"{part.strip()}." for part in response.split(".") if part.strip()]}))
 
 
+def journaled_units(folder) -> set[tuple[str, str, str]]:
+    """The (sample, metric, judge model) units a stopped run's journal holds."""
+    rows = [json.loads(line) for line in (folder / "items.jsonl").read_text().splitlines()]
+    return {(row["id"], *row["part"]) for row in rows}
+
+
 def stable(folder):
     report = json.loads((folder / "report.json").read_text())
     report.pop("volatile")
@@ -48,8 +61,9 @@ def test_an_interrupted_evaluate_resumes_to_the_uninterrupted_report(bench, tmp_
         interrupted = bench("evaluate", "--dataset", samples, *FLAGS, "-o", stopped)
         assert interrupted.exit_code == 130, interrupted.output
         assert "resume with: bench evaluate --dataset" in interrupted.output
-        kept = {json.loads(line)["id"] for line in (stopped / "items.jsonl").read_text().splitlines()}
-        assert 0 < len(kept) < len(SAMPLES) and not (stopped / "report.json").exists()
+        units = journaled_units(stopped)
+        kept = {sample for sample, _, _ in units}  # one metric, one judge: a sample is one unit
+        assert len(kept) == len(units) and 0 < len(kept) < len(SAMPLES) and not (stopped / "report.json").exists()
 
         server.responder = faithful_judge
         asked = len(server.chat_requests)
@@ -108,3 +122,77 @@ def test_a_setting_the_tier_does_not_read_may_change_one_it_reads_may_not(bench,
     assert resumed.exit_code == 0, resumed.output
     report = json.loads((stopped / "report.json").read_text())
     assert "hnsw_m" not in report["settings"] and report["settings"]["seed"] == 0
+
+
+JUDGES = ("judge-a", "judge-b")
+
+
+def sample_of(body) -> str:
+    """The sample a faithfulness call is about: both its prompts quote the response's "Type N requests"."""
+    number = re.findall(r"Type (\d+) requests", body["messages"][0]["content"])[-1]
+    return f"s{int(number):02d}"
+
+
+def ctrl_c_mid_sample(journal, unit_done, unit_stopped, answer):
+    """`answer` as a responder that presses Ctrl-C when the first call of `unit_stopped` comes in, after waiting
+    until `unit_done` (same sample, other judge) is in the journal; that call's reply comes too late to count."""
+    written = json.dumps({"id": unit_done[0], "part": list(unit_done[1:])})[1:-1]  # how its journal line begins
+    stopped_calls = (unit_stopped[0], unit_stopped[2])  # (sample, judge model) of the stopped unit's calls
+    pressed = threading.Event()
+
+    def respond(body):
+        if pressed.is_set() or (sample_of(body), body["model"]) != stopped_calls:
+            return answer(body)
+        deadline = time.monotonic() + 10
+        while written not in journal.read_text() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        pressed.set()
+        os.kill(os.getpid(), signal.SIGINT)
+        return replace(answer(body), delay=0.5)
+
+    return respond
+
+
+def items_without_timings(folder):
+    """items.jsonl with each outcome's wall time left out: the one field that differs between two runs."""
+    items = [json.loads(line) for line in (folder / "items.jsonl").read_text().splitlines()]
+    for item in items:
+        for by_model in item["metrics"].values():
+            for row in by_model.values():
+                row.pop("duration_ms")
+    return items
+
+
+def test_a_stop_in_the_middle_of_a_sample_re_asks_only_its_unfinished_units(bench, tmp_path, monkeypatch):
+    """Each (sample, metric, judge model) is journaled as it finishes: stopped after judge-a's outcome on s05 and
+    before judge-b's, a resume asks judge-b about s05 (and whatever else did not finish) and nothing more, with
+    the cache off so that no re-asked call could hide in it, and reports what an uninterrupted run reports."""
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text("".join(json.dumps(s) + "\n" for s in SAMPLES))
+    stopped, full = tmp_path / "stopped", tmp_path / "full"
+    flags = (*FLAGS, "--models", ",".join(JUDGES))
+    done, cut = ("s05", "faithfulness", "judge-a"), ("s05", "faithfulness", "judge-b")
+    with FakeOpenAI() as server:
+        monkeypatch.setenv("BENCH_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("BENCH_LLM_MODEL", "judge-a")
+        server.responder = ctrl_c_mid_sample(stopped / "items.jsonl", done, cut, faithful_judge)
+        interrupted = bench("evaluate", "--dataset", samples, *flags, "-o", stopped)
+        assert interrupted.exit_code == 130, interrupted.output
+        kept = journaled_units(stopped)
+        assert done in kept and cut not in kept  # stopped in the middle of s05
+
+        server.responder = faithful_judge
+        asked = len(server.chat_requests)
+        resumed = bench("evaluate", "--dataset", samples, *flags, "--resume", stopped)
+        resumed_calls = server.chat_requests[asked:]
+        full_run = bench("evaluate", "--dataset", samples, *flags, "-o", full)
+    assert resumed.exit_code == 0, resumed.output
+    assert full_run.exit_code == 0, full_run.output
+    every_unit = {(s["id"], "faithfulness", judge) for s in SAMPLES for judge in JUDGES}
+    # two calls (statements, verdicts) for each unit that did not finish, none for a finished one
+    asked_units = Counter((sample_of(c["body"]), "faithfulness", c["body"]["model"]) for c in resumed_calls)
+    assert asked_units == dict.fromkeys(every_unit - kept, 2)
+    assert asked_units[cut] == 2 and done not in asked_units
+    assert stable(stopped) == stable(full)
+    assert items_without_timings(stopped) == items_without_timings(full)
+    assert json.loads((stopped / "report.json").read_text())["volatile"]["resumed"] == {"restored_items": len(kept)}

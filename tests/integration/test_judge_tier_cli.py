@@ -110,7 +110,7 @@ def test_a_failed_call_and_an_unparseable_reply_are_errors_and_the_run_goes_on(b
     assert m["mean_abs_difference"]["value"] == pytest.approx(((0.0 + 0.2 + 0.2) / 3 + 0.6 + 0.2) / 3)
     assert m["consistency_score"]["errors"] == 2
     notes = report_of(tmp_path / "out")["notes"]
-    assert notes["statuses"] == {"ok": 7, "undetermined": 0, "parse_error": 1, "api_error": 1}
+    assert notes["statuses"] == {"ok": 7, "undetermined": 0, "parse_error": 1, "truncated": 0, "api_error": 1}
     rows = items_of(tmp_path / "out")
     assert rows["b"]["judges"]["jt-failures"]["statuses"] == ["ok", "api_error", "ok"]
     assert "HTTP 400" in rows["b"]["judges"]["jt-failures"]["explanations"][1]

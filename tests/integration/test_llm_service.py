@@ -70,7 +70,7 @@ def test_a_reply_with_its_usage_and_the_default_parameters(server, make_service)
     [result] = ask(service, question)
 
     assert result == Completion("ok", "Lisbon", MODEL, "judge", Usage(12, 3), result.latency_ms, attempts=1,
-                                cached=False)
+                                cached=False, finish_reason="stop")
     [request] = server.chat_requests
     assert request["body"] == {"model": MODEL, "messages": [{"role": "user", "content": question}],
                                "temperature": 0.0, "max_tokens": 1000, "top_p": 1.0}

@@ -90,7 +90,7 @@ def test_evaluate_scores_a_rubric_from_bench_toml(bench, tmp_path, monkeypatch, 
     assert (politeness["value"], politeness["n"], politeness["errors"]) == (0.5, 2, 0)  # s1 1, s2 0
     assert politeness["higher_is_better"] is True
     assert (helpfulness["value"], helpfulness["n"]) == (3.5, 2)  # on 1–5: (5 + 2) / 2
-    assert report["notes"]["statuses"]["politeness"] == {"ok": 2, "undetermined": 1, "parse_error": 0,
+    assert report["notes"]["statuses"]["politeness"] == {"ok": 2, "undetermined": 1, "parse_error": 0, "truncated": 0,
                                                          "api_error": 0}
     assert report["notes"]["rubrics"]["helpfulness"]["scale"].startswith("1-5")
     assert report["notes"]["rubrics"]["politeness"]["criteria"]["en"].startswith("Is the response polite")

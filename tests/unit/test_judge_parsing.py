@@ -42,11 +42,11 @@ def test_first_json_skips_a_broken_candidate_for_a_later_good_one():
 def test_truncated_json_is_a_parse_error_with_a_reason():
     parsed = parse_output('{"statements": [{"statement": "a", "reason": "b", "verdict": 1}, {"stat', Verdicts)
     assert parsed.status == "parse_error" and parsed.value is None
-    assert parsed.error == "no complete JSON object in the completion"
+    assert parsed.error == "the JSON object in the answer is incomplete or invalid"
 
 
 def test_empty_completion():
-    assert parse_output("", Plain).error == "the completion is empty"
+    assert parse_output("", Plain).error == "the answer is empty"
     assert parse_output(None, Plain).status == "parse_error"
 
 

@@ -7,6 +7,7 @@ import math
 import os
 import stat
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -309,9 +310,11 @@ def test_render_from_the_json_text(built):
     assert summary in lines[2]
     assert f"commit `{COMMIT[:12]}`" in lines[2] and "(dirty)" not in lines[2]
     assert "Embedder `all-MiniLM-L6-v2` (384 dimensions, sentence-transformers)" in markdown
-    assert "| `ndcg@10` ★ | 0.1235 | [0.1000, 0.2000] | 3 | 0 |" in lines
-    assert "| `recall@10` | — | — | 0 | 3 |" in lines
-    assert "| `latency_p50_ms` | 12.5000 | — | 3 | 0 |" in lines
+    assert "| metric | value | 95% CI | n | ok / undet. / err. |" in lines
+    # a tier that counts no statuses: ok and undetermined are unknown, never made up from n
+    assert "| `ndcg@10` ★ | 0.1235 | [0.1000, 0.2000] | 3 | — / — / 0 |" in lines
+    assert "| `recall@10` | — | — | 0 | — / — / 3 |" in lines
+    assert "| `latency_p50_ms` | 12.5000 | — | 3 | — / — / 0 |" in lines
     assert markdown.index("`ndcg@10`") < markdown.index("`recall@10`") < markdown.index("`latency_p50_ms`")
     assert "- **unknown_qrel_document** ×2: judgments naming a missing document were dropped " \
            "(e.g. q1 -> ghost, q1 -> nowhere)" in lines
@@ -330,3 +333,68 @@ def test_render_without_warnings_notes_or_commit(built):
     assert "## Warnings" not in markdown
     assert "## How these numbers were computed" not in markdown
     assert "commit" not in markdown.splitlines()[2]
+
+
+# --- ok / undetermined / errors in the tables ------------------------------------------------------
+
+
+def judged_report(notes: dict) -> dict:
+    """A report as report.json holds it, with one judged metric that scored nothing: 7 undetermined, 5 failed."""
+    metric = {"value": None, "n": 0, "errors": 5, "ci95": None, "higher_is_better": True}
+    return {"title": "RAGAS-style evaluation", "tier": "evaluate", "tier_version": "1.0", "main_metric": "faithfulness",
+            "dataset": {"name": "s", "content_sha256": "ab" * 32, "samples": 12},
+            "provenance": {"bench_version": "0"}, "metrics": {"faithfulness": metric}, "notes": notes,
+            "warnings": [], "volatile": {}, "settings": {}, "settings_sources": {}}
+
+
+EVALUATE_NOTES = {"statuses": {"faithfulness": {"ok": 0, "undetermined": 7, "parse_error": 3, "truncated": 1,
+                                                "api_error": 1}}}
+
+
+def terminal_table(document: dict) -> str:
+    from rich.console import Console
+
+    from benchmarks.console import print_summary
+
+    console = Console(record=True, width=160)
+    print_summary(document, Path("run"), console)
+    return console.export_text()
+
+
+def test_markdown_shows_ok_undetermined_and_errors():
+    assert "| `faithfulness` ★ | — | — | 0 | 0 / 7 / 5 |" in render(judged_report(EVALUATE_NOTES)).splitlines()
+
+
+def test_terminal_shows_ok_undetermined_and_errors():
+    text = terminal_table(judged_report(EVALUATE_NOTES))
+    assert "ok / undet. / err." in text
+    row = next(line for line in text.splitlines() if "faithfulness" in line)
+    assert row.split("│")[1:-1][-1].strip() == "0 / 7 / 5"
+
+
+@pytest.mark.parametrize(("notes", "name", "shown"), [
+    # tiers 2 and 3: a rating's grade without avg_, a --metrics metric's as ragas:<name>
+    ({"statuses": {"faithfulness": {"ok": 4}, "ragas:faithfulness": {"undetermined": 7}}}, "avg_faithfulness",
+     "4 / 0 / 5"),
+    ({"statuses": {"faithfulness": {"ok": 4}, "ragas:faithfulness": {"undetermined": 7}}}, "faithfulness",
+     "0 / 7 / 5"),
+    ({"statuses": {"faithfulness": {"ok": 4}}}, "avg_rouge1_f", "— / — / 5"),
+    # bench judge: one count for the run's ratings, pooled over the models
+    ({"statuses": {"ok": 2, "undetermined": 1, "api_error": 5}}, "consistency_score", "2 / 1 / 5"),
+    ({"statuses": {"ok": 2, "undetermined": 1, "api_error": 5}}, "consistency_score/judge-a", "— / — / 5"),
+    ({"statuses": {"faithfulness": {"ok": 2}}}, "faithfulness/judge-a", "— / — / 5"),
+    ({}, "ndcg@10", "— / — / 5"),
+])
+def test_outcomes_are_taken_from_the_statuses_the_report_holds(notes, name, shown):
+    from benchmarks.report_markdown import format_outcomes
+
+    document = judged_report(notes)
+    document["metrics"] = {name: document["metrics"]["faithfulness"]}
+    assert format_outcomes(document, name) == shown
+
+
+def test_a_limited_run_says_so_in_both_tables():
+    document = judged_report(EVALUATE_NOTES)
+    document["dataset"] = {**document["dataset"], "samples": 3, "limit": {"n": 3, "of": 12, "seed": 4}}
+    assert "3 samples, limit 3 of 12 (seed 4)" in render(document).splitlines()[2]
+    assert "3 samples, limit 3 of 12 (seed 4)" in " ".join(terminal_table(document).split())

@@ -222,7 +222,7 @@ def test_a_score_off_the_scale_is_repaired_once_then_a_parse_error():
     assert "score must be a whole number from 0 to 1, got 5" in service.sent[1][-1]["content"]
     failed, _ = score(['{"reason": "Polite.", "score": 5}', '{"score": 1}'], POLITE)
     assert (failed.value, failed.status, failed.calls) == (None, "parse_error", 2)
-    assert failed.explanation.startswith("rubric: JSON does not match the expected shape")
+    assert failed.explanation.startswith("rubric: the JSON object does not have the required form")
 
 
 def test_a_sample_without_a_needed_field_is_undetermined_without_a_call():

@@ -7,7 +7,7 @@ import pytest
 
 from benchmarks.cli import resume_command
 from benchmarks.errors import BenchError, InputError
-from benchmarks.services.run_journal import ITEMS, MANIFEST, RunIdentity, RunJournal
+from benchmarks.services.run_journal import ITEMS, MANIFEST, RunIdentity, RunJournal, shown
 
 SETTINGS = {"judge_mode": "direct", "repeats": 2, "llm_concurrency": 16, "llm_api_key": "***", "data_dir": "/x"}
 
@@ -34,6 +34,19 @@ def test_rows_come_back_exactly_with_full_float_precision(tmp_path):
     journal.append("q3", {"value": 1.0})
     journal.close()
     assert [json.loads(line)["id"] for line in (folder / ITEMS).read_text().splitlines()] == ["q1", "q2", "q3"]
+
+
+def test_a_part_of_an_item_keeps_the_items_id_and_comes_back_under_its_tuple_key(tmp_path):
+    """A part of an input item (bench evaluate's (sample, metric, judge model)) is journaled under a tuple key:
+    `id` the item's, `part` the rest as a list, so no separator in a sample id or a model name
+    ("openai/gpt-4o-mini") can make two parts one, and the journal still reads by item."""
+    key = ("q1/a", "faithfulness", "openai/gpt-4o-mini")
+    folder = started(tmp_path, [(key, {"value": 0.5}), ("q2", {"value": 1.0})])
+    first = json.loads((folder / ITEMS).read_text().splitlines()[0])
+    assert (first["id"], first["part"]) == ("q1/a", ["faithfulness", "openai/gpt-4o-mini"])
+    journal = RunJournal.resume(folder, identity())
+    assert set(journal.restored) == {key, "q2"} and journal.restored[key]["value"] == 0.5
+    assert shown(key) == "q1/a / faithfulness / openai/gpt-4o-mini" and shown("q2") == "q2"
 
 
 def test_a_line_cut_by_a_kill_is_dropped_and_truncated_away(tmp_path):

@@ -3,7 +3,7 @@
 # llama.cpp's source), into DEST. Only the server target is built, with Ninja. The tensor kernels (ggml)
 # keep full optimisation; the many per-architecture model files, the common helpers and the server's own
 # sources are compiled at -O0 through a compiler launcher: they are where the build spends its time, and
-# they barely matter to a 135M model's speed. About 15 minutes on 2 cores instead of 30-50.
+# they barely matter to a 135M model's speed. About 25 minutes on 2 busy cores.
 set -euo pipefail
 
 DEST=${1:?usage: build_llama_server.sh DEST_DIR}

@@ -1,0 +1,71 @@
+"""How many chat calls bench keeps in flight: as many as the endpoint keeps up with, at most the setting.
+
+A local server with 4 slots queues the rest of 16 concurrent requests; each queued request's clock runs
+while it waits behind bench's own calls, so it times out, is retried and its finished work is thrown
+away, and its "latency" is queueing. The limit therefore adapts as TCP's congestion window does
+(additive increase, multiplicative decrease): a timeout, 429 or 503 halves it, once per episode (the
+calls already in flight when it was halved cannot halve it again); a run of successes as long as the
+limit raises it by one, up to the configured ceiling.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+
+class AdaptiveLimit:
+    """A concurrency bound that moves between 1 and `ceiling`; its history is reported with the run."""
+
+    def __init__(self, ceiling: int):
+        self.ceiling = ceiling
+        self.limit = ceiling
+        self.lowest = ceiling
+        self.reductions = 0
+        self.in_flight = 0
+        self._episode = 0
+        self._successes = 0
+        self._condition: tuple[asyncio.AbstractEventLoop, asyncio.Condition] | None = None
+
+    @asynccontextmanager
+    async def slot(self) -> AsyncIterator[int]:
+        """Wait for a free slot; yields the episode the call starts in, for `overloaded`."""
+        condition = self._bound()
+        async with condition:
+            await condition.wait_for(lambda: self.in_flight < self.limit)
+            self.in_flight += 1
+        try:
+            yield self._episode
+        finally:
+            async with condition:
+                self.in_flight -= 1
+                condition.notify_all()
+
+    def overloaded(self, episode: int) -> None:
+        """The endpoint timed out or asked to slow down: halve, unless it was halved since the call began."""
+        if episode != self._episode:
+            return
+        self._episode += 1
+        self._successes = 0
+        self.limit = max(1, self.limit // 2)
+        self.lowest = min(self.lowest, self.limit)
+        self.reductions += 1
+
+    def succeeded(self) -> None:
+        self._successes += 1
+        if self._successes >= self.limit and self.limit < self.ceiling:
+            self.limit += 1
+            self._successes = 0
+
+    def report(self) -> dict[str, Any]:
+        return {"ceiling": self.ceiling, "final": self.limit, "lowest": self.lowest, "reductions": self.reductions}
+
+    def _bound(self) -> asyncio.Condition:
+        """The condition of the running loop: a later `asyncio.run` gets a new one, the counts carry over."""
+        loop = asyncio.get_running_loop()
+        if self._condition is None or self._condition[0] is not loop:
+            self._condition = (loop, asyncio.Condition())
+            self.in_flight = 0
+        return self._condition[1]

@@ -1,0 +1,108 @@
+"""The seeds' worked examples with the range each must land in: calibration asserts them against a real
+judge, and `make real-model` counts how a small local model does on them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from benchmarks.judge.llm_judge import JudgeOptions
+from benchmarks.samples import Sample
+
+Case = tuple[str, str, Sample, JudgeOptions, Callable[[float], bool], str]
+
+CASES: dict[str, Case] = {
+    "faithfulness/en/supported": (
+        "en", "faithfulness",
+        Sample("f1", user_input="When was the first Super Bowl?",
+               response="The first Super Bowl was held on January 15, 1967.",
+               retrieved_contexts=(("The first Super Bowl was held on January 15, 1967, "
+                                   "at the Los Angeles Memorial Coliseum."),)),
+        JudgeOptions(), lambda s: s >= 0.9, ">= 0.9"),
+    "faithfulness/en/hallucinated": (
+        "en", "faithfulness",
+        Sample("f2", user_input="What courses is John taking?",
+               response="John is taking Data Structures, Algorithms, and Artificial Intelligence. "
+               "He also has a part-time job at the university library.",
+               retrieved_contexts=(("John is a student at XYZ University pursuing a Computer Science degree. "
+                                   "He is enrolled in Data Structures, Algorithms, and Database Management. "
+                                   "John often stays late in the library to work on his projects."),)),
+        JudgeOptions(), lambda s: s <= 0.7, "<= 0.7"),
+    "faithfulness/ru/supported": (
+        "ru", "faithfulness",
+        Sample("f3", user_input="Когда был первый Суперкубок?",
+               response="Первый Суперкубок состоялся 15 января 1967 года.",
+               retrieved_contexts=(("Первый Суперкубок состоялся 15 января 1967 года "
+                                   "в Лос-Анджелесском мемориальном колизее."),)),
+        JudgeOptions(), lambda s: s >= 0.9, ">= 0.9"),
+    "faithfulness/ru/hallucinated": (
+        "ru", "faithfulness",
+        Sample("f4", user_input="Какие курсы посещает Иван?",
+               response="Иван посещает курсы по Структурам данных, Алгоритмам и Искусственному интеллекту. "
+               "Он также работает на полставки в университетской библиотеке.",
+               retrieved_contexts=(("Иван — студент университета XYZ, обучающийся по специальности Информатика. "
+                                   "Он записан на курсы Структуры данных, Алгоритмы и Управление базами данных. "
+                                   "Иван часто задерживается в библиотеке, работая над своими проектами."),)),
+        JudgeOptions(), lambda s: s <= 0.7, "<= 0.7"),
+    "context_precision/en/reference": (
+        "en", "context_precision",
+        Sample("cp1", user_input="What is photosynthesis?",
+               reference="Photosynthesis is the process by which plants use sunlight, carbon dioxide, and water "
+               "to produce glucose and oxygen.",
+               retrieved_contexts=("Photosynthesis is a biological process where plants convert light energy.",
+                                   "The process involves: 6CO2 + 6H2O + light → C6H12O6 + 6O2.",
+                                   "Plants are autotrophs that produce their own food.")),
+        JudgeOptions(), lambda s: s >= 0.8, ">= 0.8"),
+    "context_precision/en/irrelevant-first": (
+        "en", "context_precision",
+        Sample("cp2", user_input="What is quantum computing?",
+               response="Quantum computing uses quantum mechanical phenomena.",
+               retrieved_contexts=("The price of groceries has increased this year.",
+                                   "Quantum computers use quantum bits (qubits).",
+                                   "Quantum computing leverages superposition and entanglement.")),
+        JudgeOptions(), lambda s: s <= 0.7, "<= 0.7"),
+    "context_precision/ru/reference": (
+        "ru", "context_precision",
+        Sample("cp3", user_input="Что такое фотосинтез?",
+               reference="Фотосинтез — это процесс, при котором растения используют солнечный свет, "
+               "углекислый газ и воду для производства глюкозы и кислорода.",
+               retrieved_contexts=(("Фотосинтез — биологический процесс, при котором растения преобразуют "
+                                   "световую энергию."),
+                                   "Процесс включает: 6CO2 + 6H2O + свет → C6H12O6 + 6O2.",
+                                   "Растения — автотрофы, производящие собственную пищу.")),
+        JudgeOptions(), lambda s: s >= 0.8, ">= 0.8"),
+    "context_precision/ru/irrelevant-first": (
+        "ru", "context_precision",
+        Sample("cp4", user_input="Что такое квантовые вычисления?",
+               response="Квантовые вычисления используют квантовомеханические явления.",
+               retrieved_contexts=("Цены на продукты выросли в этом году.",
+                                   "Квантовые компьютеры используют кубиты вместо классических битов.",
+                                   "Квантовые вычисления используют суперпозицию и запутанность.")),
+        JudgeOptions(), lambda s: s <= 0.7, "<= 0.7"),
+    "factual_correctness/ru/errors": (
+        "ru", "factual_correctness",
+        Sample("fc1", response="Эйнштейн родился во Франции. Он изобрёл телефон. "
+               "Он получил Нобелевскую премию по химии.",
+               reference="Альберт Эйнштейн родился в Германии. Он разработал теорию относительности. "
+               "Он получил Нобелевскую премию по физике."),
+        JudgeOptions(), lambda s: s <= 0.3, "<= 0.3"),
+    "factual_correctness/ru/precision": (
+        "ru", "factual_correctness",
+        Sample("fc2", response="Париж - столица Франции.",
+               reference="Париж - столица Франции. Население составляет более 2 миллионов человек."),
+        JudgeOptions(factual_mode="precision"), lambda s: s >= 0.9, ">= 0.9"),
+    "factual_correctness/ru/recall": (
+        "ru", "factual_correctness",
+        Sample("fc3", response="Париж - столица Франции.",
+               reference="Париж - столица Франции. Население составляет более 2 миллионов человек."),
+        JudgeOptions(factual_mode="recall"), lambda s: 0.4 <= s <= 0.7, "in [0.4, 0.7]"),
+    "context_relevance/ru/mixed": (
+        "ru", "context_relevance",
+        Sample("nv1", user_input="Что такое машинное обучение и как оно работает?",
+               retrieved_contexts=(("Машинное обучение — это подраздел искусственного интеллекта, позволяющий "
+                                   "системам автоматически обучаться и совершенствоваться на основе опыта без "
+                                   "явного программирования."),
+                                   "Прогноз погоды обещает переменную облачность завтра.")),
+        # the seed's worked answer is 0.5 (ratings 2 and 0); a judge that calls the first context only
+        # partly relevant gives 0.25, the weather forecast must get 0 either way
+        JudgeOptions(), lambda s: 0.25 <= s <= 0.5, "in [0.25, 0.5]"),
+}
