@@ -297,7 +297,8 @@ async def ask_json(service: LLMService, prompt: str, shape: type[shapes.Shape], 
 
     `max_tokens`: the call's budget (the service keeps it within `llm_max_tokens`); an answer cut off by it
     is `truncated`, not repaired (the same budget would cut it again). `lone_number`: the field a reply
-    holding only a number may fill (direct ratings); each raw call records how its answer was read."""
+    holding only a number may fill (direct ratings); each raw call records how its answer was read. A reply
+    that fails validation is dropped from the reply cache, so a rerun asks again rather than repeat it."""
     schema = ResponseSchema(call, shape.response_schema())
     messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
     for attempt in ("first", "repair"):
@@ -317,6 +318,7 @@ async def ask_json(service: LLMService, prompt: str, shape: type[shapes.Shape], 
         if completion.truncated:
             record["status"] = "truncated"
             raise JudgeFailed("truncated", f"{call}: the answer ran past its token limit and was cut off")
+        service.discard(completion)
         messages = [*messages, {"role": "assistant", "content": completion.text or ""},
                     {"role": "user", "content": REPAIR[language].format(error=parsed.error, form=shape.skeleton())}]
     raise JudgeFailed("parse_error", f"{call}: {parsed.error} (after one repair attempt)")

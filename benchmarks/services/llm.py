@@ -23,7 +23,7 @@ import asyncio
 import os
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC
 from email.utils import parsedate_to_datetime
 from typing import Any, Literal, Self
@@ -83,6 +83,7 @@ class Completion:
     cached: bool
     error: str | None = None
     finish_reason: str | None = None
+    cache_key: str | None = None  # where the reply is cached, so a reply that proves unusable can be dropped
 
     @property
     def truncated(self) -> bool:
@@ -181,7 +182,7 @@ class LLMService:
             if self.cache and (hit := self.cache.get(key)):
                 tally.cache_hits += 1
                 return Completion("ok", hit.text, model, role, Usage(hit.prompt_tokens, hit.completion_tokens),
-                                  _ms_since(started), attempts=0, cached=True, finish_reason="stop")
+                                  _ms_since(started), attempts=0, cached=True, finish_reason="stop", cache_key=key)
             await self._ensure_reachable()
             response, attempts, latency_ms, failure = await self._send(model, sent, params)
             tally.http_requests += attempts
@@ -205,7 +206,14 @@ class LLMService:
             tally.truncated += 1  # not cached: a larger token budget, asked next time, must reach the model
         elif self.cache:
             self.cache.put(key, model, CachedReply(str(text), usage.prompt_tokens, usage.completion_tokens))
+            completion = replace(completion, cache_key=key)
         return completion
+
+    def discard(self, completion: Completion) -> None:
+        """Drop a reply that proved unusable (it failed validation) from the cache: a rerun asks again instead
+        of repeating the failure; the run that got it keeps its outcome."""
+        if self.cache and completion.cache_key:
+            self.cache.forget(completion.cache_key)
 
     def structured_mode(self, model: str) -> StructuredMode:
         """How a JSON answer is asked of `model` now: the setting, or under auto what the endpoint accepted."""

@@ -67,6 +67,9 @@ class LLMCache:
         self._db.execute("INSERT OR REPLACE INTO replies VALUES (?, ?, ?, ?, ?, ?)",
                          (key, model, reply.text, reply.prompt_tokens, reply.completion_tokens, time.time()))
 
+    def forget(self, key: str) -> None:
+        self._db.execute("DELETE FROM replies WHERE key = ?", (key,))
+
     def knows(self, model: str) -> bool:
         """Whether any reply of `model` is cached: then a run may be a rerun the cache answers whole."""
         return self._db.execute("SELECT 1 FROM replies WHERE model = ? LIMIT 1", (model,)).fetchone() is not None

@@ -283,3 +283,15 @@ def test_the_usage_report_names_the_structured_output_of_each_model(server, make
     service = make_service(llm_structured_output="auto")
     rate(service)
     assert service.usage_report()["structured_output"]["by_model"] == {MODEL: "json_schema"}
+
+
+def test_a_reply_that_fails_validation_is_not_served_from_the_cache_on_a_rerun(server, make_service):
+    server.responder = lambda body: Reply("I cannot rate this.")
+    assert rate(make_service(llm_cache=True)).status == "parse_error"
+    assert len(server.chat_requests) == 2  # the first answer and the repair
+    server.responder = lambda body: Reply('{"score": 0.5}')
+    rerun = rate(make_service(llm_cache=True))
+    assert (rerun.status, rerun.value, rerun.cached) == ("ok", 0.5, False)
+    assert len(server.chat_requests) == 3  # asked again, not the cached failure
+    again = rate(make_service(llm_cache=True))
+    assert again.cached and len(server.chat_requests) == 3  # a good reply stays cached

@@ -4,6 +4,7 @@ from typing import Literal
 from pydantic import Field
 from pydantic.dataclasses import dataclass as validated
 
+from benchmarks.judge import shapes
 from benchmarks.judge.parsing import first_json, parse_output
 
 
@@ -69,3 +70,60 @@ def test_an_empty_list_where_verdicts_are_required():
 
 def test_plain_dataclass_shape():
     assert parse_output('The score is {"score": 0.25}.', Plain).value == Plain(score=0.25)
+
+
+# --- the rules, each with what a real small model (SmolLM2-135M-Instruct) answered -----------------------
+
+
+def test_the_last_valid_object_wins_over_a_copied_example():
+    text = 'Example: {"statements": []}\nOutput: {"statements": ["The office is in Lisbon."]}'
+    parsed = parse_output(text, shapes.Statements)
+    assert parsed.value.statements == ["The office is in Lisbon."] and parsed.read == "json"
+
+
+def test_a_copied_empty_example_alone_is_taken_at_its_word():
+    # the judge says the text claims nothing: the metric reports it as undetermined, visibly, not as an error
+    assert parse_output('{"statements": []}', shapes.Statements).value.statements == []
+
+
+def test_a_list_for_an_object_with_one_list_field_is_read_as_that_field():
+    parsed = parse_output('["Paris is the capital of France."]', shapes.Statements)
+    assert parsed.value.statements == ["Paris is the capital of France."] and parsed.read == "wrapped_list"
+
+
+def test_a_list_for_an_object_with_several_fields_is_named_as_such():
+    parsed = parse_output('[0.5]', shapes.ScaleScore)
+    assert parsed.error == "the answer is a JSON list, not the required JSON object"
+
+
+def test_code_instead_of_json_is_a_parse_error_in_plain_words():
+    text = '```python\nstatements = [\'The office is in Lisbon.\']\nprint(statements)\n```'
+    assert parse_output(text, shapes.Statements).error == "the answer holds no JSON object"
+
+
+def test_objects_instead_of_strings_name_the_field():
+    parsed = parse_output('{"statements": [{"statement": "The office is in Lisbon."}]}', shapes.Statements)
+    assert parsed.status == "parse_error" and "statements.0: Input should be a valid string" in parsed.error
+
+
+def test_a_lone_number_is_read_only_where_allowed_and_only_alone():
+    scale = shapes.ScaleScore.on_scale(0, 1)
+    assert parse_output("The answer is 0.5.", scale).status == "parse_error"
+    lone = parse_output("The answer is 0.5.", scale, lone_number="score")
+    assert (lone.value.score, lone.read) == (0.5, "lone_number")
+    assert parse_output("Оценка: 0,75", scale, lone_number="score").value.score == 0.75
+    assert parse_output("I would rate it 4 out of 5.", scale, lone_number="score").status == "parse_error"
+    assert parse_output("The answer is 7.", scale, lone_number="score").status == "parse_error"
+    assert parse_output('{"score": 0.25} or 0.5', scale, lone_number="score").value.score == 0.25
+
+
+def test_the_schema_says_what_validation_checks_and_the_skeleton_says_it_in_words():
+    verdicts = shapes.StatementVerdicts.expecting(3).response_schema()
+    assert verdicts["properties"]["verdicts"]["minItems"] == verdicts["properties"]["verdicts"]["maxItems"] == 3
+    assert verdicts["additionalProperties"] is False and verdicts["required"] == ["verdicts"]
+    reasoned = shapes.ReasonedScore.on_scale(1, 5).response_schema()
+    assert list(reasoned["properties"]) == ["reasoning", "score"]
+    assert (reasoned["properties"]["score"]["minimum"], reasoned["properties"]["score"]["maximum"]) == (1, 5)
+    assert shapes.RubricScore.on_scale(0, 1).skeleton() == '{"reason": "<text>", "score": <a whole number from 0 to 1>}'
+    assert shapes.StatementVerdicts.expecting(2).skeleton() == (
+        '{"verdicts": [{"statement": "<text>", "reason": "<text>", "verdict": 0 or 1}, ... (2 items)]}')

@@ -200,6 +200,9 @@ class ScriptedService:
         return Completion(status="ok", text=self.replies.pop(0), model=model, role=role, usage=None,  # type: ignore[arg-type]
                           latency_ms=1.0, attempts=1, cached=False)
 
+    def discard(self, completion):
+        pass
+
 
 def score(replies: list[str], rubric: dict, language: str = "en", sample: Sample = SAMPLE):
     service = ScriptedService(replies)

@@ -31,6 +31,12 @@ from benchmarks.judge.show_decision import ShowDecision, parse_show_decision
         ("- **Verdict:** no", "no", "marker"),
         ("Ответ: Нет.\nОбоснование: ответ — да, только если бы контекст называл цену.", "no", "marker"),
         ("Answer: No.\nNote: the answer is yes only for the 2020 edition.", "no", "marker"),
+        # what SmolLM2-135M-Instruct answered: the marker within a line
+        ("The answer is yes", "yes", "marker"),
+        ("Based on the context, the answer is no.", "no", "marker"),
+        ("Итак, ответ: да", "yes", "marker"),
+        ("The answer is grounded in the context.\nThe answer is: No", "no", "marker"),
+        ("I think the answer is grounded in the context.\nYes", "yes", "last_line"),
         ("The context supports every claim of the answer.\n\nYes", "yes", "last_line"),
         ("Контекст не подтверждает дату.\n**Нет**", "no", "last_line"),
         ("No. The context does not mention the price.", "no", "first_word"),
