@@ -35,6 +35,7 @@ perf:                                   ## performance benchmarks; writes BENCHM
 	$(BIN)/python -m perf.resume
 	$(BIN)/python -m perf.embedders
 	$(BIN)/python -m perf.openai_embeddings
+	$(BIN)/python -m perf.startup
 
 synthetic:                              ## regenerate the shipped synthetic datasets (deterministic)
 	$(BIN)/python -m benchmarks.synthetic --out datasets

@@ -18,6 +18,7 @@ from rich.console import Console
 
 from benchmarks._version import __version__
 from benchmarks.config import load_settings
+from benchmarks.console import stdout_console
 from benchmarks.errors import BenchError, RunInterrupted
 from benchmarks.options import Flag, command, flags_of, option
 from benchmarks.tiers import EMBEDDING, TIERS
@@ -32,8 +33,9 @@ app = typer.Typer(
 db_app = typer.Typer(help="Manage bench's PostgreSQL schema and stored collections.", no_args_is_help=True)
 app.add_typer(db_app, name="db")
 
-stdout = Console()
+stdout = stdout_console()
 stderr = Console(stderr=True)
+EXIT_UNMEASURED = 3  # the run finished and wrote its report but measured nothing (as bench compare's broken run)
 F = TypeVar("F", bound=Callable[..., Any])
 ConfigOpt = Annotated[
     Optional[Path], typer.Option("--config", help="Settings file (default: ./bench.toml when it exists).")
@@ -94,6 +96,9 @@ def main(
     ] = False,
 ) -> None:
     """Benchmark a retrieval-augmented generation system tier by tier, on real services."""
+    from benchmarks.errors import interrupt_on_termination
+
+    interrupt_on_termination()  # SIGTERM/SIGHUP take Ctrl-C's path: items kept, embedded server stopped
 
 
 # --- the report commands, one per tier ------------------------------------------------------------
@@ -109,12 +114,16 @@ def settings_from(flags: list[Flag], values: dict[str, Any], config: Path | None
 
 def run_command(tier_name: str, flags: list[Flag], **values: Any) -> None:
     from benchmarks.console import print_summary
-    from benchmarks.runner import run_tier
+    from benchmarks.runner import run_tier, unmeasured
 
     settings, sources, typed = settings_from(flags, values, values.pop("config"))
     outcome = run_tier(tier_name, values.pop("dataset"), settings, sources, output_dir=values.pop("output_dir"),
                        resume=values.pop("resume", None), stderr=stderr, typed=typed)
     print_summary(outcome.report, outcome.directory, stdout)
+    reason = unmeasured(outcome.report)
+    if reason is not None:
+        stderr.print(f"[red]error:[/red] {tier_name}: {reason}", highlight=False, soft_wrap=True)
+        raise typer.Exit(EXIT_UNMEASURED)
 
 
 def tier_parameters(tier: Tier, flags: list[Flag], *, input_help: str | None = None) -> list[Any]:

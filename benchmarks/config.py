@@ -8,6 +8,7 @@ redacted wherever settings are shown (reports, logs, errors).
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import functools
 import json
 import math
@@ -25,6 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 import platformdirs
 
 from benchmarks.errors import BenchError
+from benchmarks.metrics.weights import WEIGHT_PRESETS, AnswerCorrectnessWeights
 from benchmarks.rubric_table import parse_rubrics
 
 # "suite": a bench nightly suite file; "api": the arguments of the Python API (benchmarks.evaluate, run)
@@ -347,14 +349,29 @@ class ScopedSettings:
         return getattr(self._settings, name)
 
 
+SECRET_PARAMETERS = ("password", "sslpassword")  # libpq parameters that hold a secret, in either form
+# libpq's keyword/value form: `password = 'with \' quote'` or a bare word
+_CONNINFO_SECRET = re.compile(r"(\b(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'?|\S*)", re.IGNORECASE)
+_USERINFO_SECRET = re.compile(r"^([^:/?#]*://[^:@/?#]*:)[^/?#]*@")  # up to the last @ of the host part
+_QUERY_SECRET = re.compile(r"([?&](?:ssl)?password=)[^&#]*", re.IGNORECASE)
+
+
 def redact_url(url: str) -> str:
-    """Hide a connection URL's password (userinfo or ?password=); keep user, host and database."""
-    parts = urlsplit(url)
+    """Hide a connection string's password; keep user, host and database.
+
+    Takes URLs (userinfo or ?password=) and libpq's keyword/value form (password=...), and never fails:
+    it runs on the very strings that are too malformed to use, to say which one is wrong."""
+    if "://" not in url:
+        return _CONNINFO_SECRET.sub(rf"\g<1>{REDACTED}", url)
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # e.g. an unclosed IPv6 bracket: mask by pattern, show the rest as typed
+        return _QUERY_SECRET.sub(rf"\g<1>{REDACTED}", _USERINFO_SECRET.sub(rf"\g<1>{REDACTED}@", url))
     netloc = parts.netloc
     if parts.password is not None:
         netloc = f"{parts.username or ''}:{REDACTED}@{netloc.rsplit('@', 1)[-1]}"
     query = "&".join(
-        f"{key}={REDACTED}" if key.lower() == "password" else pair
+        f"{key}={REDACTED}" if key.lower() in SECRET_PARAMETERS else pair
         for pair in parts.query.split("&") if pair
         for key in [pair.split("=", 1)[0]]
     )
@@ -377,7 +394,7 @@ def help_for(name: str) -> str:
     hint = setting_type(name)
     choices = f" One of: {', '.join(typing.get_args(hint))}." if typing.get_origin(hint) is Literal else ""
     default = "" if f.metadata["secret"] or f.default is None else f"default: {f.default}; "
-    return f"{f.metadata['help']}{choices} [{default}env: {', '.join(_env_names(f))}]"
+    return f"{f.metadata['help']}{choices} [{default}env: {', '.join(env_names(f))}]"
 
 
 def load_settings(
@@ -403,7 +420,7 @@ def load_settings(
     elif config_file is not None:
         raise BenchError(f"{config_file}: config file not found")
     for name, f in _fields().items():
-        for env in _env_names(f):
+        for env in env_names(f):
             if env in environ and environ[env] != "":
                 origins[name] = f"environment variable {env}"
                 values[name] = _coerce(name, environ[env], origins[name])
@@ -419,23 +436,33 @@ def load_settings(
     return settings, sources
 
 
+def unknown_setting(name: str) -> str:
+    """The message for a key that is no setting: the closest names (a typo, usually) rather than all of
+    them; the whole list only when nothing is close."""
+    close = difflib.get_close_matches(name, _fields(), n=3, cutoff=0.6)
+    if close:
+        return f"unknown setting (did you mean {' or '.join(close)}?)"
+    return f"unknown setting (known: {', '.join(sorted(_fields()))})"
+
+
 def _fields() -> dict[str, dataclasses.Field[Any]]:
     return SETTING_FIELDS
 
 
-def _env_names(f: dataclasses.Field[Any]) -> tuple[str, ...]:
+def env_names(f: dataclasses.Field[Any]) -> tuple[str, ...]:
+    """The environment variables a setting is read from, first the one messages name."""
     return f.metadata["env"] or (f"BENCH_{f.name.upper()}",)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM from a Windows editor is fine
     except tomllib.TOMLDecodeError as exc:
         raise BenchError(f"{path}: not valid TOML: {exc}") from None
     known = _fields()
     for name in data:
         if name not in known:
-            raise BenchError(f"{path}: key '{name}': unknown setting (known: {', '.join(sorted(known))})")
+            raise BenchError(f"{path}: key '{name}': {unknown_setting(name)}")
         if known[name].metadata["secret"] and name not in URL_SETTINGS:
             raise BenchError(f"{path}: key '{name}': secrets are read from the environment only")
     return data
@@ -571,7 +598,6 @@ def _validate(s: Settings, origins: Mapping[str, str]) -> None:
     if s.factual_beta <= 0:
         fail("factual_beta", "must be above 0")
     if _weights(s.correctness_weights) is None:
-        from benchmarks.metrics.judged import WEIGHT_PRESETS
 
         fail("correctness_weights", f"expected one of {', '.join(WEIGHT_PRESETS)} or 'F,S' (two weights)")
     if s.llm_timeout_s <= 0:
@@ -594,8 +620,6 @@ def _validate(s: Settings, origins: Mapping[str, str]) -> None:
 
 def _weights(text: str) -> Any:
     """answer_correctness weights: a preset's name, or 'F,S'; None when the text is neither."""
-    from benchmarks.metrics.judged import WEIGHT_PRESETS, AnswerCorrectnessWeights
-
     if text in WEIGHT_PRESETS:
         return text
     try:

@@ -1,14 +1,23 @@
-"""What a person sees at the end of a run: the metrics table and where the files went."""
+"""What a person sees: the metrics table and where the files went, and progress when stderr is no terminal."""
 
 from __future__ import annotations
 
+import itertools
+import os
+import sys
+import threading
+import time
 from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from types import TracebackType
+from typing import IO, Any
 
 from rich.console import Console
 from rich.table import Table
 
+from benchmarks.errors import BenchError
 from benchmarks.report_markdown import OUTCOMES_HEADER, dataset_counts, format_ci, format_outcomes, format_value
 
 
@@ -83,3 +92,116 @@ def print_plan(models: Sequence[str], rows: Sequence[dict[str, Any]], console: C
     console.print(table)
     for row in rows:
         console.print(f"{row['metric']}: {row['what']}", highlight=False, soft_wrap=True)
+
+
+# --- stdout that is not a terminal ------------------------------------------------------------------------
+
+PIPED_WIDTH = 1000  # wide enough that no table or line of bench's is wrapped in a pipe or a file
+
+
+def stdout_console() -> Console:
+    """stdout as rich draws it: a terminal's own width, else (a pipe, a file, cron) no 80-column wrapping
+    of tables and paths, unless COLUMNS says otherwise."""
+    piped = not sys.stdout.isatty() and not os.environ.get("COLUMNS", "").isdigit()
+    return Console(width=PIPED_WIDTH if piped else None)
+
+
+# --- progress on a stderr that is not a terminal ----------------------------------------------------------
+
+PROGRESS_INTERVAL_ENV = "BENCH_PROGRESS_INTERVAL_S"
+DEFAULT_PROGRESS_INTERVAL_S = 10.0
+
+
+def progress_interval(environ: dict[str, str] | None = None) -> float:
+    """Seconds between progress lines (BENCH_PROGRESS_INTERVAL_S, default 10): tests make it short."""
+    raw = (os.environ if environ is None else environ).get(PROGRESS_INTERVAL_ENV, "")
+    if not raw:
+        return DEFAULT_PROGRESS_INTERVAL_S
+    try:
+        seconds = float(raw)
+    except ValueError:
+        seconds = 0.0
+    if not 0 < seconds < float("inf"):
+        raise BenchError(f"environment variable {PROGRESS_INTERVAL_ENV}: expected seconds above 0, got {raw!r}")
+    return seconds
+
+
+@dataclass
+class _Task:
+    description: str
+    total: float | None
+    completed: float
+    started: float
+    ended: bool = False
+
+
+class ProgressLines:
+    """rich.progress.Progress's API as the tiers use it (add_task, advance, update, remove_task), written as
+    plain timestamped lines: one when a phase starts, one when it ends, and every `interval` seconds one per
+    running phase, so a cron log or a CI page shows the run is alive and how far it is."""
+
+    def __init__(self, file: IO[str], label: str, interval: float):
+        self.file, self.label, self.interval = file, label, interval
+        self._tasks: dict[int, _Task] = {}
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._ticker = threading.Thread(target=self._tick, name="bench-progress", daemon=True)
+
+    def __enter__(self) -> ProgressLines:
+        self._ticker.start()
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
+                 traceback: TracebackType | None) -> None:
+        self._stop.set()
+        self._ticker.join()
+        if kind is None:  # a phase the tier left open ends with the run; a failed run's phases did not end
+            for task_id in list(self._tasks):
+                self.remove_task(task_id)
+
+    def add_task(self, description: str, total: float | None = None, completed: float = 0,
+                 **_: Any) -> int:
+        with self._lock:
+            task_id = next(self._ids)
+            task = self._tasks[task_id] = _Task(description, total, completed, time.monotonic())
+            self._write(task, "started")
+            return task_id
+
+    def advance(self, task_id: int, advance: float = 1) -> None:
+        self.update(task_id, advance=advance)
+
+    def update(self, task_id: int, *, total: float | None = None, completed: float | None = None,
+               advance: float | None = None, description: str | None = None, **_: Any) -> None:
+        with self._lock:
+            task = self._tasks[task_id]
+            task.total = task.total if total is None else total
+            task.completed = task.completed if completed is None else completed
+            task.completed += advance or 0
+            task.description = description or task.description
+            if not task.ended and task.total is not None and task.completed >= task.total:
+                self._end(task)
+
+    def remove_task(self, task_id: int) -> None:
+        with self._lock:
+            task = self._tasks.pop(task_id)
+            if not task.ended:
+                self._end(task)
+
+    def _end(self, task: _Task) -> None:
+        task.ended = True
+        self._write(task, f"done in {time.monotonic() - task.started:.1f} s")
+
+    def _tick(self) -> None:
+        while not self._stop.wait(self.interval):
+            with self._lock:
+                for task in self._tasks.values():
+                    if not task.ended:
+                        self._write(task, f"{time.monotonic() - task.started:.0f} s")
+
+    def _write(self, task: _Task, state: str) -> None:
+        """One line: `2026-11-24T03:12:09Z tier1: embedding corpus 1200/4000 (started)`."""
+        moment = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+        count = "" if task.total is None else f" {task.completed:g}/{task.total:g}"
+        self.file.write(f"{moment} {self.label}: {task.description}{count} ({state})\n")
+        self.file.flush()

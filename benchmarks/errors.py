@@ -6,7 +6,12 @@ process with exit code 2; everything else is a bug and keeps its traceback.
 
 from __future__ import annotations
 
+import signal
+import threading
 from pathlib import Path
+from types import FrameType
+
+TERMINATION_SIGNALS = (signal.SIGTERM, signal.SIGHUP)  # `kill`, a closed terminal or ssh session
 
 
 class BenchError(Exception):
@@ -36,3 +41,21 @@ class RunInterrupted(KeyboardInterrupt):
     def __init__(self, directory: Path, finished: int, command: str, dataset: str):
         self.directory, self.finished, self.command, self.dataset = directory, finished, command, dataset
         super().__init__(f"interrupted: {finished} finished item(s) kept in {directory / 'items.jsonl'}")
+
+
+def interrupt_on_termination() -> None:
+    """Make SIGTERM and SIGHUP stop bench as Ctrl-C does, instead of killing it on the spot.
+
+    Killed on the spot, bench runs no `finally` and no atexit handler: the embedded PostgreSQL would
+    outlive it and a run would not say what it kept. As a KeyboardInterrupt the signal takes Ctrl-C's
+    path: finished items kept, the resume command printed, the server stopped at exit (exit code 130).
+    A handler someone else installed (a signal already ignored, say) is left alone."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for number in TERMINATION_SIGNALS:
+        if signal.getsignal(number) is signal.SIG_DFL:
+            signal.signal(number, _raise_interrupt)
+
+
+def _raise_interrupt(number: int, _frame: FrameType | None) -> None:
+    raise KeyboardInterrupt(signal.Signals(number).name)

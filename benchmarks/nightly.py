@@ -42,7 +42,7 @@ from benchmarks import config as config_module
 from benchmarks.config import Settings, Source, load_settings
 from benchmarks.errors import BenchError
 from benchmarks.services import reports
-from benchmarks.services.files import atomic_write, read_toml
+from benchmarks.services.files import atomic_write, check_writable_folder, read_toml
 from benchmarks.services.run_index import append_index, index_path, read_index
 from benchmarks.tiers import TIERS
 
@@ -107,7 +107,7 @@ def load_suite(path: Path) -> Suite:
 
 def _check_setting(path: Path, where: str, name: str, known: Mapping[str, Any]) -> None:
     if name not in known:
-        raise BenchError(f"{path}: {where}: key '{name}': unknown setting (known: {', '.join(sorted(known))})")
+        raise BenchError(f"{path}: {where}: key '{name}': {config_module.unknown_setting(name)}")
     if known[name].metadata["secret"] and name not in config_module.URL_SETTINGS:
         raise BenchError(f"{path}: {where}: key '{name}': secrets are read from the environment only")
 
@@ -118,7 +118,7 @@ def resolve_settings(suite: Suite, flags: Mapping[str, Any], *, config_file: Pat
     environ = os.environ if environ is None else environ
     fields = config_module._fields()
     in_env = {name for name, f in fields.items()
-              if any(environ.get(env) for env in config_module._env_names(f))}
+              if any(environ.get(env) for env in config_module.env_names(f))}
     resolved = []
     for number, run in enumerate(suite.runs, start=1):
         merged = {k: v for k, v in suite.defaults.items() if k not in in_env}
@@ -156,8 +156,9 @@ def previous_run(index: Path | Iterable[Mapping[str, Any]], tier: str, dataset: 
 def run_suite(suite: Suite, resolved: Sequence[tuple[Settings, dict[str, Source]]], *, stdout: Console,
               stderr: Console, today: datetime | None = None) -> list[RunRecord]:
     """Run every entry; a failing one is recorded and the next one starts. The index and trends follow."""
-    from benchmarks.runner import run_tier
+    from benchmarks.runner import run_tier, unmeasured
 
+    check_folders(resolved)
     day = (today or datetime.now(UTC)).strftime("%Y-%m-%d")
     records = []
     for number, (run, (settings, sources)) in enumerate(zip(suite.runs, resolved, strict=True), start=1):
@@ -177,8 +178,13 @@ def run_suite(suite: Suite, resolved: Sequence[tuple[Settings, dict[str, Source]
         else:
             report = outcome.report
             metrics = {name: metric.get("value") for name, metric in report["metrics"].items()}
+            reason = unmeasured(report)  # its report is kept and linked, but it is no success
+            if reason is not None:
+                stderr.print(f"[red]nightly: {run.tier} on {run.dataset} failed:[/red] {reason}", highlight=False,
+                             soft_wrap=True)
             line = {**base, "run_id": report["volatile"]["run_id"], "started_at": report["volatile"]["started_at"],
-                    "content_sha256": report["dataset"].get("content_sha256"), "status": "ok", "error": None,
+                    "content_sha256": report["dataset"].get("content_sha256"),
+                    "status": "ok" if reason is None else "failed", "error": reason,
                     "report": _relative(outcome.directory / "report.json", settings.reports_dir),
                     "main_metric": report["main_metric"], "main_value": metrics.get(report["main_metric"]),
                     "metrics": metrics}
@@ -198,6 +204,15 @@ def run_suite(suite: Suite, resolved: Sequence[tuple[Settings, dict[str, Source]
         stderr.print(f"nightly: trends at {path}", highlight=False, soft_wrap=True)
     print_summary(records, stdout)
     return records
+
+
+def check_folders(resolved: Sequence[tuple[Settings, dict[str, Source]]]) -> None:
+    """The reports and data folders of every run, refused before the first run starts, not at its end."""
+    from benchmarks.runner import setting_named
+
+    for settings, sources in resolved:
+        for name in ("reports_dir", "data_dir"):
+            check_writable_folder(getattr(settings, name), setting_named(name, sources, {}))
 
 
 def compare_with_previous(record: RunRecord, reports_dir: Path) -> None:

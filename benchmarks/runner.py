@@ -27,11 +27,13 @@ from rich.progress import (
 
 from benchmarks._version import __version__
 from benchmarks import report as report_doc
-from benchmarks.config import ScopedSettings, Settings, Source
+from benchmarks.config import SETTING_FIELDS, ScopedSettings, Settings, Source, env_names
+from benchmarks.console import ProgressLines, progress_interval
 from benchmarks.errors import BenchError, RunInterrupted
 from benchmarks.inputs import InputSet
 from benchmarks.services import provenance, reports
 from benchmarks.services.datasets import resolve
+from benchmarks.services.files import check_writable_folder
 from benchmarks.services.run_journal import RunIdentity, RunJournal
 from benchmarks.tiers import TIERS
 from benchmarks.tiers.base import RunContext, Tier, TierResult
@@ -56,19 +58,23 @@ def run_tier(tier_name: str, spec: str, settings: Settings, sources: Mapping[str
         raise BenchError(f"{tier_name} has nothing to resume: its items cost no calls, run it again")
     if resume is not None and output_dir is not None:
         raise BenchError("--resume continues in the stopped run's own folder: leave out --output-dir")
+    if write:
+        check_folders(tier, settings, sources, typed or {}, output_dir=output_dir, resume=resume)
     scoped: Any = ScopedSettings(settings, (*tier.reads, *report_doc.LOCAL_SETTINGS), f"tier {tier.name}")
-    tier.check(scoped, typed or {})
+    # the input before the tier's own check: reading it is cheap, while the check imports the tier's module
+    # (numpy, the database, the LLM client), so a bad line is refused in a fraction of a second
     inputs = limited(tier, inputs or tier.input.load(spec, scoped), settings)
+    tier.check(scoped, typed or {})
     console = stderr or Console(stderr=True)
     run = Run(tier, inputs, settings, scoped, {k: v for k, v in sources.items() if k in tier.reads})
     folder = resolve(spec) if tier.input.name == "dataset" and spec else None
     if not tier.resumable or not write:
         clock = RunClock.start()
-        with progress_bar(console) as progress:
+        with progress_bar(console, tier.name) as progress:
             result = tier.run(RunContext(scoped, inputs, progress, dataset_dir=folder))
         return run.publish(result, clock, output_dir, write=write)
     with journaled(run, spec=spec, output_dir=output_dir, resume=resume, named=typed) as (journal, clock):
-        with progress_bar(console) as progress:
+        with progress_bar(console, tier.name) as progress:
             result = tier.run(RunContext(scoped, inputs, progress, dataset_dir=folder, journal=journal))
         if journal.restored:
             result.volatile["resumed"] = {"restored_items": len(journal.restored)}
@@ -76,6 +82,44 @@ def run_tier(tier_name: str, spec: str, settings: Settings, sources: Mapping[str
         outcome = run.publish(result, clock, journal.directory, point_latest=journal.manifest["point_latest"])
         journal.finish()
         return outcome
+
+
+def check_folders(tier: Tier, settings: Settings, sources: Mapping[str, Source], typed: Mapping[str, str], *,
+                  output_dir: Path | None, resume: Path | None) -> None:
+    """Every folder the run will write, refused before any work: an unwritable one used to surface as a
+    traceback once the whole run had computed, and its results were lost."""
+    folders: list[tuple[Path, str]] = []
+    if resume is None:
+        folders.append((output_dir, "--output-dir") if output_dir is not None
+                       else (settings.reports_dir, setting_named("reports_dir", sources, typed)))
+    if "data_dir" in tier.reads:
+        folders.append((settings.data_dir, setting_named("data_dir", sources, typed)))
+    for path, name in folders:
+        check_writable_folder(path, name)
+
+
+def setting_named(name: str, sources: Mapping[str, Source], typed: Mapping[str, str]) -> str:
+    """A setting as the user gave it (the flag typed, the variable, the file's key), for a one-line error."""
+    if name in typed:
+        return typed[name]
+    given_in = {"cli": f"--{name.replace('_', '-')}",
+                "env": f"environment variable {env_names(SETTING_FIELDS[name])[0]}",
+                "bench.toml": f"bench.toml key {name}", "suite": f"suite key {name}"}
+    return given_in.get(sources.get(name, "default"), f"setting {name} (default)")
+
+
+def unmeasured(report: Mapping[str, Any]) -> str | None:
+    """Why a finished run measured nothing (its main metric has no value: n = 0, every item failed or was
+    left out), else None. Such a run is not a success: its report is kept, its exit code and nightly
+    status say it failed."""
+    name = report.get("main_metric")
+    metric = report["metrics"].get(name)
+    if metric is not None and metric.get("n") and metric.get("value") is not None:
+        return None
+    errors = metric.get("errors", 0) if metric else 0
+    why = f"the run measured nothing: its main metric {name} has no value (n = 0, {errors} error(s))"
+    warnings = ", ".join(f"{w['code']} ×{w['count']}" for w in report.get("warnings", ()))
+    return why + (f"; warnings: {warnings}" if warnings else "")
 
 
 def limited(tier: Tier, inputs: InputSet, settings: Settings) -> InputSet:
@@ -168,7 +212,11 @@ class RunClock:
                 "duration_s": round(time.perf_counter() - self.started, 3)}
 
 
-def progress_bar(console: Console) -> Progress:
+def progress_bar(console: Console, label: str = "bench") -> Progress | ProgressLines:
+    """Rich bars on a terminal; elsewhere (cron, CI, `2>log`) timestamped lines at a steady pace, since bars
+    drawn to a file are never shown and a log would stay empty for the whole run."""
+    if not console.is_terminal:
+        return ProgressLines(console.file, label, progress_interval())
     return Progress(
         SpinnerColumn(),
         TextColumn("{task.description}"),

@@ -196,9 +196,9 @@ def ordering(results: dict[str, Any]) -> str:
     cases = results["cases"]
     by_case: dict[bool, list[float]] = {True: [], False: []}
     for item in results["evaluate"]["items"]:
-        value = (item.get("scores") or {}).get("faithfulness")
-        if isinstance(value, (int, float)):
-            by_case[cases.get(item["id"]) == SUPPORTED].append(float(value))
+        value = item["metrics"]["faithfulness"][MODEL]["value"]
+        if value is not None:
+            by_case[cases[item["id"]] == SUPPORTED].append(float(value))
     values = results["calibration"]["values"]
 
     def mean(xs: list[float]) -> str:
@@ -253,13 +253,18 @@ def section(measured: dict[str, dict[str, Any]]) -> str:
 
 
 def main() -> None:
-    model, binary = packaged_model(), server_binary()
-    with llama_server(binary, model) as base_url:
-        measured = {}
-        for mode in MODES:
-            print(f"structured output {mode}: running", file=sys.stderr)
-            measured[mode] = run_mode(base_url, mode)
-    write_section(section(measured), MARK, END)
+    """`--render` rewrites the section from the last run's figures (kept in the data folder) without running."""
+    settings, _ = load_settings({})
+    kept = settings.data_dir / "perf-real-model.json"
+    if "--render" not in sys.argv:
+        model, binary = packaged_model(), server_binary()
+        with llama_server(binary, model) as base_url:
+            measured = {}
+            for mode in MODES:
+                print(f"structured output {mode}: running", file=sys.stderr)
+                measured[mode] = run_mode(base_url, mode)
+        kept.write_text(json.dumps(measured, ensure_ascii=False, default=str), encoding="utf-8")
+    write_section(section(json.loads(kept.read_text(encoding="utf-8"))), MARK, END)
 
 
 if __name__ == "__main__":

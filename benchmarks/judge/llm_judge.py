@@ -22,6 +22,7 @@ import numpy as np
 
 from benchmarks.config import Settings, correctness_weights
 from benchmarks.judge import shapes
+from benchmarks.judge.offline import split_sentences
 from benchmarks.judge.parsing import parse_output
 from benchmarks.judge.prompts import (
     CLAIMS,
@@ -62,6 +63,8 @@ class Scored(Protocol):
     def score(self) -> Scorer: ...
 
 CONTEXT_SEPARATOR = "\n\n"
+STATEMENTS_PER_SENTENCE = 4
+SENTENCE_SLACK = 2  # a judge may split sentences where bench's splitter does not
 CONTEXT_RELEVANCE_TEMPERATURE = 0.1  # NVIDIA's setting for its context-relevance judges
 # The repair restates the form the answer must take; what the parser tried is no help to a model.
 REPAIR = {
@@ -148,7 +151,8 @@ class LLMJudge:
                               model=model, trace=trace, **{"max_tokens": call.token_budget(variables), **options})
 
     async def _statements(self, question: str, text: str, model: str, trace: Trace) -> list[str]:
-        answer = await self.ask(STATEMENTS, {"question": question, "text": text}, model, trace)
+        answer = await self.ask(STATEMENTS, {"question": question, "text": text}, model, trace,
+                                shapes.Statements.at_most(statement_bound(text)))
         return list(answer.statements)
 
     async def _verdicts(self, context: str, statements: Sequence[str], model: str, trace: Trace) -> list[Any]:
@@ -190,7 +194,8 @@ class LLMJudge:
     async def context_recall(self, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
         answer = await self.ask(REFERENCE_ATTRIBUTION, {"question": s.user_input,
                                                          "context": _joined(s.retrieved_contexts),
-                                                         "reference": s.reference}, model, trace)
+                                                         "reference": s.reference}, model, trace,
+                                shapes.Attributions.at_most(len(split_sentences(s.reference or "")) + SENTENCE_SLACK))
         classified = list(answer.classifications)
         return judged.context_recall([c.attributed for c in classified]), _reasons(classified, "attributed")
 
@@ -256,7 +261,8 @@ class LLMJudge:
         return score, _reasons([*(precision_side or []), *(recall_side or [])], "verdict")
 
     async def _claims(self, text: str, model: str, trace: Trace) -> list[str]:
-        return list((await self.ask(CLAIMS, {"text": text}, model, trace)).claims)
+        return list((await self.ask(CLAIMS, {"text": text}, model, trace,
+                                    shapes.Claims.at_most(statement_bound(text)))).claims)
 
     async def answer_correctness(self, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
         response, reference = await asyncio.gather(
@@ -322,6 +328,12 @@ async def ask_json(service: LLMService, prompt: str, shape: type[shapes.Shape], 
         messages = [*messages, {"role": "assistant", "content": completion.text or ""},
                     {"role": "user", "content": REPAIR[language].format(error=parsed.error, form=shape.skeleton())}]
     raise JudgeFailed("parse_error", f"{call}: {parsed.error} (after one repair attempt)")
+
+
+def statement_bound(text: str) -> int:
+    """The most statements (or claims) a text can honestly make: a few per sentence. Generous, since it only
+    has to stop a judge that repeats itself, never one that decomposes finely."""
+    return STATEMENTS_PER_SENTENCE * max(1, len(split_sentences(text))) + SENTENCE_SLACK
 
 
 async def _none() -> None:

@@ -88,8 +88,10 @@ def _skeleton(schema: dict[str, Any], definitions: dict[str, Any]) -> str:
         fields = ", ".join(f"{json.dumps(k)}: {_skeleton(v, definitions)}" for k, v in schema["properties"].items())
         return "{" + fields + "}"
     if kind == "array":
-        count = schema.get("minItems") if schema.get("minItems") == schema.get("maxItems") else None
-        return f"[{_skeleton(schema['items'], definitions)}, ...{f' ({count} items)' if count else ''}]"
+        most = schema.get("maxItems")
+        count = f" ({most} items)" if most is not None and schema.get("minItems") == most else (
+            f" (at most {most} items)" if most is not None else "")
+        return f"[{_skeleton(schema['items'], definitions)}, ...{count}]"
     if kind in ("number", "integer"):
         word = "a whole number" if kind == "integer" else "a number"
         bounds = f" from {schema['minimum']:g} to {schema['maximum']:g}" if "minimum" in schema else ""
@@ -108,17 +110,50 @@ def _counted(base: type[Shape], count: int, name: str, **class_vars: int) -> typ
 # --- statements and claims ---------------------------------------------------------------------
 
 
-class Statements(Shape):
+class Bounded(Shape):
+    """A shape whose one list may hold at most `most` items, when the caller knows a bound from the input (a
+    text of 2 sentences does not make 30 statements). Under a grammar the bound is what ends a small model's
+    list: without it, SmolLM2-135M repeats one statement until the token budget cuts it off."""
+
+    listed: ClassVar[str]
+    most: ClassVar[int | None] = None
+
+    @model_validator(mode="after")
+    def _not_too_many(self) -> Bounded:
+        count = len(getattr(self, self.listed))
+        if self.most is not None and count > self.most:
+            raise ValueError(f"at most {self.most} {self.listed} for this text, got {count}")
+        return self
+
+    @classmethod
+    def tighten(cls, schema: dict[str, Any]) -> None:
+        if cls.most is not None:
+            schema["properties"][cls.listed]["maxItems"] = cls.most
+
+    @classmethod
+    def at_most(cls, most: int) -> type[Bounded]:
+        return _bounded(cls, most)
+
+
+@cache
+def _bounded(base: type[Bounded], most: int) -> type[Bounded]:
+    namespace = {"most": most, "__module__": base.__module__}
+    return type(f"{base.__name__}AtMost{most}", (base,), namespace)
+
+
+class Statements(Bounded):
     """Atomic, self-contained statements of a response or reference (faithfulness, noise
     sensitivity, answer correctness). Empty is valid: an evasive answer makes no claim.
     """
 
+    listed: ClassVar[str] = "statements"
     statements: list[Text]
 
 
-class Claims(Shape):
+class Claims(Bounded):
     """Atomic claims of a text for factual correctness. Empty is valid, as for `Statements`."""
 
+    listed: ClassVar[str] = "claims"
     claims: list[Text]
 
 
@@ -202,12 +237,13 @@ class SentenceAttribution(Shape):
     attributed: Binary
 
 
-class Attributions(Shape):
+class Attributions(Bounded):
     """The reference split into sentences, each classified (context recall). Empty is valid only
     for an empty reference, which the score function reports as undetermined; the number of
-    sentences is the judge's to decide, so there is no expected count.
+    sentences is the judge's to decide, so there is no expected count, only a bound.
     """
 
+    listed: ClassVar[str] = "classifications"
     classifications: list[SentenceAttribution]
 
 

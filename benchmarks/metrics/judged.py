@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
@@ -44,6 +44,7 @@ from typing import Literal
 import numpy as np
 
 from benchmarks.outcome import Outcome
+from benchmarks.metrics.weights import WEIGHT_PRESETS, AnswerCorrectnessWeights
 
 FactualMode = Literal["precision", "recall", "f1"]
 NoiseMode = Literal["relevant", "irrelevant"]
@@ -427,35 +428,6 @@ def factual_correctness(
     if precision is None and recall is None:
         missing = "neither the response nor the reference has claims"
     return _f_beta(precision, recall, beta_sq, missing)
-
-
-@dataclass(frozen=True)
-class AnswerCorrectnessWeights:
-    """Weights of factual correctness and semantic similarity, normalised by their sum.
-
-    Normalised (as RAGAS's `np.average` does) rather than required to sum to 1, so (3, 1) means
-    75/25 and a custom pair like (0.6, 0.4) needs no care about float sums. Both must be finite
-    and non-negative, and their sum positive.
-    """
-
-    factual: float
-    semantic: float
-
-    def __post_init__(self) -> None:
-        for name in ("factual", "semantic"):
-            w = getattr(self, name)
-            if isinstance(w, bool) or not isinstance(w, (int, float)) or not math.isfinite(w) or w < 0:
-                raise ValueError(f"weight {name} must be a finite number >= 0, got {w!r}")
-        if self.factual + self.semantic <= 0:
-            raise ValueError("at least one weight must be positive")
-
-
-WEIGHT_PRESETS: Mapping[str, AnswerCorrectnessWeights] = {
-    "default": AnswerCorrectnessWeights(0.75, 0.25),
-    "equal": AnswerCorrectnessWeights(0.5, 0.5),
-    "factual-focused": AnswerCorrectnessWeights(0.9, 0.1),
-    "semantic-focused": AnswerCorrectnessWeights(0.1, 0.9),
-}
 
 
 def answer_correctness(

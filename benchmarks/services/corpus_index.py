@@ -19,7 +19,7 @@ from benchmarks.config import Settings
 from benchmarks.dataset import Dataset
 from benchmarks.inputs import Warning
 from benchmarks.metrics.language import detect_language
-from benchmarks.services.database import Database, connect
+from benchmarks.services.database import Database, connect, database_errors
 from benchmarks.services.embedder import ENGLISH_ONLY_MODELS, CachedEmbedder, build_embedder
 from benchmarks.services.store import Hit, SyncStats, VectorStore
 
@@ -108,36 +108,51 @@ class IndexedCorpus:
         }
 
 
+CACHE_SLICE = 2048  # texts embedded per call: each call's vectors are committed to the cache when it returns
+
+
 def embed_with_progress(embedder: CachedEmbedder, texts: list[str], purpose: str, progress: Progress) -> np.ndarray:
+    """Embed in slices, so that a crash or a lost database loses at most one slice's work: a local
+    model's vectors reach the embedding cache only when its encode call returns."""
     task = progress.add_task(f"embedding {purpose}", total=len(texts))
-    vectors = embedder.encode(texts, purpose=purpose, progress=lambda n: progress.advance(task, n))
+    slices = [embedder.encode(texts[start : start + CACHE_SLICE], purpose=purpose,
+                              progress=lambda n: progress.advance(task, n))
+              for start in range(0, len(texts), CACHE_SLICE)]
     progress.remove_task(task)
-    return vectors
+    return np.concatenate(slices) if slices else embedder.encode(texts, purpose=purpose)
 
 
 @contextmanager
 def open_index(settings: Settings, dataset: Dataset, progress: Progress) -> Iterator[IndexedCorpus]:
+    """The dataset's corpus stored and indexed; a database failure in here or in the caller's block (a
+    server stopped, a connection ended) is one line that names the database and says what was kept."""
     started = time.perf_counter()
     status = progress.add_task("starting PostgreSQL with pgvector", total=None)
     database = connect(settings)
     progress.remove_task(status)
     try:
-        store = VectorStore(database.engine)
-        embedder = build_embedder(settings, store)
-        found = store.find_space(dataset.name, embedder.model_id)
-        if found:
-            space_id, embedder.known_dimension = found
-        else:
-            space_id = store.create_space(dataset.name, embedder.model_id, embedder.dimension)
-        sync = store.sync(space_id, embedder.model_id, dataset.chunks,
-                          lambda texts: embed_with_progress(embedder, texts, "corpus", progress))
-        hnsw_built = False
-        if settings.index == "hnsw":
-            status = progress.add_task("building HNSW index", total=None)
-            hnsw_built = store.ensure_hnsw(space_id, embedder.dimension, settings.hnsw_m,
-                                           settings.hnsw_ef_construction)
-            progress.remove_task(status)
-        yield IndexedCorpus(database, store, embedder, space_id, sync, hnsw_built,
-                            time.perf_counter() - started, settings)
+        with database_errors(database):
+            yield _build(settings, dataset, progress, database, started)
     finally:
         database.engine.dispose()
+
+
+def _build(settings: Settings, dataset: Dataset, progress: Progress, database: Database,
+           started: float) -> IndexedCorpus:
+    """Find or create the dataset's space, embed what changed, build HNSW if asked."""
+    store = VectorStore(database.engine)
+    embedder = build_embedder(settings, store)
+    found = store.find_space(dataset.name, embedder.model_id)
+    if found:
+        space_id, embedder.known_dimension = found
+    else:
+        space_id = store.create_space(dataset.name, embedder.model_id, embedder.dimension)
+    sync = store.sync(space_id, embedder.model_id, dataset.chunks,
+                      lambda texts: embed_with_progress(embedder, texts, "corpus", progress))
+    hnsw_built = False
+    if settings.index == "hnsw":
+        status = progress.add_task("building HNSW index", total=None)
+        hnsw_built = store.ensure_hnsw(space_id, embedder.dimension, settings.hnsw_m, settings.hnsw_ef_construction)
+        progress.remove_task(status)
+    return IndexedCorpus(database, store, embedder, space_id, sync, hnsw_built, time.perf_counter() - started,
+                         settings)

@@ -88,8 +88,10 @@ def _read_jsonl(path: Path, data: bytes | None = None) -> Iterator[tuple[int, di
 
 
 def _decode(raw: bytes, path: Path, line: int) -> str:
+    """A line of a user's text file; the UTF-8 BOM Windows editors and spreadsheets put first is dropped (the
+    content hash still covers the bytes as read)."""
     try:
-        return raw.decode("utf-8")
+        return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise InputError(path, f"not UTF-8 (byte {exc.start + 1} of the line)", line=line) from None
 
@@ -245,7 +247,7 @@ def _manifest(root: Path) -> dict[str, Any]:
     if not path.is_file():
         return {}
     try:
-        manifest = json.loads(path.read_text(encoding="utf-8"))
+        manifest = json.loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as exc:
         raise InputError(path, f"not valid JSON ({exc.msg})", line=exc.lineno) from None
     if not isinstance(manifest, dict):

@@ -29,11 +29,29 @@ def write_file(path: Path, content: str) -> None:
     atomic_write(path, content)
 
 
+def check_writable_folder(path: Path, name: str) -> None:
+    """Refuse, before any work, a folder bench could not create or write in, naming the flag or setting.
+
+    Tried for real (a temporary folder made and removed in the folder, or in its nearest existing ancestor),
+    because permission bits lie: root passes every access() check, /proc and read-only mounts refuse anyway.
+    Nothing is left behind, so a run refused later leaves no empty folder."""
+    existing = path.absolute()
+    while not os.path.lexists(existing) and existing.parent != existing:
+        existing = existing.parent
+    if not existing.is_dir():
+        where = "is" if existing == path.absolute() else f"cannot hold a folder: {existing} is"
+        raise BenchError(f"{name}: {path} {where} not a folder")
+    try:
+        os.rmdir(tempfile.mkdtemp(dir=existing, prefix=".bench-write-check-"))
+    except OSError as exc:
+        raise BenchError(f"{name}: {path}: cannot create a folder in {existing} ({exc.strerror})") from None
+
+
 def read_toml(path: Path, what: str, *, missing_ok: bool = False) -> dict[str, Any] | None:
     """A TOML file, parsed; `what` names it in errors ("gates file": "<path>: no such gates file",
     "<path>: unreadable gates file: <reason>"). With missing_ok, a file that does not exist gives None."""
     try:
-        return tomllib.loads(path.read_text(encoding="utf-8"))
+        return tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM from a Windows editor is fine
     except FileNotFoundError:
         if missing_ok:
             return None

@@ -178,10 +178,9 @@ def _csv_rows(handle: IO[bytes], path: Path) -> Iterator[tuple[int, list[str]]]:
 
 
 def _csv_lines(handle: IO[bytes], path: Path) -> Iterator[str]:
-    """Decode line by line so a bad byte is reported on its line; drop the BOM spreadsheets write."""
+    """Decode line by line so a bad byte is reported on its line (`_decode` drops the BOM spreadsheets write)."""
     for number, raw in enumerate(handle, start=1):
-        text = _decode(raw, path, number)
-        yield text.removeprefix("\ufeff") if number == 1 else text
+        yield _decode(raw, path, number)
 
 
 def _context_cell(cell: str, path: Path, line: int, key: str) -> tuple[str, ...]:

@@ -85,17 +85,19 @@ class VectorStore:
 
         Runs under a per-space advisory lock: a nightly job running two tiers at once on one dataset
         then waits for the first sync and finds nothing left to embed, instead of failing on a
-        duplicate key.
+        duplicate key. The lock is a session lock on an autocommit connection, so no transaction is
+        open while the embedder runs (hosted servers end a session left idle in a transaction:
+        idle_in_transaction_session_timeout); each statement and the final write are short transactions.
         """
-        with self.engine.connect() as lock:
+        with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as lock:
             lock.execute(sa.text("SELECT pg_advisory_lock(:ns, :s)"), {"ns": SYNC_LOCK, "s": space_id})
             try:
-                return self._sync(space_id, model_id, chunks, embed)
+                return self._sync(space_id, model_id, chunks, embed, lock)
             finally:
-                lock.execute(sa.text("SELECT pg_advisory_unlock(:ns, :s)"), {"ns": SYNC_LOCK, "s": space_id})
-                lock.commit()
+                _unlock(lock, space_id)
 
-    def _sync(self, space_id: int, model_id: str, chunks: Sequence[Chunk], embed: Embed) -> SyncStats:
+    def _sync(self, space_id: int, model_id: str, chunks: Sequence[Chunk], embed: Embed,
+              lock: sa.Connection) -> SyncStats:
         wanted = {c.id: (c, chunk_hash(c)) for c in chunks}
         with self.engine.connect() as conn:
             stored = dict(
@@ -106,6 +108,7 @@ class VectorStore:
         stale = [cid for cid, digest in stored.items() if cid not in wanted or wanted[cid][1] != digest]
         fresh = [c for cid, (c, digest) in wanted.items() if stored.get(cid) != digest]
         vectors = embed([c.text for c in fresh]) if fresh else np.zeros((0, 0), dtype=np.float32)
+        lock.execute(sa.text("SELECT 1"))  # the lock's session still lives: writing without it could race
         with self.engine.begin() as conn:
             if stale:
                 conn.execute(
@@ -239,6 +242,15 @@ class VectorStore:
                 "SELECT %s, text_sha256, embedding FROM incoming ON CONFLICT DO NOTHING",
                 (model_id,),
             )
+
+
+def _unlock(lock: sa.Connection, space_id: int) -> None:
+    """Release the sync lock. A session that broke took its lock with it, and the error that broke it
+    is the one to show: a second one from here would hide it."""
+    try:
+        lock.execute(sa.text("SELECT pg_advisory_unlock(:ns, :s)"), {"ns": SYNC_LOCK, "s": space_id})
+    except (sa.exc.DBAPIError, sa.exc.InvalidRequestError):  # the driver's error, or the broken connection's
+        pass
 
 
 def _hnsw_indexes(conn: sa.Connection, space_id: int) -> list[str]:

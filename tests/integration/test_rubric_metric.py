@@ -279,7 +279,10 @@ def test_the_readme_rubric_runs_as_written(bench, tmp_path, monkeypatch):
         prompt = body["messages"][0]["content"]
         if prompt.splitlines()[0] == RUBRIC_FIRST_LINE:
             return rubric_judge(body, lenient_models=())
-        return Reply(text=json.dumps({"statements": []}))  # faithfulness: nothing to verify
+        if prompt.startswith("You judge whether statements"):  # faithfulness: the one statement is supported
+            return Reply(text=json.dumps({"verdicts": [
+                {"statement": "The form is on the HR portal.", "reason": "The context says so.", "verdict": 1}]}))
+        return Reply(text=json.dumps({"statements": ["The form is on the HR portal."]}))
 
     with FakeOpenAI() as server:
         server.responder = judge
@@ -290,3 +293,4 @@ def test_the_readme_rubric_runs_as_written(bench, tmp_path, monkeypatch):
     report, _ = read(tmp_path / "out")
     assert report["metrics"]["politeness"]["value"] == 0.5 and report["metrics"]["politeness"]["n"] == 2
     assert {"politeness/a", "politeness/b"} <= set(report["metrics"])
+    assert report["metrics"]["faithfulness"]["value"] == 1.0

@@ -1,3 +1,4 @@
+import json
 from dataclasses import dataclass
 from typing import Literal
 
@@ -127,3 +128,14 @@ def test_the_schema_says_what_validation_checks_and_the_skeleton_says_it_in_word
     assert shapes.RubricScore.on_scale(0, 1).skeleton() == '{"reason": "<text>", "score": <a whole number from 0 to 1>}'
     assert shapes.StatementVerdicts.expecting(2).skeleton() == (
         '{"verdicts": [{"statement": "<text>", "reason": "<text>", "verdict": 0 or 1}, ... (2 items)]}')
+
+
+def test_a_bounded_list_ends_a_judge_that_repeats_itself():
+    """SmolLM2-135M under a grammar repeated one statement until its token budget ran out."""
+    bounded = shapes.Statements.at_most(3)
+    assert bounded.response_schema()["properties"]["statements"]["maxItems"] == 3
+    assert bounded.skeleton() == '{"statements": ["<text>", ... (at most 3 items)]}'
+    repeated = json.dumps({"statements": ["The template is a legal template library."] * 5})
+    parsed = parse_output(repeated, bounded)
+    assert parsed.status == "parse_error" and "at most 3 statements for this text, got 5" in parsed.error
+    assert parse_output(repeated, shapes.Statements).status == "ok"  # unbounded when no bound is known
