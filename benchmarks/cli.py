@@ -325,13 +325,14 @@ def db_drop_collection(
     data_dir: DataDirOpt = None,
 ) -> None:
     """Delete a collection's stored chunks and indexes (every embedding model); the next run re-indexes."""
-    from benchmarks.services.database import connect
+    from benchmarks.services.database import connect, database_errors
     from benchmarks.services.store import drop_collection
 
     settings, _ = load_settings({"data_dir": data_dir}, config_file=config)
     database = connect(settings)
     try:
-        removed = drop_collection(database.engine, name)
+        with database_errors(database):
+            removed = drop_collection(database.engine, name)
     finally:
         database.engine.dispose()
     stdout.print(f"{name}: {removed} embedding space(s) removed")
