@@ -248,7 +248,11 @@ def section(measured: dict[str, dict[str, Any]]) -> str:
             f"{r[k]['seconds']:.0f}" for k in ("calibration", "evaluate", "tier2", "judge", "judge-pipeline"))),
     ):
         lines.append(f"| {label} | {value(measured['off'])} | {value(measured['auto'])} |")
-    lines += ["", "Reproduce: `make real-model` (a 2-core machine; the server is built once, 15–30 minutes).", END]
+    lines += ["", "judge-pipeline's show/no-show replies get no schema in either mode: the production judge is the "
+              "system under test and is asked as production asks it, so its unparseable share is the model's. "
+              "Wall times depend on what else the machine ran at the time; they are not a speed comparison of "
+              "the modes.", "",
+              "Reproduce: `make real-model` (a 2-core machine; the server is built once, about 25 minutes).", END]
     return "\n".join(lines) + "\n"
 
 
