@@ -17,6 +17,7 @@ from rich.progress import Progress
 
 from benchmarks.config import Settings
 from benchmarks.dataset import Dataset
+from benchmarks.errors import BenchError
 from benchmarks.inputs import Warning
 from benchmarks.metrics.language import detect_language
 from benchmarks.services.database import Database, connect, database_errors
@@ -34,6 +35,7 @@ class IndexedCorpus:
     hnsw_built: bool
     seconds: float
     settings: Settings
+    hnsw_used: str | None = None  # the index EXPLAIN showed the HNSW search using
 
     @property
     def dimension(self) -> int:
@@ -63,7 +65,7 @@ class IndexedCorpus:
         index: dict[str, Any] = {"type": s.index}
         if s.index == "hnsw":
             index.update(m=s.hnsw_m, ef_construction=s.hnsw_ef_construction, ef_search=s.ef_search,
-                         distance="cosine")
+                         distance="cosine", used_by_plan=self.hnsw_used)
         return {
             "embedder": self.embedder.provenance(self.dimension),
             "store": {"backend": self.database.backend, **self.store.versions()},
@@ -108,6 +110,7 @@ class IndexedCorpus:
         }
 
 
+PLAN_PROBE_K = 10  # the depth of the search whose plan is checked: any depth plans the same scan
 CACHE_SLICE = 2048  # texts embedded per call: each call's vectors are committed to the cache when it returns
 
 
@@ -149,10 +152,22 @@ def _build(settings: Settings, dataset: Dataset, progress: Progress, database: D
         space_id = store.create_space(dataset.name, embedder.model_id, embedder.dimension)
     sync = store.sync(space_id, embedder.model_id, dataset.chunks,
                       lambda texts: embed_with_progress(embedder, texts, "corpus", progress))
-    hnsw_built = False
+    hnsw_built, hnsw_used = False, None
     if settings.index == "hnsw":
         status = progress.add_task("building HNSW index", total=None)
         hnsw_built = store.ensure_hnsw(space_id, embedder.dimension, settings.hnsw_m, settings.hnsw_ef_construction)
+        hnsw_used = _checked_plan(store, space_id, embedder.dimension, settings)
         progress.remove_task(status)
     return IndexedCorpus(database, store, embedder, space_id, sync, hnsw_built, time.perf_counter() - started,
-                         settings)
+                         settings, hnsw_used)
+
+
+def _checked_plan(store: VectorStore, space_id: int, dimension: int, settings: Settings) -> str:
+    """The HNSW index the search's plan uses; a run whose plan would not use it stops here, since its numbers
+    would be exact search's under an "hnsw" label."""
+    used = store.search_plan(space_id, dimension, PLAN_PROBE_K, settings.ef_search)
+    if used is None:
+        raise BenchError("--index hnsw: PostgreSQL's plan for the search does not use the HNSW index (EXPLAIN "
+                         "shows another scan), so the run would measure exact search; check that pgvector's "
+                         "hnsw access method is available, or run with --index exact")
+    return used

@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import sqlalchemy as sa
@@ -174,12 +175,29 @@ class VectorStore:
         results: list[list[Hit]] = [[] for _ in range(len(queries))]
         with self.engine.begin() as conn:
             if hnsw_ef_search is not None:
-                conn.execute(sa.text(f"SET LOCAL hnsw.ef_search = {int(hnsw_ef_search)}"))
+                _use_hnsw(conn, hnsw_ef_search)
             cursor = conn.connection.driver_connection.cursor(binary=True)
             cursor.execute(sql, (list(range(len(queries))), [np.asarray(q, dtype=np.float32) for q in queries]))
             for ordinal, chunk_id, url, score in cursor.fetchall():
                 results[ordinal].append(Hit(chunk_id, url, float(score)))
         return results
+
+    def search_plan(self, space_id: int, dimension: int, k: int, ef_search: int) -> str | None:
+        """The HNSW index PostgreSQL's plan for an HNSW search uses, or None when the plan does not use one.
+
+        The search asks for the index (planner settings local to its transaction), but a plan is the
+        planner's: checked once per run by EXPLAIN of the very statement the search sends, so a report that
+        says "hnsw" measured the index."""
+        sql = _search_sql(space_id, dimension, k, hnsw=True)
+        probe = [np.ones(dimension, dtype=np.float32)]
+        with self.engine.begin() as conn:
+            _use_hnsw(conn, ef_search)
+            cursor = conn.connection.driver_connection.cursor(binary=True)
+            cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", ([0], probe))
+            plan = cursor.fetchone()[0]
+            indexes = set(_hnsw_indexes(conn, space_id))
+        used = _plan_indexes(plan[0]["Plan"] if isinstance(plan, list) else plan)
+        return next((name for name in used if name in indexes), None)
 
     def search_many(
         self,
@@ -266,6 +284,22 @@ def _array(value: object) -> np.ndarray:
     """pgvector's binary loader gives Vector objects, its text loader numpy arrays."""
     to_numpy = getattr(value, "to_numpy", None)
     return np.asarray(to_numpy() if to_numpy else value, dtype=np.float32)
+
+
+def _use_hnsw(conn: sa.Connection, ef_search: int) -> None:
+    """Make the transaction's searches use the HNSW index: on a small table the planner prefers a scan and a
+    sort (exact results under an "hnsw" label), so scans and sorts are priced out for this transaction only."""
+    conn.execute(sa.text(f"SET LOCAL hnsw.ef_search = {int(ef_search)}"))
+    conn.execute(sa.text("SET LOCAL enable_seqscan = off"))
+    conn.execute(sa.text("SET LOCAL enable_sort = off"))
+
+
+def _plan_indexes(node: dict[str, Any]) -> list[str]:
+    """Every index an EXPLAIN (FORMAT JSON) plan node and its children scan."""
+    found = [node["Index Name"]] if "Index Name" in node else []
+    for child in node.get("Plans", ()):
+        found += _plan_indexes(child)
+    return found
 
 
 def _search_sql(space_id: int, dimension: int, k: int, *, hnsw: bool) -> str:

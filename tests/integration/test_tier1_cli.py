@@ -97,14 +97,29 @@ def test_hnsw_index_is_built_once_and_used(bench, tiny, tmp_path):
     result = bench("tier1", "--dataset", tiny, "--index", "hnsw", "--ef-search", "64", "--hnsw-m", "8", "-o", hnsw)
     assert result.exit_code == 0, result.output
     report = read_report(hnsw)
-    assert report["provenance"]["index"] == {"type": "hnsw", "m": 8, "ef_construction": 64, "ef_search": 64,
-                                             "distance": "cosine"}
+    index = report["provenance"]["index"]
+    assert index == {"type": "hnsw", "m": 8, "ef_construction": 64, "ef_search": 64, "distance": "cosine",
+                     "used_by_plan": index["used_by_plan"]}
+    assert index["used_by_plan"].startswith("chunks_hnsw_") and index["used_by_plan"].endswith("_m8_ef64")
     assert "bench-hnsw" in (hnsw / "run.trec").read_text()
     # on a corpus this small HNSW finds the exact neighbours
     assert report["metrics"] == read_report(exact)["metrics"]
     again = tmp_path / "again"
     assert bench("tier1", "--dataset", tiny, "--index", "hnsw", "--hnsw-m", "8", "-o", again).exit_code == 0
     assert read_report(again)["volatile"]["indexing"]["hnsw_built"] is False
+
+
+def test_hnsw_on_a_small_corpus_is_really_used(bench, tmp_path):
+    """On the shipped 311-chunk corpus PostgreSQL's planner prefers a scan and a sort to the index: the search
+    must still go through HNSW, so ef_search 1 degrades retrieval instead of reproducing exact search."""
+    exact, rough = tmp_path / "exact", tmp_path / "rough"
+    assert bench("tier1", "--dataset", "synthetic", "--consistency-runs", "1", "-o", exact).exit_code == 0
+    result = bench("tier1", "--dataset", "synthetic", "--consistency-runs", "1", "--index", "hnsw",
+                   "--ef-search", "1", "-o", rough)
+    assert result.exit_code == 0, result.output
+    report = read_report(rough)
+    assert report["provenance"]["index"]["used_by_plan"].startswith("chunks_hnsw_")
+    assert report["metrics"]["ndcg@10"]["value"] < read_report(exact)["metrics"]["ndcg@10"]["value"] - 0.05
 
 
 def test_url_relevance_scores_pages(bench, tiny, tmp_path):
