@@ -49,14 +49,16 @@ class IndexedCorpus:
         """hnsw.ef_search for the queries, None for exact search (which never touches the index)."""
         return self.settings.ef_search if self.settings.index == "hnsw" else None
 
-    def retrieve(self, vectors: np.ndarray, depth: int, *, progress: Progress,
-                 label: str = "retrieving") -> list[list[Hit]]:
-        """Each query's `depth` nearest chunks, batched on `retrieval_workers` connections, with a progress bar."""
+    def retrieve(self, vectors: np.ndarray, depth: int, *, progress: Progress, label: str = "retrieving",
+                 exact: bool = False) -> list[list[Hit]]:
+        """Each query's `depth` nearest chunks, batched on `retrieval_workers` connections, with a progress bar;
+        `exact` searches without the index whatever the run's index (the ground truth of ANN recall)."""
         s = self.settings
         task = progress.add_task(label, total=len(vectors))
         hits = self.store.search_many(self.space_id, self.dimension, vectors, depth,
                                       batch_size=s.retrieval_batch_size, workers=s.retrieval_workers,
-                                      hnsw_ef_search=self.ef_search, progress=lambda n: progress.advance(task, n))
+                                      hnsw_ef_search=None if exact else self.ef_search,
+                                      progress=lambda n: progress.advance(task, n))
         progress.remove_task(task)
         return hits
 

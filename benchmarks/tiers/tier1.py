@@ -34,6 +34,7 @@ def run(ctx: RunContext) -> TierResult:
         repeats = [_retrieve(corpus, vectors, ctx, repeat) for repeat in range(s.consistency_runs)]
         retrieval_seconds = (time.perf_counter() - started) / s.consistency_runs
         latencies = _latencies(corpus, vectors, ctx)
+        ann = _ann_recall(corpus, vectors, repeats[0], ctx) if s.index == "hnsw" else None
         provenance = corpus.provenance()
         warnings = corpus.warnings(dataset)
         volatile = corpus.volatile()
@@ -51,9 +52,14 @@ def run(ctx: RunContext) -> TierResult:
         metrics["retrieval_consistency"] = Metric.from_summary(
             summarize(consistency, resamples=s.bootstrap_resamples, seed=s.seed)
         )
+    if ann is not None:
+        recalls, exact_seconds = ann
+        metrics[f"ann_recall@{s.top_k}"] = Metric.from_summary(
+            summarize(recalls, resamples=s.bootstrap_resamples, seed=s.seed))
     volatile["retrieval"] = {
         "seconds_per_pass": round(retrieval_seconds, 4),
         "queries_per_second": round(len(qids) / retrieval_seconds, 1) if retrieval_seconds else None,
+        **({"exact_queries_per_second": round(len(qids) / ann[1], 1) if ann[1] else None} if ann else {}),
         "latency_ms": {
             "p50": _ms(percentile(latencies, 50)),
             "p95": _ms(percentile(latencies, 95)),
@@ -94,6 +100,20 @@ def _retrieve(corpus: IndexedCorpus, vectors: np.ndarray, ctx: RunContext, repea
     depth = s.top_k * URL_OVERSAMPLE if s.relevance == "url" else s.top_k
     label = "retrieving" if repeat == 0 else f"retrieving again ({repeat + 1}/{s.consistency_runs})"
     return corpus.retrieve(vectors, depth, progress=ctx.progress, label=label)
+
+
+def _ann_recall(corpus: IndexedCorpus, vectors: np.ndarray, approximate: list[list[Hit]], ctx: RunContext
+                ) -> tuple[list[float], float]:
+    """Per question, the share of exact search's top-k chunks the index returned in its top k (as
+    ann-benchmarks measures an index), and the seconds of the exact pass, for its throughput beside the
+    index's."""
+    k = ctx.settings.top_k
+    started = time.perf_counter()
+    exact = corpus.retrieve(vectors, k, progress=ctx.progress, label="exact search (for ANN recall)", exact=True)
+    seconds = time.perf_counter() - started
+    recalls = [len({h.chunk_id for h in found[:k]} & {h.chunk_id for h in truth}) / len(truth)
+               for found, truth in zip(approximate, exact, strict=True) if truth]
+    return recalls, seconds
 
 
 def _latencies(corpus: IndexedCorpus, vectors: np.ndarray, ctx: RunContext) -> np.ndarray:

@@ -103,6 +103,7 @@ def test_hnsw_index_is_built_once_and_used(bench, tiny, tmp_path):
     assert index["used_by_plan"].startswith("chunks_hnsw_") and index["used_by_plan"].endswith("_m8_ef64")
     assert "bench-hnsw" in (hnsw / "run.trec").read_text()
     # on a corpus this small HNSW finds the exact neighbours
+    assert report["metrics"].pop("ann_recall@10")["value"] == 1.0
     assert report["metrics"] == read_report(exact)["metrics"]
     again = tmp_path / "again"
     assert bench("tier1", "--dataset", tiny, "--index", "hnsw", "--hnsw-m", "8", "-o", again).exit_code == 0
@@ -120,6 +121,10 @@ def test_hnsw_on_a_small_corpus_is_really_used(bench, tmp_path):
     report = read_report(rough)
     assert report["provenance"]["index"]["used_by_plan"].startswith("chunks_hnsw_")
     assert report["metrics"]["ndcg@10"]["value"] < read_report(exact)["metrics"]["ndcg@10"]["value"] - 0.05
+    # ANN recall against exact search on the same questions: pgvector returns at most ef_search rows
+    assert report["metrics"]["ann_recall@10"]["value"] < 0.2
+    assert report["volatile"]["retrieval"]["exact_queries_per_second"] > 0
+    assert "ann_recall@10" not in read_report(exact)["metrics"]
 
 
 def test_url_relevance_scores_pages(bench, tiny, tmp_path):
