@@ -62,12 +62,6 @@ def json_values(text: str) -> list[Any]:
     return found
 
 
-def first_json(text: str) -> str | None:
-    """The first complete JSON object or array in `text`, as text; None when there is none."""
-    values = json_values(text)
-    return json.dumps(values[0], ensure_ascii=False) if values else None
-
-
 def _next_opener(text: str, begin: int) -> int | None:
     return next((i for i in range(begin, len(text)) if text[i] in _OPENERS), None)
 

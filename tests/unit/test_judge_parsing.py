@@ -6,7 +6,7 @@ from pydantic import Field
 from pydantic.dataclasses import dataclass as validated
 
 from benchmarks.judge import shapes
-from benchmarks.judge.parsing import first_json, parse_output
+from benchmarks.judge.parsing import json_values, parse_output
 
 
 @validated(frozen=True)
@@ -26,19 +26,19 @@ class Plain:
     score: float
 
 
-def test_first_json_skips_prose_and_code_fences():
+def test_json_values_skip_prose_and_code_fences():
     text = 'Sure! Here it is:\n```json\n{"score": 0.5, "note": "a } inside a string"}\n```\nDone.'
-    assert first_json(text) == '{"score": 0.5, "note": "a } inside a string"}'
+    assert json_values(text) == [{"score": 0.5, "note": "a } inside a string"}]
 
 
-def test_first_json_handles_escaped_quotes_and_cyrillic():
+def test_json_values_handle_escaped_quotes_and_cyrillic():
     text = 'Ответ: {"reason": "он сказал \\"да\\"", "verdict": 1}'
     assert parse_output(text, dict).value == {"reason": 'он сказал "да"', "verdict": 1}
 
 
-def test_first_json_skips_a_broken_candidate_for_a_later_good_one():
-    assert first_json('{not json} then {"score": 1}') == '{"score": 1}'
-    assert first_json('a mismatched {"x": [1} then {"score": 1}') == '{"score": 1}'
+def test_json_values_skip_a_broken_candidate_for_a_later_good_one():
+    assert json_values('{not json} then {"score": 1}') == [{"score": 1}]
+    assert json_values('a mismatched {"x": [1} then {"score": 1}') == [{"score": 1}]
 
 
 def test_truncated_json_is_a_parse_error_with_a_reason():
