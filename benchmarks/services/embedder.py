@@ -210,11 +210,15 @@ class CachedEmbedder:
         endpoint is left alone: its dimension is measured, and part of its cache key."""
         if self.known_dimension or isinstance(self.inner, OpenAIEmbedder) or not texts:
             return
-        prompt = self.inner.prompts[role_of(purpose)]
-        digests = sorted({hashlib.sha256((prompt + t).encode("utf-8")).hexdigest() for t in texts})
+        digests = sorted(set(self._digests(texts, role_of(purpose))))
         for vector in self.store.cached_embeddings(self.cache_id, digests).values():
             self.known_dimension = int(vector.shape[0])
             return
+
+    def _digests(self, texts: Sequence[str], role: Role) -> list[str]:
+        """The cache keys of `texts`: the sha256 of each as the model sees it, its role's prompt included."""
+        prompt = self.inner.prompts[role]
+        return [hashlib.sha256((prompt + t).encode("utf-8")).hexdigest() for t in texts]
 
     @property
     def cache_id(self) -> str:
@@ -235,8 +239,7 @@ class CachedEmbedder:
     def encode(self, texts: Sequence[str], *, purpose: str, progress: Progress | None = None) -> np.ndarray:
         """The vectors of `texts` embedded for `purpose` (its role picks the prompt); cached by the prompted text."""
         key, role = self.cache_id, role_of(purpose)
-        prompt = self.inner.prompts[role]
-        digests = [hashlib.sha256((prompt + t).encode("utf-8")).hexdigest() for t in texts]
+        digests = self._digests(texts, role)
         found = self.store.cached_embeddings(key, sorted(set(digests)))
         missing: dict[str, str] = {}
         for digest, text in zip(digests, texts, strict=True):
@@ -369,8 +372,8 @@ def _declared_dimension(folder: Path) -> int | None:
     loads to say it."""
     try:
         modules = json.loads((folder / "modules.json").read_text(encoding="utf-8"))
-        settings = folder / "config_sentence_transformers.json"
-        if settings.exists() and json.loads(settings.read_text(encoding="utf-8")).get("truncate_dim") is not None:
+        settings = _folder_settings(folder)
+        if settings is None or settings.get("truncate_dim") is not None:
             return None
         for module in reversed(modules):
             kind = str(module["type"]).rsplit(".", 1)[-1]
@@ -391,6 +394,19 @@ def _declared_dimension(folder: Path) -> int | None:
     return None
 
 
+def _folder_settings(folder: Path) -> dict[str, Any] | None:
+    """A sentence-transformers folder's config_sentence_transformers.json: empty when there is none, None when
+    there is one that does not read as a JSON object (nothing it declares can then be trusted)."""
+    path = folder / "config_sentence_transformers.json"
+    if not path.exists():
+        return {}
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
 def _positive(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
@@ -398,11 +414,7 @@ def _positive(value: Any) -> int | None:
 def _declared_prompts(folder: Path) -> Mapping[Role, str]:
     """The prompts a sentence-transformers model declares in its folder (config_sentence_transformers.json:
     "query", and "document" or "passage"), read without loading the model; none for a model not on disk."""
-    path = folder / "config_sentence_transformers.json"
-    try:
-        declared = json.loads(path.read_text(encoding="utf-8")).get("prompts") or {}
-    except (OSError, ValueError, AttributeError):
-        return NO_PROMPTS
+    declared = (_folder_settings(folder) or {}).get("prompts") or {}
     if not isinstance(declared, dict):
         return NO_PROMPTS
     return MappingProxyType({"query": str(declared.get("query") or ""),
