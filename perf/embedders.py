@@ -10,15 +10,13 @@ BENCHMARKS.md.
 from __future__ import annotations
 
 import os
-import platform
 import time
-from datetime import UTC, datetime
 
 import numpy as np
 
 from benchmarks.metrics.retrieval import evaluate
 from benchmarks.services.datasets import load_dataset
-from perf.sections import figures_table, write_section
+from perf.sections import figures_table, measured_on, write_section
 
 MARK, END_MARK = "<!-- perf.embedders -->", "<!-- /perf.embedders -->"
 DATASETS = ("synthetic", "synthetic-ru")
@@ -87,8 +85,7 @@ def main() -> None:
         "in one process, exact cosine top-10, scored by bench's trec_eval-exact metrics; throughput is "
         "the corpus and the questions encoded once, model already loaded.",
         "",
-        f"Measured {datetime.now(UTC):%Y-%m-%d} on {os.cpu_count()} CPU cores, Python {platform.python_version()}; "
-        f"candidate: {candidate_encoders[0]}; baseline: {baseline_encoders[0]}.",
+        f"{measured_on()}; candidate: {candidate_encoders[0]}; baseline: {baseline_encoders[0]}.",
         "",
         *figures_table(rows),
         END_MARK,

@@ -8,19 +8,16 @@ measured in the same run. Writes its section of BENCHMARKS.md.
 
 from __future__ import annotations
 
-import os
-import platform
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
-from datetime import UTC, datetime
 
 from benchmarks.config import Settings
 from benchmarks.services.datasets import load_dataset
 from benchmarks.services.openai_embedder import OpenAIEmbedder
-from perf.sections import figures_table, write_section
+from perf.sections import figures_table, measured_on, write_section
 
 MARK, END_MARK = "<!-- perf.openai_embeddings -->", "<!-- /perf.openai_embeddings -->"
 MODEL = "multilingual-e5-small-q4"
@@ -93,7 +90,7 @@ def main() -> None:
         "an OpenAI-compatible HTTP server on 127.0.0.1) embeds the shipped synthetic corpus and questions, "
         "through bench's backend and through the openai client directly, in alternating rounds.",
         "",
-        f"Measured {datetime.now(UTC):%Y-%m-%d} on {os.cpu_count()} CPU cores, Python {platform.python_version()}.",
+        f"{measured_on()}.",
         "",
         *figures_table(rows),
         END_MARK,

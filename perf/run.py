@@ -10,20 +10,18 @@ figure starts from an empty index and an empty embedding cache.
 from __future__ import annotations
 
 import os
-import platform
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from perf.sections import figures_table
+from perf.sections import figures_table, measured_on
 
 ROOT = Path(__file__).resolve().parent.parent
 SCALE = 28  # the smallest scale with at least 10,000 chunks
@@ -217,8 +215,7 @@ def _write(rows: list[dict[str, Any]], data: Any) -> None:
         "Written by `make perf` (`python -m perf.run`); every figure is compared with a baseline measured in",
         "the same run on the same data. Wall-clock figures vary with the machine; the ratios are the point.",
         "",
-        f"Measured {datetime.now(UTC).date().isoformat()} on {os.cpu_count()} CPU cores, Python "
-        f"{platform.python_version()}; corpus: synthetic generator at scale {SCALE} "
+        f"{measured_on()}; corpus: synthetic generator at scale {SCALE} "
         f"({len(data.chunks)} chunks, a seeded sample of {len(data.questions)} questions), model all-MiniLM-L6-v2 on CPU, "
         "embedded PostgreSQL 18 with pgvector 0.8.",
         "",

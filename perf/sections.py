@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import platform
+from datetime import UTC, datetime
 from pathlib import Path
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
@@ -18,6 +21,11 @@ def write_section(section: str, mark: str, end_mark: str) -> None:
         text = text.rstrip("\n") + ("\n\n" if text else "") + section.rstrip("\n") + "\n"
     BENCHMARKS.write_text(text, encoding="utf-8")
     print(section.rstrip("\n"))
+
+
+def measured_on() -> str:
+    """Where and when a section's figures were taken: "Measured 2026-11-24 on 2 CPU cores, Python 3.11.7"."""
+    return f"Measured {datetime.now(UTC):%Y-%m-%d} on {os.cpu_count()} CPU cores, Python {platform.python_version()}"
 
 
 def figures_table(rows: list[dict[str, str]]) -> list[str]:

@@ -8,18 +8,15 @@ section of BENCHMARKS.md.
 
 from __future__ import annotations
 
-import os
-import platform
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
-from perf.sections import figures_table, write_section
+from perf.sections import figures_table, measured_on, write_section
 
 MARK, END_MARK = "<!-- perf.startup -->", "<!-- /perf.startup -->"
 RUNS = 7
@@ -85,7 +82,7 @@ def main() -> None:
         f"at most {GOAL:g}× the baseline: options, settings, output folders and dataset files are checked before "
         "PostgreSQL, torch or a model is loaded.",
         "",
-        f"Measured {datetime.now(UTC):%Y-%m-%d} on {os.cpu_count()} CPU cores, Python {platform.python_version()}.",
+        f"{measured_on()}.",
         "",
         *figures_table(rows),
         END_MARK,
