@@ -224,7 +224,7 @@ def run_visualize(request: VisualizeRequest, settings: Settings, *, stderr: Cons
             with open_index(settings, dataset, progress) as corpus:
                 wanted = {p.id for p in mine if p.kind == "corpus"}
                 if wanted:
-                    ids, stored = corpus.store.embeddings(corpus.space_id)
+                    ids, _, stored = corpus.store.embeddings(corpus.space_id)
                     vectors.update({(label, "corpus", i): v for i, v in zip(ids, stored, strict=True) if i in wanted})
                 questions = [p for p in mine if p.kind == "question"]
                 if questions:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from functools import partial
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -20,6 +21,7 @@ from benchmarks.dataset import Dataset
 from benchmarks.errors import BenchError
 from benchmarks.inputs import Warning
 from benchmarks.metrics.language import detect_language
+from benchmarks.nearest import ExactSpace
 from benchmarks.services.database import Database, connect, database_errors
 from benchmarks.services.embedder import ENGLISH_ONLY_MODELS, CachedEmbedder, build_embedder
 from benchmarks.services.store import Hit, SyncStats, VectorStore
@@ -36,6 +38,7 @@ class IndexedCorpus:
     seconds: float
     settings: Settings
     hnsw_used: str | None = None  # the index EXPLAIN showed the HNSW search using
+    _exact: tuple[ExactSpace, list[str]] | None = field(default=None, repr=False)
 
     @property
     def dimension(self) -> int:
@@ -51,21 +54,38 @@ class IndexedCorpus:
 
     def retrieve(self, vectors: np.ndarray, depth: int, *, progress: Progress, label: str = "retrieving",
                  exact: bool = False) -> list[list[Hit]]:
-        """Each query's `depth` nearest chunks, batched on `retrieval_workers` connections, with a progress bar;
-        `exact` searches without the index whatever the run's index (the ground truth of ANN recall)."""
+        """Each query's `depth` nearest chunks, with a progress bar. Exact search (the run's index, or `exact`:
+        the ground truth of ANN recall) ranks the stored vectors in numpy (benchmarks.nearest); HNSW search is
+        pgvector's, batched on `retrieval_workers` connections."""
         s = self.settings
         task = progress.add_task(label, total=len(vectors))
-        hits = self.store.search_many(self.space_id, self.dimension, vectors, depth,
-                                      batch_size=s.retrieval_batch_size, workers=s.retrieval_workers,
-                                      hnsw_ef_search=None if exact else self.ef_search,
-                                      progress=lambda n: progress.advance(task, n))
+        advance = partial(progress.advance, task)
+        if exact or self.ef_search is None:
+            space, urls = self._exact_space(progress)
+            found = space.search(vectors, depth, progress=advance)
+            hits = [[Hit(space.ids[n.row], urls[n.row], n.score) for n in row] for row in found]
+        else:
+            hits = self.store.search_many(self.space_id, self.dimension, vectors, depth,
+                                          batch_size=s.retrieval_batch_size, workers=s.retrieval_workers,
+                                          hnsw_ef_search=self.ef_search, progress=advance)
         progress.remove_task(task)
         return hits
+
+    def _exact_space(self, progress: Progress) -> tuple[ExactSpace, list[str]]:
+        """The space's stored vectors, read from pgvector once per run."""
+        if self._exact is None:
+            task = progress.add_task("reading the stored vectors", total=None)
+            ids, urls, matrix = self.store.embeddings(self.space_id)
+            self._exact = ExactSpace(ids, matrix), urls
+            progress.remove_task(task)
+        return self._exact
 
     def provenance(self) -> dict[str, Any]:
         s = self.settings
         index: dict[str, Any] = {"type": s.index}
-        if s.index == "hnsw":
+        if s.index == "exact":
+            index["exact_search"] = EXACT_SEARCH
+        else:
             index.update(m=s.hnsw_m, ef_construction=s.hnsw_ef_construction, ef_search=s.ef_search,
                          distance="cosine", used_by_plan=self.hnsw_used)
         return {
@@ -112,6 +132,7 @@ class IndexedCorpus:
         }
 
 
+EXACT_SEARCH = "numpy over the vectors pgvector stores (float32 products, candidates rescored in float64)"
 PLAN_PROBE_K = 10  # the depth of the search whose plan is checked: any depth plans the same scan
 DIMENSION_PROBE = 16  # chunks whose cached vectors are looked up to tell a new space's dimension
 CACHE_SLICE = 2048  # texts embedded per call: each call's vectors are committed to the cache when it returns

@@ -21,6 +21,7 @@ import sqlalchemy as sa
 from benchmarks.dataset import Chunk
 
 Embed = Callable[[list[str]], np.ndarray]
+READ_SLICE = 16_384  # rows decoded at once when a space's vectors are read
 SYNC_LOCK = 0x62656E63  # the first key of bench's advisory locks ("benc"), the space id is the second
 
 
@@ -222,17 +223,24 @@ class VectorStore:
                     progress(len(done.result()))
         return [hits for future in futures for hits in future.result()]
 
-    def embeddings(self, space_id: int) -> tuple[list[str], np.ndarray]:
-        """Every stored vector of a space, ordered by chunk id, as production search sees them."""
+    def embeddings(self, space_id: int) -> tuple[list[str], list[str], np.ndarray]:
+        """Every stored vector of a space with its chunk's id and url, ordered by chunk id, as production
+        search sees them. Read as pgvector's binary form (vector_send: two int16 then big-endian float32s),
+        a slice of rows at a time through a server-side cursor, each slice decoded by one numpy call: a
+        Python object per vector, or the whole result in memory at once, would cost more than the search."""
+        ids: list[str] = []
+        urls: list[str] = []
+        slices: list[np.ndarray] = []
         with self.engine.connect() as conn:
-            cursor = conn.connection.driver_connection.cursor(binary=True)
-            cursor.execute(
-                "SELECT external_id, embedding FROM chunks WHERE space_id = %s ORDER BY external_id", (space_id,)
-            )
-            rows = cursor.fetchall()
-        if not rows:
-            return [], np.zeros((0, 0), dtype=np.float32)
-        return [r[0] for r in rows], np.stack([_array(r[1]) for r in rows])
+            cursor = conn.connection.driver_connection.cursor(name="bench_space_vectors", binary=True)
+            cursor.execute("SELECT external_id, url, vector_send(embedding) FROM chunks WHERE space_id = %s "
+                           "ORDER BY external_id", (space_id,))
+            while rows := cursor.fetchmany(READ_SLICE):
+                ids += [r[0] for r in rows]
+                urls += [r[1] for r in rows]
+                slices.append(_decoded([r[2] for r in rows]))
+            cursor.close()
+        return ids, urls, np.concatenate(slices) if slices else np.zeros((0, 0), dtype=np.float32)
 
     def cached_embeddings(self, model_id: str, digests: Sequence[str]) -> dict[str, np.ndarray]:
         if not digests:
@@ -278,6 +286,13 @@ def _hnsw_indexes(conn: sa.Connection, space_id: int) -> list[str]:
             {"p": f"^chunks_hnsw_s{int(space_id)}_m"},
         ).scalars()
     )
+
+
+def _decoded(sent: list[bytes]) -> np.ndarray:
+    """Rows of pgvector's vector_send output (int16 dimension, int16 unused, big-endian float32s) as a matrix."""
+    dimension = int.from_bytes(sent[0][:2], "big")
+    packed = np.frombuffer(b"".join(sent), dtype=np.uint8).reshape(len(sent), 4 + 4 * dimension)
+    return packed[:, 4:].copy().view(">f4").astype(np.float32)
 
 
 def _array(value: object) -> np.ndarray:

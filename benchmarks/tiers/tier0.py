@@ -29,7 +29,7 @@ def run(ctx: RunContext) -> TierResult:
         kinds: list[str] = []
         parts: list[np.ndarray] = []
         if s.embeddings_of in ("corpus", "both"):
-            chunk_ids, vectors = corpus.store.embeddings(corpus.space_id)
+            chunk_ids, _, vectors = corpus.store.embeddings(corpus.space_id)
             ids += chunk_ids
             kinds += ["corpus"] * len(chunk_ids)
             parts.append(vectors)

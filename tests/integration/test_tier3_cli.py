@@ -12,6 +12,7 @@ from importlib.resources import files
 
 import pytest
 
+from benchmarks.services.corpus_index import EXACT_SEARCH
 from tests.integration.conftest import CORPUS
 from tests.integration.openai_server import FakeOpenAI, Reply
 
@@ -119,7 +120,7 @@ def test_e2e_score_by_retrieval_hit_and_miss_and_similarity_to_the_reference(ben
     assert items["q1"]["similarity"]["semantic_similarity"] == pytest.approx(1.0, abs=1e-6)
     assert items["q3"]["grades"]["e2e_score"] == {"value": 0.0, "status": "ok", "explanation": ""}
     assert report["notes"]["retrieval"]["depth"] == 1
-    assert report["provenance"]["index"] == {"type": "exact"}
+    assert report["provenance"]["index"] == {"type": "exact", "exact_search": EXACT_SEARCH}
     assert report["provenance"]["generator"]["model"] == "e2e-scripted"
     # one context per question at depth 1, in bench's template; 6 × 2 repeats + 6 ratings
     assert len(calls) == 18 and sum(map(is_generator, calls)) == 12

@@ -1,0 +1,126 @@
+"""Exact cosine top-k over a space's stored vectors, blockwise in numpy: the ground truth of retrieval.
+
+PostgreSQL answers an exact search by reading every row of the table for every question (a few
+questions a second at 100,000 chunks); the same scan as one matrix product per block runs at the
+speed of the machine's BLAS, hundreds of questions a second. The vectors are the ones pgvector
+stores, read once per run, so both paths rank the same numbers.
+
+How a top-k is chosen, so that it is the one trec_eval would score:
+- a block of questions against a block of chunks in float32 (one GEMM), keeping each question's best
+  `k + SPARE` candidates as the blocks go, so memory stays bounded at any corpus size;
+- the candidates rescored in float64 from the float32 vectors (cosine = dot / both norms), and ordered
+  as tier 1 orders a ranking: score rounded to float32 descending, then chunk id descending;
+- a check that no chunk left out could belong: float32 scores are within `tolerance` of the true
+  ones, so when the lowest kept float32 score plus twice that is below the k-th rescored score, nothing
+  outside can reach the top k. Otherwise (many near-ties, duplicated chunks) that question is
+  searched again over every chunk whose float32 score comes within the tolerance, rescored, and
+  ordered the same way: ties are never settled by chance.
+A chunk whose vector is zero has no cosine (pgvector gives NaN); it is ranked below every other.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+SPARE = 32  # candidates kept beyond k, so the exactness check rarely has to search again
+BLOCK_VALUES = 1 << 24  # float32 scores held at once per block pair (64 MB)
+QUERY_BLOCK = 512
+
+
+@dataclass(frozen=True)
+class Neighbour:
+    row: int
+    score: float  # cosine similarity in float64; NaN for a zero vector
+
+
+class ExactSpace:
+    """A space's vectors, laid out once for many searches."""
+
+    def __init__(self, ids: Sequence[str], matrix: np.ndarray):
+        self.ids = list(ids)
+        self.matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+        self.norms = np.sqrt(np.einsum("ij,ij->i", self.matrix, self.matrix, dtype=np.float64))
+        with np.errstate(divide="ignore"):
+            self.inverse_norms = np.where(self.norms > 0, 1.0 / self.norms, 0.0).astype(np.float32)
+        self.zero_rows = np.flatnonzero(self.norms == 0)
+        self.id_rank = np.empty(len(self.ids), dtype=np.int64)  # the chunk id's place in string order
+        self.id_rank[sorted(range(len(self.ids)), key=self.ids.__getitem__)] = np.arange(len(self.ids))
+        self.tolerance = (self.matrix.shape[1] + 4) * 2.0 ** -24  # float32 dot of unit vectors, worst case
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def search(self, queries: np.ndarray, k: int, progress: Callable[[int], None] | None = None
+               ) -> list[list[Neighbour]]:
+        queries = np.asarray(queries, dtype=np.float32)
+        results: list[list[Neighbour]] = []
+        for start in range(0, len(queries), QUERY_BLOCK):
+            block = queries[start : start + QUERY_BLOCK]
+            results += self._search_block(block, min(k, len(self)))
+            if progress:
+                progress(len(block))
+        return results
+
+    def _search_block(self, queries: np.ndarray, k: int) -> list[list[Neighbour]]:
+        if k == 0:
+            return [[] for _ in queries]
+        query_norms = np.linalg.norm(queries.astype(np.float64), axis=1)
+        unit = (queries / np.where(query_norms > 0, query_norms, 1.0)[:, None]).astype(np.float32)
+        rows, scores = self._candidates(unit, min(k + SPARE, len(self)))
+        return [self._exact(queries[i], query_norms[i], unit[i], rows[i], scores[i], k) for i in range(len(queries))]
+
+    def _scores(self, unit: np.ndarray, start: int, stop: int) -> np.ndarray:
+        """float32 cosines of unit queries against rows start:stop; -inf for zero vectors."""
+        scores = unit @ self.matrix[start:stop].T
+        scores *= self.inverse_norms[start:stop]
+        zero = self.zero_rows[(self.zero_rows >= start) & (self.zero_rows < stop)]
+        scores[:, zero - start] = -np.inf
+        return scores
+
+    def _candidates(self, unit: np.ndarray, keep: int) -> tuple[np.ndarray, np.ndarray]:
+        """Each query's `keep` best rows by float32 score, one bounded block of chunks at a time."""
+        step = max(keep, BLOCK_VALUES // max(len(unit), 1))
+        best_rows = np.zeros((len(unit), 0), dtype=np.int64)
+        best_scores = np.zeros((len(unit), 0), dtype=np.float32)
+        for start in range(0, len(self), step):
+            scores = self._scores(unit, start, min(start + step, len(self)))
+            take = min(keep, scores.shape[1])
+            top = np.argpartition(scores, scores.shape[1] - take, axis=1)[:, -take:]
+            best_rows = np.concatenate([best_rows, top + start], axis=1)
+            best_scores = np.concatenate([best_scores, np.take_along_axis(scores, top, axis=1)], axis=1)
+            if best_rows.shape[1] > keep:
+                top = np.argpartition(best_scores, best_scores.shape[1] - keep, axis=1)[:, -keep:]
+                best_rows = np.take_along_axis(best_rows, top, axis=1)
+                best_scores = np.take_along_axis(best_scores, top, axis=1)
+        return best_rows, best_scores
+
+    def _exact(self, query: np.ndarray, query_norm: float, unit: np.ndarray, rows: np.ndarray,
+               approximate: np.ndarray, k: int) -> list[Neighbour]:
+        chosen, exact = self._ordered(query, query_norm, rows, k)
+        outside_best = float(approximate.min()) if len(rows) < len(self) else -np.inf
+        if len(chosen) == k and not outside_best + 2 * self.tolerance < _ranked(exact[k - 1]):
+            reach = np.concatenate([np.flatnonzero(self._scores(unit[None, :], start, start + step)[0]
+                                                   >= _ranked(exact[k - 1]) - 2 * self.tolerance) + start
+                                    for start, step in self._row_blocks()])
+            chosen, exact = self._ordered(query, query_norm, np.union1d(reach, rows), k)
+        return [Neighbour(int(row), float(score)) for row, score in zip(chosen, exact, strict=True)]
+
+    def _row_blocks(self) -> list[tuple[int, int]]:
+        step = BLOCK_VALUES
+        return [(start, min(step, len(self) - start)) for start in range(0, len(self), step)]
+
+    def _ordered(self, query: np.ndarray, query_norm: float, rows: np.ndarray, k: int
+                 ) -> tuple[np.ndarray, np.ndarray]:
+        """`rows` rescored in float64 and the best k in tier 1's order: float32 score desc, then id desc."""
+        with np.errstate(invalid="ignore", divide="ignore"):
+            exact = (self.matrix[rows].astype(np.float64) @ query.astype(np.float64)) / (self.norms[rows] * query_norm)
+        key = np.where(np.isnan(exact), -np.inf, exact).astype(np.float32)
+        order = np.lexsort((-self.id_rank[rows], -key))[:k]
+        return rows[order], exact[order]
+
+
+def _ranked(score: float) -> float:
+    return -np.inf if np.isnan(score) else float(score)

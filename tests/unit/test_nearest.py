@@ -1,0 +1,123 @@
+"""Exact top-k in numpy (benchmarks.nearest) against a float64 scan of every row, ordered as tier 1 orders."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from benchmarks import nearest
+from benchmarks.metrics.retrieval import trec_order
+from benchmarks.nearest import ExactSpace
+
+
+def reference(ids, matrix, query, k):
+    """Every row's cosine in float64, then trec_eval's order (float32 score desc, id desc), top k."""
+    matrix64, query64 = matrix.astype(np.float64), query.astype(np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        scores = matrix64 @ query64 / (np.linalg.norm(matrix64, axis=1) * np.linalg.norm(query64))
+    ranked = sorted(range(len(ids)), reverse=True,
+                    key=lambda row: (-np.inf if np.isnan(scores[row]) else np.float32(scores[row]), ids[row]))
+    return [(row, scores[row]) for row in ranked[:k]]
+
+
+def check(ids, matrix, queries, k):
+    found = ExactSpace(ids, matrix).search(queries, k)
+    for query, got in zip(queries, found, strict=True):
+        expected = reference(ids, matrix, query, k)
+        assert [n.row for n in got] == [row for row, _ in expected]
+        np.testing.assert_allclose([n.score for n in got], [s for _, s in expected], rtol=0, atol=1e-12)
+
+
+def shuffled_ids(count, rng):
+    return [f"c{i:05d}" for i in rng.permutation(count)]
+
+
+def test_random_vectors_match_a_float64_scan():
+    rng = np.random.default_rng(1)
+    matrix = rng.standard_normal((3000, 48)).astype(np.float32)
+    queries = np.concatenate([matrix[:20] + 0.01, rng.standard_normal((30, 48)).astype(np.float32)])
+    check(shuffled_ids(3000, rng), matrix, queries, 10)
+
+
+def test_corpus_blocks_are_merged(monkeypatch):
+    """A corpus larger than one block: each query's best rows come from several blocks."""
+    monkeypatch.setattr(nearest, "BLOCK_VALUES", 500)
+    monkeypatch.setattr(nearest, "QUERY_BLOCK", 7)
+    rng = np.random.default_rng(2)
+    matrix = rng.standard_normal((2000, 16)).astype(np.float32)
+    check(shuffled_ids(2000, rng), matrix, rng.standard_normal((23, 16)).astype(np.float32), 12)
+
+
+def test_duplicated_chunks_beyond_the_spare_candidates_are_ranked_by_id():
+    """100 copies of one vector are 100 exact ties: which 10 are the top 10 is trec_eval's order (id
+    descending), not chance, although more tie than the search keeps as candidates."""
+    rng = np.random.default_rng(3)
+    matrix = rng.standard_normal((600, 32)).astype(np.float32)
+    matrix[100:200] = matrix[5]
+    ids = shuffled_ids(600, rng)
+    found = ExactSpace(ids, matrix).search(matrix[5:6], 10)[0]
+    copies = sorted((ids[row] for row in [5, *range(100, 200)]), reverse=True)
+    assert [ids[n.row] for n in found] == copies[:10]
+    check(ids, matrix, matrix[5:6], 10)
+
+
+def test_scores_equal_in_float32_tie_even_when_float64_differs():
+    """Two rows a few float64 ulps apart score the same in float32: a tie, settled by id as trec_eval would."""
+    base = np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32)
+    nudged = base.copy()
+    nudged[3] = np.nextafter(base[3], np.float32(5))
+    matrix = np.stack([nudged, base, -base])
+    found = ExactSpace(["a", "b", "c"], matrix).search(base[None, :], 2)[0]
+    assert np.float32(found[0].score) == np.float32(found[1].score)
+    assert [n.row for n in found] == [1, 0]  # "b" before "a": id descending
+
+
+def test_zero_vectors_rank_last_and_k_beyond_the_corpus():
+    matrix = np.array([[0, 0], [1, 0], [0, 1], [1, 1]], dtype=np.float32)
+    found = ExactSpace(["z", "x", "y", "w"], matrix).search(np.array([[1, 0.5]], dtype=np.float32), 10)[0]
+    assert [n.row for n in found] == [3, 1, 2, 0]
+    assert np.isnan(found[-1].score)
+
+
+def test_no_query_and_no_depth():
+    space = ExactSpace(["a"], np.ones((1, 3), dtype=np.float32))
+    assert space.search(np.zeros((0, 3), dtype=np.float32), 5) == []
+    assert space.search(np.ones((2, 3), dtype=np.float32), 0) == [[], []]
+
+
+def test_progress_counts_every_query(monkeypatch):
+    monkeypatch.setattr(nearest, "QUERY_BLOCK", 4)
+    rng = np.random.default_rng(4)
+    matrix = rng.standard_normal((50, 8)).astype(np.float32)
+    seen = []
+    ExactSpace(shuffled_ids(50, rng), matrix).search(matrix[:10], 3, progress=seen.append)
+    assert seen == [4, 4, 2]
+
+
+@settings(max_examples=60, deadline=None)
+@given(rows=st.integers(1, 80), dimension=st.integers(1, 6), k=st.integers(1, 20), seed=st.integers(0, 2**16),
+       levels=st.integers(2, 4))
+def test_coarse_vectors_with_many_ties_match_the_scan(rows, dimension, k, seed, levels):
+    """Vectors drawn from a few integer levels tie often, zero vectors included."""
+    rng = np.random.default_rng(seed)
+    matrix = rng.integers(0, levels, size=(rows, dimension)).astype(np.float32)
+    queries = rng.integers(-1, levels, size=(3, dimension)).astype(np.float32)
+    queries[0] = np.maximum(queries[0], 1)
+    check(shuffled_ids(rows, rng), matrix, queries[:1], k)
+
+
+def test_the_order_is_tier_ones():
+    """What the search returns is already in trec_eval's order: tier 1's sort leaves it as it is."""
+    rng = np.random.default_rng(5)
+    matrix = rng.integers(0, 3, size=(200, 4)).astype(np.float32)
+    ids = shuffled_ids(200, rng)
+    found = ExactSpace(ids, matrix).search(np.ones((1, 4), dtype=np.float32), 15)[0]
+    ranking = [(ids[n.row], n.score) for n in found]
+    assert trec_order(ranking) == ranking
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float16])
+def test_other_float_types_are_read_as_float32(dtype):
+    matrix = np.eye(3, dtype=dtype)
+    found = ExactSpace(["a", "b", "c"], matrix).search(np.array([[0, 1, 0]], dtype=dtype), 1)[0]
+    assert found[0].row == 1 and found[0].score == pytest.approx(1.0)
