@@ -41,6 +41,15 @@ JUDGED_METRICS = ("faithfulness", "context_precision", "context_recall", "contex
                   "response_relevancy", "semantic_similarity", "factual_correctness", "answer_correctness",
                   "context_relevance")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_MEMORY = re.compile(r"([1-9][0-9]*)\s*(kB|MB|GB|TB)")
+
+
+def megabytes(size: str) -> int:
+    """A size as PostgreSQL writes it ('512MB', '2GB'), in whole megabytes."""
+    found = _MEMORY.fullmatch(size)
+    if found is None:
+        raise ValueError(f"not a PostgreSQL size: {size!r}")
+    return int(found[1]) * {"kB": 1, "MB": 1024, "GB": 1024**2, "TB": 1024**3}[found[2]] // 1024
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
@@ -132,6 +141,14 @@ class Settings:
     ef_search: int = _setting(40, "hnsw.ef_search for HNSW queries: larger is slower and more exact.")
     hnsw_m: int = _setting(16, "HNSW m (links per node) when the index is built.")
     hnsw_ef_construction: int = _setting(64, "HNSW ef_construction when the index is built.")
+    hnsw_build_memory: str = _setting(
+        "auto", "maintenance_work_mem while the HNSW index is built, e.g. '2GB': 'auto' sizes it for the graph on "
+        "the embedded server (at most a quarter of this machine's memory) and keeps an external server's own."
+    )
+    hnsw_build_workers: int | None = _setting(
+        None, "Parallel workers for the HNSW build (max_parallel_maintenance_workers); unset: every core but one on "
+        "the embedded server, the server's own setting on an external one."
+    )
     retrieval_batch_size: int = _setting(256, "Questions per SQL round trip.")
     retrieval_workers: int = _setting(
         2, "Batches sent at once on separate connections (PostgreSQL scans each statement on one core)."
@@ -608,6 +625,10 @@ def _validate(s: Settings, origins: Mapping[str, str]) -> None:
         fail("llm_timeout_s", "must be above 0")
     if s.embedding_timeout_s <= 0:
         fail("embedding_timeout_s", "must be above 0")
+    if s.hnsw_build_memory != "auto" and not _MEMORY.fullmatch(s.hnsw_build_memory):
+        fail("hnsw_build_memory", "expected 'auto' or a size PostgreSQL reads, such as 512MB or 2GB")
+    if s.hnsw_build_workers is not None and s.hnsw_build_workers < 0:
+        fail("hnsw_build_workers", "must not be negative")
     if s.latency_seconds <= 0:
         fail("latency_seconds", "must be above 0")
     for name in ("latency_queries", "bootstrap_resamples"):

@@ -67,9 +67,14 @@ def print_summary(report: dict[str, Any], directory: Path, console: Console) -> 
                       f"tokens {llm['prompt_tokens']} in / {llm['completion_tokens']} out")
     indexing = report["volatile"].get("indexing")
     if indexing:
-        reuse = "reused the stored index" if indexing["reused"] else (
+        reuse = "reused the stored chunks" if indexing["reused"] else (
             f"indexed {indexing['chunks_added']} new, {indexing['chunks_updated']} changed, "
             f"{indexing['chunks_removed']} removed chunks")
+        build = indexing.get("hnsw_build")
+        if build:
+            reuse += (f"; built the HNSW index in {build['seconds']:.1f} s ({build['index_megabytes']} MB, "
+                      f"maintenance_work_mem {build['maintenance_work_mem']}, "
+                      f"{build['parallel_workers']} parallel workers)")
         cache = report["volatile"]["embedding_cache"]
         console.print(f"{reuse}; embeddings: {cache['embedded']} computed, {cache['cache_hits']} from cache")
     queries = report["notes"].get("queries")

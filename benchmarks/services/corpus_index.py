@@ -6,17 +6,20 @@ nothing" holds for all of them.
 
 from __future__ import annotations
 
+import math
+import os
+import shutil
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from functools import partial
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
 from rich.progress import Progress
 
-from benchmarks.config import Settings
+from benchmarks.config import Settings, megabytes
 from benchmarks.dataset import Dataset
 from benchmarks.errors import BenchError
 from benchmarks.inputs import Warning
@@ -24,7 +27,7 @@ from benchmarks.metrics.language import detect_language
 from benchmarks.nearest import ExactSpace
 from benchmarks.services.database import Database, connect, database_errors
 from benchmarks.services.embedder import ENGLISH_ONLY_MODELS, CachedEmbedder, build_embedder
-from benchmarks.services.store import Hit, SyncStats, VectorStore
+from benchmarks.services.store import Hit, HnswBuild, SyncStats, VectorStore
 
 
 @dataclass
@@ -34,7 +37,7 @@ class IndexedCorpus:
     embedder: CachedEmbedder
     space_id: int
     sync: SyncStats
-    hnsw_built: bool
+    hnsw_build: HnswBuild | None  # None: no index asked for, or the stored one was reused
     seconds: float
     settings: Settings
     hnsw_used: str | None = None  # the index EXPLAIN showed the HNSW search using
@@ -95,6 +98,14 @@ class IndexedCorpus:
         }
 
     def warnings(self, dataset: Dataset) -> list[Warning]:
+        """What the user should act on: an HNSW build that outgrew its memory, and an English-only model on
+        another language."""
+        found = [Warning("hnsw_build_memory", f"pgvector while building the index: {notice} (set "
+                         "--hnsw-build-memory higher, or the server's maintenance_work_mem)", 1)
+                 for notice in (self.hnsw_build.notices if self.hnsw_build else [])]
+        return found + self._language_warnings(dataset)
+
+    def _language_warnings(self, dataset: Dataset) -> list[Warning]:
         """Say so when an English-only model embeds another language: low scores are then the model's. The
         language is the declared one, or the texts' own (benchmarks.metrics.language) when the dataset is
         declared or detected as English but its texts say otherwise (a manifest they contradict)."""
@@ -120,7 +131,8 @@ class IndexedCorpus:
                 "chunks_updated": self.sync.updated,
                 "chunks_removed": self.sync.removed,
                 "chunks_unchanged": self.sync.unchanged,
-                "hnsw_built": self.hnsw_built,
+                "hnsw_built": self.hnsw_build is not None,
+                **({"hnsw_build": _build_report(self.hnsw_build)} if self.hnsw_build else {}),
                 "migrations_applied": self.database.migrations_applied,
             },
             "embedding_cache": {
@@ -177,14 +189,60 @@ def _build(settings: Settings, dataset: Dataset, progress: Progress, database: D
         space_id = store.create_space(dataset.name, embedder.model_id, embedder.dimension)
     sync = store.sync(space_id, embedder.model_id, dataset.chunks,
                       lambda texts: embed_with_progress(embedder, texts, "corpus", progress))
-    hnsw_built, hnsw_used = False, None
+    hnsw_build, hnsw_used = None, None
     if settings.index == "hnsw":
         status = progress.add_task("building HNSW index", total=None)
-        hnsw_built = store.ensure_hnsw(space_id, embedder.dimension, settings.hnsw_m, settings.hnsw_ef_construction)
+        memory, workers = build_resources(settings, database.backend, len(dataset.chunks), embedder.dimension)
+        hnsw_build = store.ensure_hnsw(space_id, embedder.dimension, settings.hnsw_m, settings.hnsw_ef_construction,
+                                       memory=memory, workers=workers)
         hnsw_used = _checked_plan(store, space_id, embedder.dimension, settings)
         progress.remove_task(status)
-    return IndexedCorpus(database, store, embedder, space_id, sync, hnsw_built, time.perf_counter() - started,
+    return IndexedCorpus(database, store, embedder, space_id, sync, hnsw_build, time.perf_counter() - started,
                          settings, hnsw_used)
+
+
+def build_resources(settings: Settings, backend: str, rows: int, dimension: int) -> tuple[str | None, int | None]:
+    """maintenance_work_mem and parallel workers for an HNSW build; None keeps the server's own.
+
+    On the embedded server bench is the only user, so 'auto' gives the build what its graph needs (pgvector
+    builds fastest when the whole graph fits; past it, it spills and says so) and every core but one; an
+    external server's settings are its administrator's, changed only when asked. Parallel workers build in
+    shared memory, so with less free in /dev/shm than the graph needs (a container's 64 MB) the build stays
+    in one process."""
+    memory: str | None = settings.hnsw_build_memory
+    workers = settings.hnsw_build_workers
+    if backend != "embedded":
+        return (None if memory == "auto" else memory), workers
+    if memory == "auto":
+        memory = f"{graph_megabytes(rows, dimension, settings.hnsw_m)}MB"
+    if workers is None:
+        needed = megabytes(memory) * 2**20
+        workers = max((os.cpu_count() or 1) - 1, 0) if _shared_memory_free() >= needed else 0
+    return memory, workers
+
+
+def graph_megabytes(rows: int, dimension: int, m: int) -> int:
+    """The memory an HNSW graph of `rows` vectors takes while pgvector builds it, with a quarter to spare:
+    per element its vector (4 bytes a dimension), 2m neighbours on layer 0 and about as many above (16 bytes
+    each with their distances) and ~128 bytes of element bookkeeping. At least PostgreSQL's default 64 MB,
+    at most a quarter of this machine's memory."""
+    per_row = 4 * dimension + 16 * (2 * m + 1) + 128
+    wanted = math.ceil(rows * per_row * 1.25 / 2**20)
+    quarter = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 4 // 2**20
+    return max(64, min(wanted, quarter))
+
+
+def _shared_memory_free() -> int:
+    try:
+        return shutil.disk_usage("/dev/shm").free
+    except OSError:  # no /dev/shm (not Linux): PostgreSQL's shared memory is then the system's own
+        return 2**63
+
+
+def _build_report(build: HnswBuild) -> dict[str, Any]:
+    return {"seconds": round(build.seconds, 3), "maintenance_work_mem": build.maintenance_work_mem,
+            "parallel_workers": build.parallel_workers, "index_megabytes": round(build.bytes / 2**20, 1),
+            "notices": build.notices}
 
 
 def _checked_plan(store: VectorStore, space_id: int, dimension: int, settings: Settings) -> str:

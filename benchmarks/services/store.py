@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
@@ -42,6 +43,18 @@ class SyncStats:
     @property
     def reused(self) -> bool:
         return self.added == self.updated == self.removed == 0
+
+
+@dataclass(frozen=True)
+class HnswBuild:
+    """What building an HNSW index took: a build whose graph outgrew its memory is many times slower, and
+    a report that says so saves the user from guessing."""
+
+    seconds: float
+    maintenance_work_mem: str
+    parallel_workers: int  # max_parallel_maintenance_workers during the build: pgvector may start fewer
+    bytes: int  # the index's size on disk
+    notices: list[str]
 
 
 def chunk_hash(chunk: Chunk) -> str:
@@ -140,8 +153,14 @@ class VectorStore:
                     (space_id, chunk.id, chunk.url, chunk.title, chunk.text, chunk_hash(chunk), model_id, vector)
                 )
 
-    def ensure_hnsw(self, space_id: int, dimension: int, m: int, ef_construction: int) -> bool:
-        """Build the space's HNSW index unless one with these parameters exists; True if built now.
+    def ensure_hnsw(self, space_id: int, dimension: int, m: int, ef_construction: int, *,
+                    memory: str | None = None, workers: int | None = None) -> HnswBuild | None:
+        """Build the space's HNSW index unless one with these parameters exists; what the build took, or None
+        when the index was already there.
+
+        `memory` (maintenance_work_mem) and `workers` (max_parallel_maintenance_workers) hold for the build's
+        transaction only; None keeps the server's own. pgvector says in a NOTICE when the graph outgrows the
+        memory (the build then goes on many times slower): the notices are kept for the report.
 
         Under the space's lock, held to the end of the transaction: a second run asking for the same index
         waits and finds it built, instead of failing on a duplicate relation (or dropping it mid-build)."""
@@ -150,17 +169,38 @@ class VectorStore:
             conn.execute(sa.text("SELECT pg_advisory_xact_lock(:ns, :s)"), {"ns": SYNC_LOCK, "s": space_id})
             existing = _hnsw_indexes(conn, space_id)
             if name in existing:
-                return False
+                return None
             for other in existing:
                 conn.execute(sa.text(f'DROP INDEX "{other}"'))
-            conn.execute(
-                sa.text(
-                    f'CREATE INDEX "{name}" ON chunks USING hnsw ((embedding::vector({int(dimension)})) '
-                    f"vector_cosine_ops) WITH (m = {int(m)}, ef_construction = {int(ef_construction)}) "
-                    f"WHERE space_id = {int(space_id)}"
+            if memory is not None:
+                conn.execute(sa.text("SELECT set_config('maintenance_work_mem', :v, true)"), {"v": memory})
+            if workers is not None:
+                conn.execute(sa.text("SELECT set_config('max_parallel_maintenance_workers', :v, true)"),
+                             {"v": str(int(workers))})
+            notices: list[str] = []
+            driver = conn.connection.driver_connection
+
+            def keep(diagnostic: Any) -> None:
+                notices.append(" ".join(filter(None, (diagnostic.message_primary, diagnostic.message_detail))))
+
+            driver.add_notice_handler(keep)
+            started = time.perf_counter()
+            try:
+                conn.execute(
+                    sa.text(
+                        f'CREATE INDEX "{name}" ON chunks USING hnsw ((embedding::vector({int(dimension)})) '
+                        f"vector_cosine_ops) WITH (m = {int(m)}, ef_construction = {int(ef_construction)}) "
+                        f"WHERE space_id = {int(space_id)}"
+                    )
                 )
-            )
-        return True
+            finally:
+                driver.remove_notice_handler(keep)
+            seconds = time.perf_counter() - started
+            shown = {setting: conn.execute(sa.text(f"SHOW {setting}")).scalar_one()
+                     for setting in ("maintenance_work_mem", "max_parallel_maintenance_workers")}
+            size = conn.execute(sa.text("SELECT pg_relation_size(CAST(:n AS regclass))"), {"n": f'"{name}"'}).scalar_one()
+        return HnswBuild(seconds, shown["maintenance_work_mem"], int(shown["max_parallel_maintenance_workers"]),
+                         int(size), notices)
 
     def search(
         self,

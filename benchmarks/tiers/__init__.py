@@ -14,7 +14,8 @@ EMBEDDING = (*STORE, "embedding_backend", "embedding_model", "embedding_base_url
              "embedding_dimensions", "embedding_models", "embedding_batch_size", "embedding_timeout_s",
              "embedding_concurrency", "embedding_max_attempts", "embedding_query_prefix",
              "embedding_document_prefix")
-INDEX = ("index", "ef_search", "hnsw_m", "hnsw_ef_construction", "retrieval_batch_size", "retrieval_workers")
+INDEX = ("index", "ef_search", "hnsw_m", "hnsw_ef_construction", "hnsw_build_memory", "hnsw_build_workers",
+         "retrieval_batch_size", "retrieval_workers")
 STATS = ("seed", "bootstrap_resamples")
 LLM = ("llm_base_url", "llm_api_key", "llm_model", "judge_model", "llm_temperature", "llm_max_tokens", "llm_top_p",
        "llm_concurrency", "llm_max_attempts", "llm_timeout_s", "llm_cache", "llm_prices", "llm_structured_output")

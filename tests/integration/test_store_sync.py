@@ -71,6 +71,6 @@ def test_concurrent_hnsw_builds_of_one_space_build_once_and_both_succeed(data_di
     built, errors = concurrently(3, lambda: store.ensure_hnsw(space, 4, 16, 64))
     try:
         assert errors == []
-        assert sorted(built) == [False, False, True]
+        assert [b is None for b in built].count(False) == 1  # one built it, two found it built
     finally:
         database.engine.dispose()

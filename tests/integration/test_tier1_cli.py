@@ -76,7 +76,7 @@ def test_second_run_reuses_the_index_and_embeds_nothing(bench, tiny, tmp_path):
     assert report["volatile"]["embedding_cache"]["embedded"] == 0
     assert report["volatile"]["embedding_cache"]["cache_hits"] == len(QUESTIONS)
     assert len([p for p in runs.iterdir() if p.name != "latest"]) == 2
-    assert "reused the stored index" in second.output
+    assert "reused the stored chunks" in second.output
 
 
 def test_a_changed_chunk_is_the_only_one_embedded_again(bench, tmp_path):
