@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-SPARE = 32  # candidates kept beyond k, so the exactness check rarely has to search again
+SPARE = 16  # candidates kept beyond k, so the exactness check rarely has to search again
 BLOCK_VALUES = 1 << 24  # float32 scores held at once per block pair (64 MB)
 QUERY_BLOCK = 512
 
@@ -69,8 +69,19 @@ class ExactSpace:
             return [[] for _ in queries]
         query_norms = np.linalg.norm(queries.astype(np.float64), axis=1)
         unit = (queries / np.where(query_norms > 0, query_norms, 1.0)[:, None]).astype(np.float32)
-        rows, scores = self._candidates(unit, min(k + SPARE, len(self)))
-        return [self._exact(queries[i], query_norms[i], unit[i], rows[i], scores[i], k) for i in range(len(queries))]
+        rows, approximate = self._candidates(unit, min(k + SPARE, len(self)))
+        chosen, exact = self._ordered(queries, query_norms, rows, k)
+        outside_best = approximate.min(axis=1) if rows.shape[1] < len(self) else np.full(len(rows), -np.inf)
+        kth = np.where(np.isnan(exact[:, -1]), -np.inf, exact[:, -1])
+        for i in np.flatnonzero(~(outside_best + 2 * self.tolerance < kth)):
+            reach = np.concatenate([np.flatnonzero(self._scores(unit[i : i + 1], start, stop)[0]
+                                                   >= kth[i] - 2 * self.tolerance) + start
+                                    for start, stop in self._row_blocks()])
+            again, scores = self._ordered(queries[i : i + 1], query_norms[i : i + 1], np.union1d(reach, rows[i])[None],
+                                          k)
+            chosen[i], exact[i] = again[0], scores[0]
+        return [[Neighbour(row, score) for row, score in zip(found, scored, strict=True)]
+                for found, scored in zip(chosen.tolist(), exact.tolist(), strict=True)]
 
     def _scores(self, unit: np.ndarray, start: int, stop: int) -> np.ndarray:
         """float32 cosines of unit queries against rows start:stop; -inf for zero vectors."""
@@ -97,30 +108,16 @@ class ExactSpace:
                 best_scores = np.take_along_axis(best_scores, top, axis=1)
         return best_rows, best_scores
 
-    def _exact(self, query: np.ndarray, query_norm: float, unit: np.ndarray, rows: np.ndarray,
-               approximate: np.ndarray, k: int) -> list[Neighbour]:
-        chosen, exact = self._ordered(query, query_norm, rows, k)
-        outside_best = float(approximate.min()) if len(rows) < len(self) else -np.inf
-        if len(chosen) == k and not outside_best + 2 * self.tolerance < _ranked(exact[k - 1]):
-            reach = np.concatenate([np.flatnonzero(self._scores(unit[None, :], start, start + step)[0]
-                                                   >= _ranked(exact[k - 1]) - 2 * self.tolerance) + start
-                                    for start, step in self._row_blocks()])
-            chosen, exact = self._ordered(query, query_norm, np.union1d(reach, rows), k)
-        return [Neighbour(int(row), float(score)) for row, score in zip(chosen, exact, strict=True)]
-
     def _row_blocks(self) -> list[tuple[int, int]]:
-        step = BLOCK_VALUES
-        return [(start, min(step, len(self) - start)) for start in range(0, len(self), step)]
+        return [(start, min(start + BLOCK_VALUES, len(self))) for start in range(0, len(self), BLOCK_VALUES)]
 
-    def _ordered(self, query: np.ndarray, query_norm: float, rows: np.ndarray, k: int
+    def _ordered(self, queries: np.ndarray, query_norms: np.ndarray, rows: np.ndarray, k: int
                  ) -> tuple[np.ndarray, np.ndarray]:
-        """`rows` rescored in float64 and the best k in tier 1's order: float32 score desc, then id desc."""
+        """Each query's candidate `rows` rescored in float64, and its best k in tier 1's order: float32 score
+        descending, then chunk id descending."""
         with np.errstate(invalid="ignore", divide="ignore"):
-            exact = (self.matrix[rows].astype(np.float64) @ query.astype(np.float64)) / (self.norms[rows] * query_norm)
+            dots = np.matmul(self.matrix[rows].astype(np.float64), queries.astype(np.float64)[:, :, None])[:, :, 0]
+            exact = dots / (self.norms[rows] * query_norms[:, None])
         key = np.where(np.isnan(exact), -np.inf, exact).astype(np.float32)
-        order = np.lexsort((-self.id_rank[rows], -key))[:k]
-        return rows[order], exact[order]
-
-
-def _ranked(score: float) -> float:
-    return -np.inf if np.isnan(score) else float(score)
+        order = np.lexsort((-self.id_rank[rows], -key), axis=-1)[:, :k]
+        return np.take_along_axis(rows, order, axis=1), np.take_along_axis(exact, order, axis=1)
