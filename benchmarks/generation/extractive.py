@@ -21,12 +21,20 @@ NOTE = ("a baseline system that answers with the context sentences closest to th
         "describe this baseline, not an LLM")
 
 
+def texts_to_embed(question: str, contexts: Sequence[str]) -> list[str]:
+    """What answering the question embeds, in one `embed` call: the question, then every context sentence
+    (nothing when the contexts hold no sentence). A tier fetches these for all its questions at once."""
+    sentences = [s for context in contexts for s in split_sentences(context)]
+    return [question, *sentences] if sentences else []
+
+
 def closest_sentences(question: str, contexts: Sequence[str], embed: Embed, count: int) -> str:
     """The `count` sentences most similar to the question, joined in context order (ties: earlier first)."""
-    sentences = [s for context in contexts for s in split_sentences(context)]
-    if not sentences:
+    texts = texts_to_embed(question, contexts)
+    if not texts:
         return ""
-    vectors = np.asarray(embed([question, *sentences]), dtype=np.float64)
+    sentences = texts[1:]
+    vectors = np.asarray(embed(texts), dtype=np.float64)
     norms = np.linalg.norm(vectors, axis=1)
     norms[norms == 0] = 1.0
     unit = vectors / norms[:, None]

@@ -49,7 +49,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -187,6 +187,23 @@ def _embed_once(embed: Embed, texts: Sequence[str]) -> dict[str, np.ndarray]:
     if matrix.ndim != 2 or matrix.shape[0] != len(unique):
         raise ValueError(f"embed returned shape {matrix.shape} for {len(unique)} texts")
     return dict(zip(unique, matrix))
+
+
+def texts_to_embed(sample: Sample, fields: Iterable[str]) -> list[str]:
+    """Every text a proxy reading `fields` of the sample may embed: the sentences of each of those fields
+    (each context's for `retrieved_contexts`), and the whole response and reference, which semantic
+    similarity compares. A superset for some proxies, so a caller can embed many samples' texts in one
+    call before scoring them one by one instead of paying a call per sample; `embed` must still answer
+    for any text, since scoring asks only for what it needs."""
+    read = set(fields)
+    texts: list[str] = []
+    for name in ("response", "reference"):
+        value = getattr(sample, name)
+        if name in read and value is not None:
+            texts += [*split_sentences(value), value]
+    if "retrieved_contexts" in read:
+        texts += [s for context in sample.retrieved_contexts or () for s in split_sentences(context)]
+    return list(dict.fromkeys(texts))
 
 
 def _check_threshold(name: str, value: float) -> None:

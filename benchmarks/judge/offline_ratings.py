@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from benchmarks.judge.catalog import describe, offline_score
+from benchmarks.judge.catalog import BUILTINS, describe, offline_score
 from benchmarks.judge.offline import Embed
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
@@ -21,7 +21,10 @@ _DESCRIPTIONS: Mapping[str, str] = {
                           + describe("answer_correctness"),
     "e2e_score": "the offline answer_correctness against the reference answer; " + describe("answer_correctness"),
 }
-OFFLINE_RATINGS = frozenset(_DESCRIPTIONS)
+# the built-in metric whose proxy grades each rating that has one
+_PROXY_OF: Mapping[str, str] = {"faithfulness": "faithfulness", "answer_correctness": "answer_correctness",
+                                "e2e_score": "answer_correctness"}
+OFFLINE_RATINGS = frozenset(_PROXY_OF)
 NO_PROXY = "no offline proxy: a question-to-answer cosine is on another scale and cannot see an evasive answer"
 
 
@@ -31,15 +34,23 @@ def describe_rating(name: str) -> str:
 
 def offline_rating(name: str, variables: Mapping[str, str], embed: Embed, *, language: str) -> Outcome:
     """The proxy of one rating for one answer; undetermined (with the reason) where there is none."""
-    if name not in OFFLINE_RATINGS:
+    if name not in _PROXY_OF:
         return Outcome.undetermined(NO_PROXY)
-    if name == "faithfulness":
+    metric = _PROXY_OF[name]
+    if metric == "faithfulness":
         sample = Sample(id="", user_input=variables["question"], response=variables["answer"],
                         retrieved_contexts=(variables["context"],))
-        return offline_score("faithfulness", sample, embed, language=language)
+        return offline_score(metric, sample, embed, language=language)
     sample = Sample(id="", user_input=variables["question"], response=variables["answer"],
                     reference=variables["reference"])
-    score = offline_score("answer_correctness", sample, embed, language=language)
+    score = offline_score(metric, sample, embed, language=language)
     if name == "answer_correctness" and score.value is not None:
         return Outcome.scored(1.0 + 4.0 * score.value, score.explanation)
     return score
+
+
+def proxy_fields(name: str) -> tuple[str, ...]:
+    """The sample fields the rating's proxy reads, none without a proxy: which texts a tier embeds ahead of
+    grading (`offline.texts_to_embed`)."""
+    proxy = BUILTINS[_PROXY_OF[name]].offline if name in _PROXY_OF else None
+    return proxy.needs if proxy else ()

@@ -28,12 +28,13 @@ from benchmarks.dataset import Dataset, Question
 from benchmarks.errors import BenchError
 from benchmarks.generation.base import Answer, GenerationRequest, Generator
 from benchmarks.generation.extractive import ExtractiveGenerator
+from benchmarks.generation.extractive import texts_to_embed as extractive_texts
 from benchmarks.generation.openai_generator import OpenAIGenerator, load_rag_template
 from benchmarks.generation.precomputed import PrecomputedGenerator
-from benchmarks.judge import catalog
+from benchmarks.judge import catalog, offline
 from benchmarks.judge.catalog import offline_score
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
-from benchmarks.judge.offline_ratings import describe_rating, offline_rating
+from benchmarks.judge.offline_ratings import describe_rating, offline_rating, proxy_fields
 from benchmarks.judge.prompts import Language
 from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes, read_from_a_lone_number
 from benchmarks.metrics import text
@@ -42,6 +43,7 @@ from benchmarks.outcome import ERRORS, Outcome
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.samples import Sample
 from benchmarks.services.embedder import CachedEmbedder
+from benchmarks.services.embedding_memo import EmbeddingMemo
 from benchmarks.services.llm import LLMService, model_for, require_llm, require_reachable
 from benchmarks.tiers.base import Metric, RunContext
 
@@ -155,11 +157,15 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
     known = judged_metrics(s)
     if s.judge_backend == "llm":
         catalog.require_language(plan.extra_metrics, known, language)  # a rubric's criteria in the dataset's language
-    embed = _embed_fn(embedder)
+    embed = EmbeddingMemo(embedder, purpose="answers")
     needs_llm = s.generator == "openai" or s.judge_backend == "llm"
+    offline_fields = _offline_fields(plan, known) if s.judge_backend == "offline" else frozenset()
     async with AsyncExitStack() as stack:
         service = await stack.enter_async_context(LLMService(s)) if needs_llm else None
-        generator = await _generator(s, ctx.inputs, service, embedder, language, stack)
+        generator = await _generator(s, ctx.inputs, service, embed, language, stack)
+        todo = [c for c in cases if ctx.journal is None or _case_key(c) not in ctx.journal.restored]
+        embed.prefetch(_texts_ahead(todo, offline_fields, extractive=isinstance(generator, ExtractiveGenerator)),
+                       ctx.progress)
         judge_model = str(model_for(s, "judge")) if s.judge_backend == "llm" else "offline"
         rater = Rater(service, language, s.judge_mode) if s.judge_backend == "llm" and service else None
         ragas = (LLMJudge(service, language, embed, JudgeOptions.from_settings(s), metrics=known)
@@ -185,6 +191,8 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
                 )
                 graded.grades = dict(zip(plan.keys, found, strict=True))
             else:
+                await embed.gather(offline.texts_to_embed(_sample(case, graded.first, reference_answer(case)),
+                                                          offline_fields))
                 _grade_offline(graded, plan, embed, language)
             return graded
 
@@ -214,7 +222,26 @@ def _restore(case: Case, row: dict[str, Any], plan: Plan) -> Graded:
     return graded
 
 
-async def _generator(settings: Settings, dataset: Dataset, service: LLMService | None, embedder: CachedEmbedder,
+def _offline_fields(plan: Plan, known: Mapping[str, catalog.JudgedMetric]) -> frozenset[str]:
+    """The sample fields the plan's offline proxies read."""
+    proxies = [known[m].offline for m in plan.extra_metrics]
+    return frozenset({f for name in plan.ratings for f in proxy_fields(name)}
+                     | {f for proxy in proxies if proxy for f in proxy.needs})
+
+
+def _texts_ahead(cases: Sequence[Case], offline_fields: frozenset[str], *, extractive: bool) -> list[str]:
+    """What can be embedded before any answer exists, so that it is embedded in one call rather than one per
+    question: what the extractive generator compares, and the contexts' and references' texts the offline
+    proxies compare (the answers' own texts follow as they come, `EmbeddingMemo.gather`)."""
+    texts: list[str] = []
+    for case in cases:
+        if extractive:
+            texts += extractive_texts(case.question.text, case.contexts)
+        texts += offline.texts_to_embed(_sample(case, None, reference_answer(case)), offline_fields)
+    return texts
+
+
+async def _generator(settings: Settings, dataset: Dataset, service: LLMService | None, embed: EmbeddingMemo,
                      language: Language, stack: AsyncExitStack) -> Generator:
     if settings.generator == "openai":
         assert service is not None
@@ -222,14 +249,10 @@ async def _generator(settings: Settings, dataset: Dataset, service: LLMService |
     if settings.generator == "precomputed":
         return PrecomputedGenerator({q.id: q.responses for q in dataset.questions}, dataset.content_sha256)
     if settings.generator == "extractive":
-        return ExtractiveGenerator(_embed_fn(embedder), settings.extractive_sentences, embedder.model_id)
+        return ExtractiveGenerator(embed, settings.extractive_sentences, embed.embedder.model_id)
     from benchmarks.generation.http_generator import HttpGenerator
 
     return await stack.enter_async_context(HttpGenerator.from_settings(settings))
-
-
-def _embed_fn(embedder: CachedEmbedder) -> Callable[[Sequence[str]], np.ndarray]:
-    return lambda texts: embedder.encode(list(texts), purpose="answers")
 
 
 def _variables(case: Case, answer: str, reference: str | None) -> dict[str, str]:
@@ -239,9 +262,9 @@ def _variables(case: Case, answer: str, reference: str | None) -> dict[str, str]
     return variables
 
 
-def _sample(case: Case, answer: Answer, reference: str | None) -> Sample:
+def _sample(case: Case, answer: Answer | None, reference: str | None) -> Sample:
     return Sample(id=case.question.id, user_input=case.question.text, retrieved_contexts=case.contexts,
-                  response=answer.text, reference=reference)
+                  response=answer.text if answer is not None else None, reference=reference)
 
 
 async def _llm_rating(rater: Rater, name: str, variables: dict[str, str], model: str) -> Outcome:
