@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup test test-fast calibrate real-model perf synthetic db-up db-down
+.PHONY: setup test test-fast calibrate real-model perf perf-scale synthetic db-up db-down
 
 setup:                                  ## create .venv and install bench with its test tools
 	$(PYTHON) -m venv $(VENV)
@@ -30,12 +30,16 @@ perf:                                   ## performance benchmarks; writes BENCHM
 	$(BIN)/python -m perf.run
 	$(BIN)/python -m perf.llm
 	$(BIN)/python -m perf.tier2
+	$(BIN)/python -m perf.cold_offline
 	$(BIN)/python -m perf.ux_cache
 	$(BIN)/python -m perf.compare
 	$(BIN)/python -m perf.resume
 	$(BIN)/python -m perf.embedders
 	$(BIN)/python -m perf.openai_embeddings
 	$(BIN)/python -m perf.startup
+
+perf-scale:                             ## retrieval at 10k / 30k / 100k chunks (about 15 minutes); writes BENCHMARKS.md
+	$(BIN)/python -m perf.scale
 
 synthetic:                              ## regenerate the shipped synthetic datasets (deterministic)
 	$(BIN)/python -m benchmarks.synthetic --out datasets

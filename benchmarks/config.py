@@ -149,9 +149,9 @@ class Settings:
         None, "Parallel workers for the HNSW build (max_parallel_maintenance_workers); unset: every core but one on "
         "the embedded server, the server's own setting on an external one."
     )
-    retrieval_batch_size: int = _setting(256, "Questions per SQL round trip.")
+    retrieval_batch_size: int = _setting(256, "HNSW search: questions per SQL round trip.")
     retrieval_workers: int = _setting(
-        2, "Batches sent at once on separate connections (PostgreSQL scans each statement on one core)."
+        2, "HNSW search: batches sent at once on separate connections (PostgreSQL runs each statement on one core)."
     )
     top_k: int = _setting(10, "Retrieval depth: results per question (at least the largest metric cutoff, 10).")
     relevance: Literal["chunk", "url"] = _setting(

@@ -15,13 +15,12 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from perf.sections import figures_table, measured_on
+from perf.sections import best_time, figures_table, measured_on
 
 ROOT = Path(__file__).resolve().parent.parent
 SCALE = 28  # the smallest scale with at least 10,000 chunks
@@ -64,15 +63,6 @@ def _settings(data_dir: Path) -> Any:
     from benchmarks.config import load_settings
 
     return load_settings({"data_dir": data_dir}, environ={})[0]
-
-
-def _best(repeats: int, action: Callable[[], Any]) -> float:
-    timings = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        action()
-        timings.append(time.perf_counter() - started)
-    return min(timings)
 
 
 def _embedding(data: Any, data_dir: Path) -> list[dict[str, Any]]:
@@ -132,8 +122,8 @@ def _retrieval(data: Any, data_dir: Path) -> list[dict[str, Any]]:
             for row in range(len(sample)):
                 store.search(space, dimension, sample[row : row + 1], 10, hnsw_ef_search=ef)
 
-        batch_qps = len(vectors) / _best(2, batched)
-        single_qps = len(sample) / _best(2, single)
+        batch_qps = len(vectors) / best_time(2, batched)
+        single_qps = len(sample) / best_time(2, single)
         rows.append({
             "what": f"retrieval throughput, {label}, {len(data.chunks)} chunks (questions/s)",
             "bench": f"{batch_qps:.1f} (batches of {settings.retrieval_batch_size} on "
@@ -164,8 +154,8 @@ def _metrics() -> list[dict[str, Any]]:
     def reference() -> dict[str, dict[str, float]]:
         return pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate({q: dict(r) for q, r in run.items()})
 
-    ours_s = _best(3, lambda: evaluate(run, qrels))
-    ref_s = _best(3, reference)
+    ours_s = best_time(3, lambda: evaluate(run, qrels))
+    ref_s = best_time(3, reference)
     ours, ref = evaluate(run, qrels), reference()
     names = {"hit_rate@1": "success_1", "hit_rate@5": "success_5", "hit_rate@10": "success_10",
              "mrr": "recip_rank", "ndcg@5": "ndcg_cut_5", "ndcg@10": "ndcg_cut_10",

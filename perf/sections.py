@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import os
 import platform
+import time
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
 
@@ -32,3 +35,13 @@ def figures_table(rows: list[dict[str, str]]) -> list[str]:
     """The Markdown table every section shows: each figure beside the baseline measured in the same run."""
     return ["| what | bench | baseline | ratio |", "|---|---|---|---|",
             *(f"| {r['what']} | {r['bench']} | {r['baseline']} | {r['ratio']} |" for r in rows)]
+
+
+def best_time(repeats: int, action: Callable[[], Any]) -> float:
+    """The fastest of `repeats` runs of `action`, in seconds: the least disturbed by the machine's other work."""
+    timings = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        action()
+        timings.append(time.perf_counter() - started)
+    return min(timings)
