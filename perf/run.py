@@ -2,7 +2,7 @@
 
     python -m perf.run            (make perf)
 
-Writes BENCHMARKS.md. The corpus is the synthetic generator at a scale that gives at least 10,000
+Writes its section of BENCHMARKS.md. The corpus is the synthetic generator at a scale that gives at least 10,000
 chunks and 2,000 questions; the embedded PostgreSQL runs in a temporary data folder, so every
 figure starts from an empty index and an empty embedding cache.
 """
@@ -20,9 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from perf.sections import best_time, figures_table, measured_on
+from perf.sections import best_time, figures_table, measured_on, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
+MARK, END_MARK = "<!-- perf.run -->", "<!-- /perf.run -->"
 SCALE = 28  # the smallest scale with at least 10,000 chunks
 MIN_CHUNKS, QUESTIONS = 10_000, 2_000
 SINGLE_QUERY_SAMPLE = 500  # one-round-trip-per-question baselines are timed on this many questions
@@ -125,7 +126,7 @@ def _retrieval(data: Any, data_dir: Path) -> list[dict[str, Any]]:
         batch_qps = len(vectors) / best_time(2, batched)
         single_qps = len(sample) / best_time(2, single)
         rows.append({
-            "what": f"retrieval throughput, {label}, {len(data.chunks)} chunks (questions/s)",
+            "what": f"retrieval throughput on PostgreSQL, {label}, {len(data.chunks)} chunks (questions/s)",
             "bench": f"{batch_qps:.1f} (batches of {settings.retrieval_batch_size} on "
                      f"{settings.retrieval_workers} connections, {len(vectors)} questions)",
             "baseline": f"{single_qps:.1f} (one round trip per question, {len(sample)} questions)",
@@ -199,24 +200,20 @@ def _second_run(dataset: Path, data_dir: Path) -> list[dict[str, Any]]:
 
 
 def _write(rows: list[dict[str, Any]], data: Any) -> None:
-    lines = [
-        "# Benchmarks",
+    section = "\n".join([
+        MARK,
+        "## Hot paths",
         "",
-        "Written by `make perf` (`python -m perf.run`); every figure is compared with a baseline measured in",
-        "the same run on the same data. Wall-clock figures vary with the machine; the ratios are the point.",
+        "Written by `python -m perf.run` (`make perf`), on the same data as its baselines.",
         "",
         f"{measured_on()}; corpus: synthetic generator at scale {SCALE} "
         f"({len(data.chunks)} chunks, a seeded sample of {len(data.questions)} questions), model all-MiniLM-L6-v2 on CPU, "
         "embedded PostgreSQL 18 with pgvector 0.8.",
         "",
         *figures_table(rows),
-    ]
-    path = ROOT / "BENCHMARKS.md"
-    old = path.read_text(encoding="utf-8") if path.exists() else ""
-    start, end = old.find("<!-- llm -->"), old.find("<!-- /llm -->")
-    kept = "\n" + old[start : end + len("<!-- /llm -->")] + "\n" if 0 <= start < end else ""  # perf.llm's section
-    path.write_text("\n".join(lines) + "\n" + kept, encoding="utf-8")
-    print("\n".join(lines))
+        END_MARK,
+    ])
+    write_section(section, MARK, END_MARK)
 
 
 if __name__ == "__main__":
