@@ -26,7 +26,7 @@ import numpy as np
 
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
-from benchmarks.services.database import connect
+from benchmarks.services.database import connect, database_errors
 from benchmarks.services.openai_embedder import OpenAIEmbedder, Progress
 from benchmarks.services.store import VectorStore
 
@@ -323,10 +323,13 @@ def build_embedder(settings: Settings, store: VectorStore) -> CachedEmbedder:
 
 @contextmanager
 def open_embedder(settings: Settings) -> Iterator[CachedEmbedder]:
-    """The cached embedder of a command that has no store of its own open: its cache lives in PostgreSQL."""
+    """The cached embedder of a command that has no store of its own open: its cache lives in PostgreSQL. A
+    database failure in the caller's block (a server stopped, a connection ended) is one line, as in
+    corpus_index.open_index."""
     database = connect(settings)
     try:
-        yield build_embedder(settings, VectorStore(database.engine))
+        with database_errors(database):
+            yield build_embedder(settings, VectorStore(database.engine))
     finally:
         database.engine.dispose()
 

@@ -203,6 +203,20 @@ def test_a_server_stopped_mid_run_is_one_line_and_the_rerun_continues(tmp_path, 
     assert cached >= 2  # the batches committed before the stop were not embedded again
 
 
+def test_a_server_stopped_while_an_answer_tier_embeds_is_one_line(tmp_path, data_dir, throwaway_server):
+    """Tiers without an index of their own (tier2, evaluate, judge, ux) reach the embedding cache through
+    open_embedder: a server lost there is the same one line as in tier 1."""
+    env = environment(data_dir, tmp_path, DATABASE_URL=throwaway_server.get_uri())
+    with FakeOpenAI(dimension=16) as server:
+        server.on_embeddings = lambda number: stop_immediately(throwaway_server) if number == 3 else None
+        code, out, err = finish(bench_process(env, "tier2", "--dataset", "synthetic", "--limit", "3", "--generator",
+                                              "extractive", "--judge", "offline", *openai_options(server, "stop-16")))
+    assert code == 2, err
+    assert "Traceback" not in err
+    [line] = [line for line in error_lines(err) if "Z tier2:" not in line]
+    assert line.startswith("error: lost the connection to ") and "rerun to continue" in line
+
+
 # --- 6: pgvector missing or not allowed -----------------------------------------------------------------------
 
 
