@@ -42,6 +42,7 @@ JUDGED_METRICS = ("faithfulness", "context_precision", "context_recall", "contex
                   "context_relevance")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MEMORY = re.compile(r"([1-9][0-9]*)\s*(kB|MB|GB|TB)")
+_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
 def megabytes(size: str) -> int:
@@ -50,7 +51,6 @@ def megabytes(size: str) -> int:
     if found is None:
         raise ValueError(f"not a PostgreSQL size: {size!r}")
     return int(found[1]) * {"kB": 1, "MB": 1024, "GB": 1024**2, "TB": 1024**3}[found[2]] // 1024
-_TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
 
 def _setting(default: Any, help: str, *, env: tuple[str, ...] = (), secret: bool = False) -> Any:
