@@ -150,10 +150,12 @@ DIMENSION_PROBE = 16  # chunks whose cached vectors are looked up to tell a new 
 CACHE_SLICE = 2048  # texts embedded per call: each call's vectors are committed to the cache when it returns
 
 
-def embed_with_progress(embedder: CachedEmbedder, texts: list[str], purpose: str, progress: Progress) -> np.ndarray:
+def embed_with_progress(embedder: CachedEmbedder, texts: list[str], purpose: str, progress: Progress, *,
+                        label: str | None = None) -> np.ndarray:
     """Embed in slices, so that a crash or a lost database loses at most one slice's work: a local
-    model's vectors reach the embedding cache only when its encode call returns."""
-    task = progress.add_task(f"embedding {purpose}", total=len(texts))
+    model's vectors reach the embedding cache only when its encode call returns. The bar says `label`, by
+    default what the purpose names."""
+    task = progress.add_task(label or f"embedding {purpose}", total=len(texts))
     slices = [embedder.encode(texts[start : start + CACHE_SLICE], purpose=purpose,
                               progress=lambda n: progress.advance(task, n))
               for start in range(0, len(texts), CACHE_SLICE)]

@@ -37,14 +37,14 @@ class EmbeddingMemo:
         self._asked: dict[str, None] = {}  # texts items are waiting for, in the order asked
         self._flush: asyncio.Future[None] | None = None
 
-    def prefetch(self, texts: Iterable[str], progress: Progress | None = None) -> None:
+    def prefetch(self, texts: Iterable[str], progress: Progress | None = None, label: str | None = None) -> None:
         """Embed, in one pass through the cache, every distinct text of `texts` not held yet; with a
-        progress bar of its own when `progress` is given."""
+        progress bar of its own (saying `label`) when `progress` is given."""
         wanted = [t for t in dict.fromkeys(texts) if t not in self._held]
         if not wanted:
             return
-        vectors = (embed_with_progress(self.embedder, wanted, self.purpose, progress) if progress is not None
-                   else self.embedder.encode(wanted, purpose=self.purpose))
+        vectors = (embed_with_progress(self.embedder, wanted, self.purpose, progress, label=label)
+                   if progress is not None else self.embedder.encode(wanted, purpose=self.purpose))
         self._held.update(zip(wanted, vectors, strict=True))
 
     async def gather(self, texts: Iterable[str]) -> None:

@@ -165,7 +165,7 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
         generator = await _generator(s, ctx.inputs, service, embed, language, stack)
         todo = [c for c in cases if ctx.journal is None or _case_key(c) not in ctx.journal.restored]
         embed.prefetch(_texts_ahead(todo, offline_fields, extractive=isinstance(generator, ExtractiveGenerator)),
-                       ctx.progress)
+                       ctx.progress, label="embedding the texts known before answering")
         judge_model = str(model_for(s, "judge")) if s.judge_backend == "llm" else "offline"
         rater = Rater(service, language, s.judge_mode) if s.judge_backend == "llm" and service else None
         ragas = (LLMJudge(service, language, embed, JudgeOptions.from_settings(s), metrics=known)
