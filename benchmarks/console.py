@@ -74,7 +74,7 @@ def print_summary(report: dict[str, Any], directory: Path, console: Console) -> 
         if build:
             reuse += (f"; built the HNSW index in {build['seconds']:.1f} s ({build['index_megabytes']} MB, "
                       f"maintenance_work_mem {build['maintenance_work_mem']}, "
-                      f"{build['parallel_workers']} parallel workers)")
+                      f"parallel workers {build['parallel_workers']})")
         cache = report["volatile"]["embedding_cache"]
         console.print(f"{reuse}; embeddings: {cache['embedded']} computed, {cache['cache_hits']} from cache")
     queries = report["notes"].get("queries")
