@@ -15,28 +15,27 @@ from benchmarks.judge.offline import Embed
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
 
-_DESCRIPTIONS: Mapping[str, str] = {
-    "faithfulness": describe("faithfulness"),
-    "answer_correctness": "1 + 4 × the offline answer_correctness (0–1 mapped linearly onto 1–5); "
-                          + describe("answer_correctness"),
-    "e2e_score": "the offline answer_correctness against the reference answer; " + describe("answer_correctness"),
+# each rating that has a proxy: the built-in metric whose proxy grades it, and what a report prints beside it
+_PROXIES: Mapping[str, tuple[str, str]] = {
+    "faithfulness": ("faithfulness", describe("faithfulness")),
+    "answer_correctness": ("answer_correctness", "1 + 4 × the offline answer_correctness (0–1 mapped linearly "
+                           "onto 1–5); " + describe("answer_correctness")),
+    "e2e_score": ("answer_correctness", "the offline answer_correctness against the reference answer; "
+                  + describe("answer_correctness")),
 }
-# the built-in metric whose proxy grades each rating that has one
-_PROXY_OF: Mapping[str, str] = {"faithfulness": "faithfulness", "answer_correctness": "answer_correctness",
-                                "e2e_score": "answer_correctness"}
-OFFLINE_RATINGS = frozenset(_PROXY_OF)
+OFFLINE_RATINGS = frozenset(_PROXIES)
 NO_PROXY = "no offline proxy: a question-to-answer cosine is on another scale and cannot see an evasive answer"
 
 
 def describe_rating(name: str) -> str:
-    return _DESCRIPTIONS.get(name, NO_PROXY)
+    return _PROXIES[name][1] if name in _PROXIES else NO_PROXY
 
 
 def offline_rating(name: str, variables: Mapping[str, str], embed: Embed, *, language: str) -> Outcome:
     """The proxy of one rating for one answer; undetermined (with the reason) where there is none."""
-    if name not in _PROXY_OF:
+    if name not in _PROXIES:
         return Outcome.undetermined(NO_PROXY)
-    metric = _PROXY_OF[name]
+    metric = _PROXIES[name][0]
     if metric == "faithfulness":
         sample = Sample(id="", user_input=variables["question"], response=variables["answer"],
                         retrieved_contexts=(variables["context"],))
@@ -52,5 +51,5 @@ def offline_rating(name: str, variables: Mapping[str, str], embed: Embed, *, lan
 def proxy_fields(name: str) -> tuple[str, ...]:
     """The sample fields the rating's proxy reads, none without a proxy: which texts a tier embeds ahead of
     grading (`offline.texts_to_embed`)."""
-    proxy = BUILTINS[_PROXY_OF[name]].offline if name in _PROXY_OF else None
+    proxy = BUILTINS[_PROXIES[name][0]].offline if name in _PROXIES else None
     return proxy.needs if proxy else ()

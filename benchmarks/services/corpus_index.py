@@ -26,7 +26,8 @@ from benchmarks.inputs import Warning
 from benchmarks.metrics.language import detect_language
 from benchmarks.nearest import ExactSpace
 from benchmarks.services.database import Database, connect, database_errors
-from benchmarks.services.embedder import ENGLISH_ONLY_MODELS, CachedEmbedder, build_embedder
+from benchmarks.services.embedder import (ENGLISH_ONLY_MODELS, CachedEmbedder, build_embedder,
+                                          embed_with_progress)
 from benchmarks.services.store import Hit, HnswBuild, SyncStats, VectorStore
 
 
@@ -147,20 +148,6 @@ class IndexedCorpus:
 EXACT_SEARCH = "numpy over the vectors pgvector stores (float32 products, candidates rescored in float64)"
 PLAN_PROBE_K = 10  # the depth of the search whose plan is checked: any depth plans the same scan
 DIMENSION_PROBE = 16  # chunks whose cached vectors are looked up to tell a new space's dimension
-CACHE_SLICE = 2048  # texts embedded per call: each call's vectors are committed to the cache when it returns
-
-
-def embed_with_progress(embedder: CachedEmbedder, texts: list[str], purpose: str, progress: Progress, *,
-                        label: str | None = None) -> np.ndarray:
-    """Embed in slices, so that a crash or a lost database loses at most one slice's work: a local
-    model's vectors reach the embedding cache only when its encode call returns. The bar says `label`, by
-    default what the purpose names."""
-    task = progress.add_task(label or f"embedding {purpose}", total=len(texts))
-    slices = [embedder.encode(texts[start : start + CACHE_SLICE], purpose=purpose,
-                              progress=lambda n: progress.advance(task, n))
-              for start in range(0, len(texts), CACHE_SLICE)]
-    progress.remove_task(task)
-    return np.concatenate(slices) if slices else embedder.encode(texts, purpose=purpose)
 
 
 @contextmanager

@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
 
 import numpy as np
 
@@ -29,6 +29,9 @@ from benchmarks.errors import BenchError
 from benchmarks.services.database import connect, database_errors
 from benchmarks.services.openai_embedder import OpenAIEmbedder, Progress
 from benchmarks.services.store import VectorStore
+
+if TYPE_CHECKING:
+    from rich.progress import Progress as ProgressBars  # a run's bars; `Progress` here is a count callback
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
@@ -291,6 +294,22 @@ class CachedEmbedder:
             found.update(zip(digests, vectors, strict=True))
 
         inner.encode(list(missing.values()), progress, on_batch=keep, role=role)
+
+
+CACHE_SLICE = 2048  # texts embedded per call: each call's vectors are committed to the cache when it returns
+
+
+def embed_with_progress(embedder: CachedEmbedder, texts: list[str], purpose: str, progress: ProgressBars, *,
+                        label: str | None = None) -> np.ndarray:
+    """Embed in slices, so that a crash or a lost database loses at most one slice's work: a local
+    model's vectors reach the embedding cache only when its encode call returns. The bar says `label`, by
+    default what the purpose names."""
+    task = progress.add_task(label or f"embedding {purpose}", total=len(texts))
+    slices = [embedder.encode(texts[start : start + CACHE_SLICE], purpose=purpose,
+                              progress=lambda n: progress.advance(task, n))
+              for start in range(0, len(texts), CACHE_SLICE)]
+    progress.remove_task(task)
+    return np.concatenate(slices) if slices else embedder.encode(texts, purpose=purpose)
 
 
 @contextmanager

@@ -166,3 +166,23 @@ def test_the_asks_of_items_open_together_are_embedded_in_one_call(memo, encode_c
     held = memo(texts)
     assert len(encode_calls) == 1  # reading what was gathered calls nothing
     assert np.array_equal(held, memo.embedder.encode(texts, purpose="answers"))
+
+
+def test_an_item_cancelled_while_waiting_does_not_cancel_the_others(memo, encode_calls):
+    """Items share one call: one of them cancelled (a timeout, Ctrl-C's teardown) leaves the others' call
+    running, and the memo takes later asks as before."""
+    word = fresh_word()
+    first, second, later = (f"{n} text of the {word} run." for n in ("First", "Second", "Later"))
+
+    async def run_items() -> None:
+        waiting = asyncio.ensure_future(memo.gather([first]))
+        other = asyncio.ensure_future(memo.gather([second]))
+        await asyncio.sleep(0)
+        waiting.cancel()
+        await other
+        await memo.gather([later])
+
+    asyncio.run(run_items())
+    assert np.array_equal(memo([first, second, later]),
+                          memo.embedder.encode([first, second, later], purpose="answers"))
+    assert encode_calls[:2] == [("answers", 2), ("answers", 1)]
