@@ -625,10 +625,12 @@ def _validate(s: Settings, origins: Mapping[str, str]) -> None:
         fail("llm_timeout_s", "must be above 0")
     if s.embedding_timeout_s <= 0:
         fail("embedding_timeout_s", "must be above 0")
-    if s.hnsw_build_memory != "auto" and not _MEMORY.fullmatch(s.hnsw_build_memory):
-        fail("hnsw_build_memory", "expected 'auto' or a size PostgreSQL reads, such as 512MB or 2GB")
-    if s.hnsw_build_workers is not None and s.hnsw_build_workers < 0:
-        fail("hnsw_build_workers", "must not be negative")
+    if s.hnsw_build_memory != "auto" and not (_MEMORY.fullmatch(s.hnsw_build_memory)
+                                              and 1 <= megabytes(s.hnsw_build_memory) < 2 * 1024**2):
+        fail("hnsw_build_memory", "expected 'auto' or a size PostgreSQL takes for maintenance_work_mem "
+             "(1MB to 2047GB), such as 512MB or 2GB")
+    if s.hnsw_build_workers is not None and not 0 <= s.hnsw_build_workers <= 1024:
+        fail("hnsw_build_workers", "must be from 0 to 1024 (PostgreSQL's range for max_parallel_maintenance_workers)")
     if s.latency_seconds <= 0:
         fail("latency_seconds", "must be above 0")
     for name in ("latency_queries", "bootstrap_resamples"):

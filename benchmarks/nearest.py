@@ -3,7 +3,8 @@
 PostgreSQL answers an exact search by reading every row of the table for every question (a few
 questions a second at 100,000 chunks); the same scan as one matrix product per block runs at the
 speed of the machine's BLAS, hundreds of questions a second. The vectors are the ones pgvector
-stores, read once per run, so both paths rank the same numbers.
+stores, read once per run; pgvector scores them in float32, this in float64, so the two can order
+differently only two chunks whose cosines differ by less than float32 can tell.
 
 How a top-k is chosen, so that it is the one trec_eval would score:
 - a block of questions against a block of chunks in float32 (one GEMM), keeping each question's best
@@ -27,7 +28,8 @@ import numpy as np
 
 SPARE = 16  # candidates kept beyond k, so the exactness check rarely has to search again
 BLOCK_VALUES = 1 << 24  # float32 scores held at once per block pair (64 MB)
-QUERY_BLOCK = 512
+QUERY_BLOCK = 512  # questions per GEMM, fewer when their candidates' float64 copies would pass RESCORE_VALUES
+RESCORE_VALUES = 1 << 23  # float64 values rescored at once (64 MB)
 
 
 @dataclass(frozen=True)
@@ -57,8 +59,9 @@ class ExactSpace:
                ) -> list[list[Neighbour]]:
         queries = np.asarray(queries, dtype=np.float32)
         results: list[list[Neighbour]] = []
-        for start in range(0, len(queries), QUERY_BLOCK):
-            block = queries[start : start + QUERY_BLOCK]
+        step = max(1, min(QUERY_BLOCK, RESCORE_VALUES // ((k + SPARE) * max(self.matrix.shape[1], 1))))
+        for start in range(0, len(queries), step):
+            block = queries[start : start + step]
             results += self._search_block(block, min(k, len(self)))
             if progress:
                 progress(len(block))
@@ -115,9 +118,13 @@ class ExactSpace:
                  ) -> tuple[np.ndarray, np.ndarray]:
         """Each query's candidate `rows` rescored in float64, and its best k in tier 1's order: float32 score
         descending, then chunk id descending."""
-        with np.errstate(invalid="ignore", divide="ignore"):
-            dots = np.matmul(self.matrix[rows].astype(np.float64), queries.astype(np.float64)[:, :, None])[:, :, 0]
-            exact = dots / (self.norms[rows] * query_norms[:, None])
+        exact = np.empty(rows.shape)
+        width = max(1, RESCORE_VALUES // (len(rows) * self.matrix.shape[1]))  # float64 copies stay bounded
+        for start in range(0, rows.shape[1], width):
+            part = rows[:, start : start + width]
+            dots = np.matmul(self.matrix[part].astype(np.float64), queries.astype(np.float64)[:, :, None])[:, :, 0]
+            with np.errstate(invalid="ignore", divide="ignore"):
+                exact[:, start : start + width] = dots / (self.norms[part] * query_norms[:, None])
         key = np.where(np.isnan(exact), -np.inf, exact).astype(np.float32)
         order = np.lexsort((-self.id_rank[rows], -key), axis=-1)[:, :k]
         return np.take_along_axis(rows, order, axis=1), np.take_along_axis(exact, order, axis=1)

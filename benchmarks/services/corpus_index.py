@@ -42,6 +42,7 @@ class IndexedCorpus:
     seconds: float
     settings: Settings
     hnsw_used: str | None = None  # the index EXPLAIN showed the HNSW search using
+    vectors_read_seconds: float | None = None
     _exact: tuple[ExactSpace, list[str]] | None = field(default=None, repr=False)
 
     @property
@@ -65,7 +66,7 @@ class IndexedCorpus:
         task = progress.add_task(label, total=len(vectors))
         advance = partial(progress.advance, task)
         if exact or self.ef_search is None:
-            space, urls = self._exact_space(progress)
+            space, urls = self.exact_space(progress)
             found = space.search(vectors, depth, progress=advance)
             hits = [[Hit(space.ids[n.row], urls[n.row], n.score) for n in row] for row in found]
         else:
@@ -75,12 +76,15 @@ class IndexedCorpus:
         progress.remove_task(task)
         return hits
 
-    def _exact_space(self, progress: Progress) -> tuple[ExactSpace, list[str]]:
-        """The space's stored vectors, read from pgvector once per run."""
+    def exact_space(self, progress: Progress) -> tuple[ExactSpace, list[str]]:
+        """The space's stored vectors and their urls, read from pgvector once per run (a caller that times
+        searches reads them first, so the one-time read is not charged to a search; `vectors_read_seconds`)."""
         if self._exact is None:
             task = progress.add_task("reading the stored vectors", total=None)
+            started = time.perf_counter()
             ids, urls, matrix = self.store.embeddings(self.space_id)
             self._exact = ExactSpace(ids, matrix), urls
+            self.vectors_read_seconds = time.perf_counter() - started
             progress.remove_task(task)
         return self._exact
 
@@ -103,7 +107,7 @@ class IndexedCorpus:
         another language."""
         found = [Warning("hnsw_build_memory", f"pgvector while building the index: {notice} (set "
                          "--hnsw-build-memory higher, or the server's maintenance_work_mem)", 1)
-                 for notice in (self.hnsw_build.notices if self.hnsw_build else [])]
+                 for notice in (self.hnsw_build.notices if self.hnsw_build else []) if "maintenance_work_mem" in notice]
         return found + self._language_warnings(dataset)
 
     def _language_warnings(self, dataset: Dataset) -> list[Warning]:
@@ -206,7 +210,7 @@ def build_resources(settings: Settings, backend: str, rows: int, dimension: int)
         memory = f"{graph_megabytes(rows, dimension, settings.hnsw_m)}MB"
     if workers is None:
         needed = megabytes(memory) * 2**20
-        workers = max((os.cpu_count() or 1) - 1, 0) if _shared_memory_free() >= needed else 0
+        workers = max(_usable_cores() - 1, 0) if _shared_memory_free() >= needed else 0
     return memory, workers
 
 
@@ -219,6 +223,14 @@ def graph_megabytes(rows: int, dimension: int, m: int) -> int:
     wanted = math.ceil(rows * per_row * 1.25 / 2**20)
     quarter = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 4 // 2**20
     return max(64, min(wanted, quarter))
+
+
+def _usable_cores() -> int:
+    """The cores this process may run on (a container's or taskset's share, not the machine's count)."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not Linux
+        return os.cpu_count() or 1
 
 
 def _shared_memory_free() -> int:

@@ -56,5 +56,5 @@ def test_latency_timing_stops_at_its_time_budget(bench, tmp_path):
                    "--consistency-runs", "1", "-o", out)
     assert result.exit_code == 0, result.output
     latency = read_report(out)["volatile"]["retrieval"]["latency_ms"]
-    assert 1 <= latency["n"] < 200
+    assert 1 <= latency["n"] < 439  # stopped by the time budget, not by the 439 questions running out
     assert latency["limits"] == "100000 questions or 0.2 s, whichever came first"
