@@ -34,7 +34,7 @@ from benchmarks.runner import run_tier
 from benchmarks.services.database import connect
 from benchmarks.services.datasets import load_dataset
 from benchmarks.services.embedder import open_embedder
-from perf.sections import figures_table, measured_on, write_section
+from perf.sections import figures_section, write_section
 from perf.tier2 import warm_up
 
 DATASETS = ("synthetic", "synthetic-ru")
@@ -117,10 +117,7 @@ def baseline_seconds(settings: Settings, queries: list[str], passages: list[str]
 
 
 def _section(rows: list[dict[str, str]]) -> str:
-    lines = [
-        MARK,
-        "## Cold offline tiers",
-        "",
+    return figures_section((MARK, END_MARK), "Cold offline tiers", [
         "Written by `python -m perf.cold_offline` (run by `make perf`): the fully offline tiers (`--generator",
         "extractive --judge offline`) on the shipped sets, each in a fresh data folder, so every text is embedded",
         "for the first time; PostgreSQL and the model are started by a warm-up run first. The baseline is the same",
@@ -131,13 +128,7 @@ def _section(rows: list[dict[str, str]]) -> str:
         "bench's own work: the grading, the metrics, the report, tier 3's index and retrieval. Before that change",
         "the same cold `tier2` on synthetic took 356 s as a whole `bench` command here (2026-11-24), after it 113 s.",
         "Both sides are model-bound, so a busy machine moves single figures by a third; read the four ratios together.",
-        "",
-        f"{measured_on()}.",
-        "",
-        *figures_table(rows),
-        END_MARK,
-    ]
-    return "\n".join(lines)
+    ], rows)
 
 
 if __name__ == "__main__":

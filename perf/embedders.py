@@ -16,7 +16,7 @@ import numpy as np
 
 from benchmarks.metrics.retrieval import evaluate
 from benchmarks.services.datasets import load_dataset
-from perf.sections import figures_table, measured_on, write_section
+from perf.sections import figures_section, measured_on, write_section
 
 MARK, END_MARK = "<!-- perf.embedders -->", "<!-- /perf.embedders -->"
 DATASETS = ("synthetic", "synthetic-ru")
@@ -77,19 +77,12 @@ def main() -> None:
         rows.append({"what": f"{name}: encode throughput (texts/s, corpus and questions)",
                      "bench": f"{c['texts_per_s']:.0f}", "baseline": f"{b['texts_per_s']:.0f}",
                      "ratio": f"{c['texts_per_s'] / b['texts_per_s']:.2f}×"})
-    section = "\n".join([
-        MARK,
-        "## Default embedder: multilingual-e5-small (4-bit) against all-MiniLM-L6-v2",
-        "",
+    measured = f"{measured_on()}; candidate: {candidate_encoders[0]}; baseline: {baseline_encoders[0]}."
+    section = figures_section((MARK, END_MARK), "Default embedder: multilingual-e5-small (4-bit) against all-MiniLM-L6-v2", [
         "Written by `python -m perf.embedders`. The same texts of each shipped dataset embedded by both models "
         "in one process, exact cosine top-10, scored by bench's trec_eval-exact metrics; throughput is "
         "the corpus and the questions encoded once, model already loaded.",
-        "",
-        f"{measured_on()}; candidate: {candidate_encoders[0]}; baseline: {baseline_encoders[0]}.",
-        "",
-        *figures_table(rows),
-        END_MARK,
-    ])
+    ], rows, measured=measured)
     write_section(section, MARK, END_MARK)
 
 

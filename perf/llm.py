@@ -22,7 +22,7 @@ from pathlib import Path
 
 from benchmarks.config import Settings, load_settings
 from benchmarks.services.llm import ChatRequest, Completion, LLMService
-from perf.sections import figures_table, write_section
+from perf.sections import figures_section, write_section
 from tests.integration.openai_server import FakeOpenAI
 
 LATENCY_S = 0.1
@@ -189,25 +189,16 @@ def _calls_table() -> list[str]:
 
 
 def _section(rows: list[dict[str, str]], calls: list[str]) -> str:
-    lines = [
-        MARK,
-        "## LLM calls",
-        "",
+    return figures_section((MARK, END_MARK), "LLM calls", [
         "Written by `python -m perf.llm` (run by `make perf` after `perf.run`): bench's LLM service against",
         "the project's local OpenAI-compatible test server on 127.0.0.1, which answers every chat call after",
         f"{LATENCY_S * 1000:.0f} ms, so the ideal rate is the concurrency bound divided by that delay and any shortfall is",
         "bench's overhead. Replies are cached in a temporary data folder.",
-        "",
-        f"Measured {datetime.now(UTC).date().isoformat()}, Python {platform.python_version()}.",
-        "",
-        *figures_table(rows),
-        "",
+    ], rows, measured=f"Measured {datetime.now(UTC).date().isoformat()}, Python {platform.python_version()}.", after=[
         f"LLM (judge) calls per sample of each metric; per-context terms worked out for {CONTEXTS} contexts:",
         "",
         *calls,
-        END_MARK,
-    ]
-    return "\n".join(lines) + "\n"
+    ])
 
 
 if __name__ == "__main__":

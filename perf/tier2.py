@@ -29,7 +29,7 @@ from rich.console import Console
 from benchmarks.config import load_settings
 from benchmarks.runner import run_tier
 from perf.llm_server import llm_server
-from perf.sections import figures_table, write_section
+from perf.sections import figures_section, write_section
 from tests.integration.openai_server import Reply
 
 ITEMS = 500
@@ -128,10 +128,7 @@ def _check(first: dict[str, Any], rerun: dict[str, Any], calls: int, rerun_calls
 
 
 def _section(rows: list[dict[str, str]]) -> str:
-    lines = [
-        MARK,
-        "## Tier 2 against a slow endpoint",
-        "",
+    return figures_section((MARK, END_MARK), "Tier 2 against a slow endpoint", [
         "Written by `python -m perf.tier2` (run by `make perf`): `bench tier2` with the openai generator and the",
         "LLM judge on the project's local OpenAI-compatible test server, which answers every call after",
         f"{LATENCY_S * 1000:.0f} ms. PostgreSQL and the embedding model are started by a warm-up run first, as any",
@@ -141,13 +138,7 @@ def _section(rows: list[dict[str, str]]) -> str:
         "queues replies), then every answer is embedded for semantic consistency (a few seconds for 500",
         "answers). Embedding in a background thread during the calls was tried and made the run slower:",
         "the thread starves the event loop that is waiting for replies.",
-        "",
-        f"Measured {datetime.now(UTC):%Y-%m-%d}, Python {platform.python_version()}.",
-        "",
-        *figures_table(rows),
-        END_MARK,
-    ]
-    return "\n".join(lines)
+    ], rows, measured=f"Measured {datetime.now(UTC):%Y-%m-%d}, Python {platform.python_version()}.")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from benchmarks.metrics.ux import DEFAULT_BLOCK, cache_hit_rate, hit_rate_curve, max_similarity
-from perf.sections import figures_table, write_section
+from perf.sections import figures_section, write_section
 
 MARK, END_MARK = "<!-- ux_cache -->", "<!-- /ux_cache -->"
 N_TEST, N_CACHE, DIM, SEED = 10_000, 100_000, 384, 0
@@ -127,26 +127,18 @@ def _check(seconds: float, peak: int, bound: int, sub_diff: float, full_diff: fl
 
 def _section(rows: list[dict[str, str]], best: np.ndarray) -> str:
     curve = ", ".join(f"τ {tau:.2f}: {rate:.3f}" for tau, rate in hit_rate_curve(best))
-    lines = [
-        MARK,
-        "## Cache hit rate (Tier UX)",
-        "",
+    measured = (f"Measured {datetime.now(UTC).date().isoformat()} on {os.cpu_count()} CPU cores (load average "
+                f"{os.getloadavg()[0]:.1f} at the end: other work on the machine slows the product), "
+                f"Python {platform.python_version()}, numpy {np.__version__}.")
+    return figures_section((MARK, END_MARK), "Cache hit rate (Tier UX)", [
         f"Written by `python -m perf.ux_cache` (run by `make perf`): `max_similarity` on {N_TEST:,} test against",
         f"{N_CACHE:,} cached questions, seeded random unit vectors of dimension {DIM} with {PLANTED:.0%} of the test",
         "questions planted as noisy copies of cached ones. One float32 matrix product per block of queries",
         "and an argmax, then the winning pair recomputed in float64; the baseline loop is timed on a",
         "subsample in the same run and extrapolated to the 10⁹ pairs.",
-        "",
-        f"Measured {datetime.now(UTC).date().isoformat()} on {os.cpu_count()} CPU cores (load average "
-        f"{os.getloadavg()[0]:.1f} at the end: other work on the machine slows the product), "
-        f"Python {platform.python_version()}, numpy {np.__version__}.",
-        "",
-        *figures_table(rows),
-        "",
+    ], rows, measured=measured, after=[
         f"Hit rate on this data (cache_hit_rate at τ 0.85 = {cache_hit_rate(best, 0.85):.3f}): {curve}.",
-        END_MARK,
-    ]
-    return "\n".join(lines) + "\n"
+    ])
 
 
 if __name__ == "__main__":
