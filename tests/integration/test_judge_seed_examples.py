@@ -28,6 +28,7 @@ from benchmarks.metrics.judged import AnswerCorrectnessWeights
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
 from benchmarks.services.llm import LLMService
+from tests.calibration.cases import CASES
 from tests.integration.openai_server import FakeOpenAI, Reply
 
 pytestmark = pytest.mark.integration
@@ -47,6 +48,12 @@ def _pattern(template: str) -> re.Pattern[str]:
             parts.append(f"(?P={name})" if name in seen else f"(?P<{name}>.*?)")
             seen.add(name)
     return re.compile("".join(parts) + r"\Z", re.DOTALL)
+
+
+def seed_sample(case: str) -> Sample:
+    """A seed example's sample as tests/calibration/cases.py words it: the scripted judge here and the real
+    judge there read the same texts."""
+    return CASES[case][2]
 
 
 PATTERNS = {(call, language): _pattern(load_template(call, language)) for call in CALLS for language in ("en", "ru")}
@@ -232,33 +239,8 @@ def test_context_entity_recall_poor_coverage(tmp_path, language):
 
 # --- ContextPrecision ------------------------------------------------------------------------------
 
-CP_REFERENCE = {
-    "en": Sample("cp-ref", user_input="What is photosynthesis?",
-                 reference="Photosynthesis is the process by which plants use sunlight, carbon dioxide, and water "
-                 "to produce glucose and oxygen.",
-                 retrieved_contexts=("Photosynthesis is a biological process where plants convert light energy.",
-                                     "The process involves: 6CO2 + 6H2O + light → C6H12O6 + 6O2.",
-                                     "Plants are autotrophs that produce their own food.")),
-    "ru": Sample("cp-ref", user_input="Что такое фотосинтез?",
-                 reference="Фотосинтез — это процесс, при котором растения используют солнечный свет, "
-                 "углекислый газ и воду для производства глюкозы и кислорода.",
-                 retrieved_contexts=(("Фотосинтез — биологический процесс, при котором растения преобразуют "
-                                     "световую энергию."),
-                                     "Процесс включает: 6CO2 + 6H2O + свет → C6H12O6 + 6O2.",
-                                     "Растения — автотрофы, производящие собственную пищу.")),
-}
-CP_ORDERING = {
-    "en": Sample("cp-order", user_input="What is quantum computing?",
-                 response="Quantum computing uses quantum mechanical phenomena.",
-                 retrieved_contexts=("The price of groceries has increased this year.",
-                                     "Quantum computers use quantum bits (qubits).",
-                                     "Quantum computing leverages superposition and entanglement.")),
-    "ru": Sample("cp-order", user_input="Что такое квантовые вычисления?",
-                 response="Квантовые вычисления используют квантовомеханические явления.",
-                 retrieved_contexts=("Цены на продукты выросли в этом году.",
-                                     "Квантовые компьютеры используют кубиты вместо классических битов.",
-                                     "Квантовые вычисления используют суперпозицию и запутанность.")),
-}
+CP_REFERENCE = {lang: seed_sample(f"context_precision/{lang}/reference") for lang in ("en", "ru")}
+CP_ORDERING = {lang: seed_sample(f"context_precision/{lang}/irrelevant-first") for lang in ("en", "ru")}
 
 
 @pytest.mark.parametrize("language", ["en", "ru"])
@@ -320,32 +302,16 @@ def test_context_recall_every_sentence_attributed(tmp_path, language):
 # --- Faithfulness ----------------------------------------------------------------------------------
 
 FAITHFUL = {
-    "en": (Sample("f-ok", user_input="When was the first Super Bowl?",
-                  response="The first Super Bowl was held on January 15, 1967.",
-                  retrieved_contexts=(("The first Super Bowl was held on January 15, 1967, "
-                                      "at the Los Angeles Memorial Coliseum."),)),
+    "en": (seed_sample("faithfulness/en/supported"),
            ["The first Super Bowl was held on January 15, 1967."]),
-    "ru": (Sample("f-ok", user_input="Когда был первый Суперкубок?",
-                  response="Первый Суперкубок состоялся 15 января 1967 года.",
-                  retrieved_contexts=(("Первый Суперкубок состоялся 15 января 1967 года "
-                                      "в Лос-Анджелесском мемориальном колизее."),)),
+    "ru": (seed_sample("faithfulness/ru/supported"),
            ["Первый Суперкубок состоялся 15 января 1967 года."]),
 }
 HALLUCINATED = {
-    "en": (Sample("f-bad", user_input="What courses is John taking?",
-                  response="John is taking Data Structures, Algorithms, and Artificial Intelligence. "
-                  "He also has a part-time job at the university library.",
-                  retrieved_contexts=(("John is a student at XYZ University pursuing a Computer Science degree. "
-                                      "He is enrolled in Data Structures, Algorithms, and Database Management. "
-                                      "John often stays late in the library to work on his projects."),)),
+    "en": (seed_sample("faithfulness/en/hallucinated"),
            ["John is taking Data Structures.", "John is taking Algorithms.", "John is taking Artificial Intelligence.",
             "John has a part-time job at the university library."]),
-    "ru": (Sample("f-bad", user_input="Какие курсы посещает Иван?",
-                  response="Иван посещает курсы по Структурам данных, Алгоритмам и Искусственному интеллекту. "
-                  "Он также работает на полставки в университетской библиотеке.",
-                  retrieved_contexts=(("Иван — студент университета XYZ, обучающийся по специальности Информатика. "
-                                      "Он записан на курсы Структуры данных, Алгоритмы и Управление базами данных. "
-                                      "Иван часто задерживается в библиотеке, работая над своими проектами."),)),
+    "ru": (seed_sample("faithfulness/ru/hallucinated"),
            ["Иван посещает курс по Структурам данных.", "Иван посещает курс по Алгоритмам.",
             "Иван посещает курс по Искусственному интеллекту.",
             "Иван работает на полставки в университетской библиотеке."]),
