@@ -23,7 +23,7 @@ from benchmarks.tiers.base import ReportKind, TierResult
 SCHEMA_VERSION = 1
 DIGITS = 6
 LOCAL_SETTINGS = ("data_dir", "reports_dir")  # machine-specific: kept out of the stable block
-ENVIRONMENT_KEYS = ("git_commit", "git_dirty", "python", "packages")  # services.provenance.environment()
+ENVIRONMENT_KEYS = ("git_commit", "git_dirty", "python", "packages", "numeric_path")  # provenance.environment()
 
 
 def build(
@@ -37,7 +37,7 @@ def build(
     environment: Mapping[str, Any],
 ) -> dict[str, Any]:
     """The report document. `environment` holds ENVIRONMENT_KEYS (git commit and dirtiness, Python version,
-    package versions), as `services.provenance.environment()` gives them: building does no I/O. `settings` are
+    package versions, the floating-point path), as `services.provenance.environment()` gives them: building does no I/O. `settings` are
     the redacted settings the tier reads (and the local ones, shown apart as machine-specific)."""
     shown = dict(settings)
     local = {name: shown.pop(name) for name in LOCAL_SETTINGS if name in shown}

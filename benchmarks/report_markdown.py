@@ -26,6 +26,8 @@ def render(report: dict[str, Any]) -> str:
                      (f" · PostgreSQL {prov['store']['postgres']}, pgvector {prov['store']['pgvector']} "
                       f"({prov['store']['backend']})" if "store" in prov else ""))
         lines.append("")
+    if prov.get("numeric_path"):
+        lines += [numeric_path_line(prov["numeric_path"]), ""]
     if "generator" in prov:
         lines += [_system_line(prov["generator"], prov.get("judge", {})), ""]
     lines += [f"| metric | value | 95% CI | n | {OUTCOMES_HEADER} |", "|---|---:|---|---:|---:|"]
@@ -53,6 +55,16 @@ def render(report: dict[str, Any]) -> str:
         lines.append(f"| `{name}` | `{value}`" + (f" ({source})" if source else "") + " |")
     lines.append("")
     return "\n".join(lines)
+
+
+def numeric_path_line(path: Mapping[str, Any]) -> str:
+    """Where the numbers were computed, as far as it decides their last digits (README: numbers across
+    machines)."""
+    engines = ", ".join(f"{name} {build}" for name, build in path.get("embedder_engines", {}).items())
+    overrides = ", ".join(f"{name}={value}" for name, value in path.get("overrides", {}).items())
+    return (f"Computed on {path['cpu']} · {path['libm']} · {path['blas']} · numpy SIMD {path['numpy_simd']}"
+            + (f" · {engines}" if engines else " · no embedding engine loaded (vectors from the cache)")
+            + (f" · overridden: {overrides}" if overrides else ""))
 
 
 def _system_line(generator: dict[str, Any], judge: dict[str, Any]) -> str:

@@ -16,6 +16,7 @@ IDENTITY = (("tier", "tier"), ("tier_version", "tier version"), ("schema_version
             ("dataset.content_sha256", "dataset content (sha256)"))
 JUDGE_KEYS = ("backend", "model", "mode", "prompts_sha256", "language")
 NOT_DIFFED = ("provenance.git_commit", "provenance.git_dirty")
+NUMERIC_PATH_KEYS = ("cpu", "libm", "blas", "numpy_simd", "embedder_engines")
 EXIT_PASS, EXIT_REGRESSION, EXIT_USAGE, EXIT_BROKEN = 0, 1, 2, 3
 LISTED = 20  # ids listed per kind of dropped/failed item
 
@@ -32,6 +33,7 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
         raise Incomparable("the runs are not comparable: " + "; ".join(_describe(m) for m in mismatches)
                            + " (use --allow-mismatch to compare anyway)")
     judge_changed = _judge_diff(base.report, cand.report)
+    numeric_path_changed = _numeric_path_diff(base.report, cand.report)
     items = _pair_items(base, cand)
     names = [n for n in base.report["metrics"] if n in cand.report["metrics"]]
     per_item = _per_item(base, cand, items["paired"], names)
@@ -90,6 +92,7 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
         "base": _identity(base), "candidate": _identity(cand),
         "mismatches": mismatches,
         "judge_changed": judge_changed,
+        "numeric_path_changed": numeric_path_changed,
         "bootstrap": {"resamples": resamples, "seed": seed,
                       "unit": "source document" if clusters is not None else "item",
                       "clusters": int(clusters.max()) + 1 if clusters is not None else None},
@@ -134,6 +137,17 @@ def _judge_diff(base: dict[str, Any], cand: dict[str, Any]) -> list[str]:
     b = (base.get("provenance") or {}).get("judge") or {}
     c = (cand.get("provenance") or {}).get("judge") or {}
     return [key for key in JUDGE_KEYS if b.get(key) != c.get(key)]
+
+
+def _numeric_path_diff(base: dict[str, Any], cand: dict[str, Any]) -> list[str]:
+    """What of the floating-point path differs between the runs' machines. Engines count only when both runs
+    loaded one: a run served from the embedding cache does not know which machine computed its vectors."""
+    b = (base.get("provenance") or {}).get("numeric_path") or {}
+    c = (cand.get("provenance") or {}).get("numeric_path") or {}
+    if not b or not c:
+        return []
+    return [key for key in NUMERIC_PATH_KEYS if b.get(key) != c.get(key)
+            and (key != "embedder_engines" or (b.get(key) and c.get(key)))]
 
 
 def _judged(name: str, base: Run, cand: Run) -> bool:

@@ -39,7 +39,11 @@ def _render(r: dict[str, Any], rows: int | None) -> str:
                    f"(`{_cell(_sha(m['base']))}` vs `{_cell(_sha(m['candidate']))}`)")
     if r["judge_changed"]:
         out.append(f"> ⚠️ the judge changed ({', '.join(r['judge_changed'])}): its metrics are not comparable")
-    if r["mismatches"] or r["judge_changed"]:
+    if r.get("numeric_path_changed"):
+        out.append(f"> ⚠️ computed on different floating-point paths ({', '.join(r['numeric_path_changed'])}): the "
+                   "embedder's vectors can differ in their last digits and reorder a question or two; compute both "
+                   "runs on one machine, or share one embedding cache (README: numbers across machines)")
+    if r["mismatches"] or r["judge_changed"] or r.get("numeric_path_changed"):
         out.append("")
     primary = [m for m in r["metrics"] if m["primary"]]
     rest = [m for m in r["metrics"] if not m["primary"]]

