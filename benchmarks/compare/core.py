@@ -37,6 +37,7 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
     items = _pair_items(base, cand)
     names = [n for n in base.report["metrics"] if n in cand.report["metrics"]]
     per_item = _per_item(base, cand, items["paired"], names)
+    lost = _lost_and_gained(base, cand, items, [n for n in names if n in per_item])
     keys = [cluster_key(row) for row in items["paired_rows"]]
     clusters = clusters_of(keys)
     with_items = [n for n in names if n in per_item]
@@ -63,20 +64,24 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
             row["n_paired"] = int(valid.sum())
             row["paired_delta"] = round(float(d[valid].mean()), 6) if valid.any() else None
             row["failed"] = {"base": failed_base, "candidate": failed_cand}
+            row.update(lost[name])
             ci = cis.get(name)
             row["ci95"] = None if ci is None else [round(ci[0], 6), round(ci[1], 6)]
+        # the verdict's change: over the items both runs scored when there are items, so an item that lost its
+        # value can never lift the candidate's mean into an "improvement"
+        row["change"] = row["paired_delta"] if name in per_item else row["delta"]
         if judge_changed and _judged(name, base, cand):
             row["status"], row["basis"] = st.NOT_COMPARABLE, "the judge changed: " + ", ".join(judge_changed)
         else:
             row["status"], row["basis"] = st.status(
-                row["base"], row["candidate"], row["delta"], tuple(row["ci95"]) if row["ci95"] else None, hib, gate,
+                row["base"], row["candidate"], row["change"], tuple(row["ci95"]) if row["ci95"] else None, hib, gate,
                 base_ci=b.get("ci95") if name not in per_item else None,
                 cand_ci=c.get("ci95") if name not in per_item else None)
             if name not in per_item and row["basis"] is None:
                 row["basis"] = "no per-item values"
         row["min_effect"] = (st.min_effect(gate, row["base"], row["candidate"])
                              if row["base"] is not None and row["candidate"] is not None else None)
-        problems = st.violations(row, gate) if row["status"] != st.NOT_COMPARABLE else []
+        problems = st.violations(row, gate, primary=primary) if row["status"] != st.NOT_COMPARABLE else []
         action = gate.action or ("fail" if primary else "warn")
         row["gate"] = {"violations": problems, "action": action} if problems else None
         rows.append(row)
@@ -208,6 +213,26 @@ def _per_item(base: Run, cand: Run, paired: list[tuple[dict, dict]], names: list
         failed_base = int(sum(v is None for v in bv))
         failed_cand = int(sum(v is None for v in cv))
         out[name] = (c_arr - b_arr, b_ok & c_ok, failed_base, failed_cand, b_arr)
+    return out
+
+
+def _lost_and_gained(base: Run, cand: Run, items: dict[str, Any], names: list[str]) -> dict[str, dict[str, Any]]:
+    """Per metric, the items that had a value in the base and have none in the candidate (undetermined, failed,
+    or gone from its items) — lost — and the other way round — gained. Paired means leave them out, so they
+    are counted here: a candidate that stops answering a third of its questions has not improved."""
+    if not items.get("available"):
+        return {}
+    tier = cand.report["tier"]
+    b_rows, c_rows = _by_id(base), _by_id(cand)
+    out: dict[str, dict[str, Any]] = {}
+    for name in names:
+        b_values = dict(zip(b_rows, _values(list(b_rows.values()), name, tier), strict=True))
+        c_values = dict(zip(c_rows, _values(list(c_rows.values()), name, tier), strict=True))
+        scored_base = [i for i, v in b_values.items() if isinstance(v, float)]
+        lost = [i for i in scored_base if not isinstance(c_values.get(i), float)]
+        gained = [i for i, v in c_values.items() if isinstance(v, float) and not isinstance(b_values.get(i), float)]
+        out[name] = {"scored_base": len(scored_base), "n_lost": len(lost), "lost": lost[:LISTED],
+                     "n_gained": len(gained), "gained": gained[:LISTED]}
     return out
 
 

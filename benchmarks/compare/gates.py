@@ -8,6 +8,7 @@
     min_effect = 0.02          # smallest |Δ| that counts as a change (status regressed/improved/~)
     max_drop = 0.01            # a significant regression up to this size is tolerated
     floor = 0.70               # the candidate must stay at or above this (at or below for lower-is-better)
+    max_lost = 0.02            # share of the base's scored items that may lose their value (primary metrics)
     action = "fail"            # or "warn"; default: fail for primary metrics, warn for the rest
 
 Without a gates file, or when it declares no primary metric, the report's main metric is primary.
@@ -23,7 +24,7 @@ from benchmarks.errors import BenchError
 from benchmarks.services import files
 
 KEYS = {"primary": bool, "min_effect": (int, float), "max_drop": (int, float), "floor": (int, float),
-        "action": str}
+        "max_lost": (int, float), "action": str}
 DEFAULT_FILE = "bench.gates.toml"
 
 
@@ -33,6 +34,7 @@ class Gate:
     min_effect: float | None = None
     max_drop: float | None = None
     floor: float | None = None
+    max_lost: float | None = None
     action: str | None = None
 
 
@@ -50,6 +52,7 @@ class Gates:
             min_effect=own.min_effect if own.min_effect is not None else d.min_effect,
             max_drop=own.max_drop if own.max_drop is not None else d.max_drop,
             floor=own.floor,
+            max_lost=own.max_lost if own.max_lost is not None else d.max_lost,
             action=own.action if own.action is not None else d.action,
         )
 
@@ -62,7 +65,7 @@ def parse(data: dict[str, Any], source: str = DEFAULT_FILE) -> Gates:
     unknown = set(data) - {"defaults", "metrics"}
     if unknown:
         raise BenchError(f"{source}: unknown section(s) {', '.join(sorted(unknown))} (expected defaults, metrics)")
-    defaults = _gate(data.get("defaults", {}), f"{source} [defaults]", allow=("min_effect", "max_drop", "action"))
+    defaults = _gate(data.get("defaults", {}), f"{source} [defaults]", allow=("min_effect", "max_drop", "max_lost", "action"))
     metrics = data.get("metrics", {})
     if not isinstance(metrics, dict):
         raise BenchError(f"{source}: [metrics] must be a table of metric tables")
@@ -84,7 +87,10 @@ def _gate(table: Any, where: str, allow: tuple[str, ...] | None = None) -> Gate:
             raise BenchError(f"{where}: action must be \"fail\" or \"warn\", not \"{value}\"")
         if key in ("min_effect", "max_drop") and value < 0:
             raise BenchError(f"{where}: '{key}' must not be negative")
-        fields[key] = float(value) if key in ("min_effect", "max_drop", "floor") else value
+        if key == "max_lost" and not 0 <= value < 1:
+            raise BenchError(f"{where}: 'max_lost' is a share of the base's scored items, from 0 up to (not "
+                             f"including) 1, not {value}")
+        fields[key] = float(value) if key in ("min_effect", "max_drop", "floor", "max_lost") else value
     return Gate(**fields)
 
 

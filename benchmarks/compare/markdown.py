@@ -39,11 +39,15 @@ def _render(r: dict[str, Any], rows: int | None) -> str:
                    f"(`{_cell(_sha(m['base']))}` vs `{_cell(_sha(m['candidate']))}`)")
     if r["judge_changed"]:
         out.append(f"> ⚠️ the judge changed ({', '.join(r['judge_changed'])}): its metrics are not comparable")
+    for m in r["metrics"]:
+        if m["primary"] and (m.get("n_lost") or m.get("n_gained")):
+            out.append(f"> ⚠️ {_lost_words(m)}")
     if r.get("numeric_path_changed"):
         out.append(f"> ⚠️ computed on different floating-point paths ({', '.join(r['numeric_path_changed'])}): the "
                    "embedder's vectors can differ in their last digits and reorder a question or two; compute both "
                    "runs on one machine, or share one embedding cache (README: numbers across machines)")
-    if r["mismatches"] or r["judge_changed"] or r.get("numeric_path_changed"):
+    if r["mismatches"] or r["judge_changed"] or r.get("numeric_path_changed") \
+            or any(m["primary"] and (m.get("n_lost") or m.get("n_gained")) for m in r["metrics"]):
         out.append("")
     primary = [m for m in r["metrics"] if m["primary"]]
     rest = [m for m in r["metrics"] if not m["primary"]]
@@ -91,15 +95,31 @@ def _verdict(r: dict[str, Any]) -> str:
     return "no gated regression" + tail
 
 
+def _lost_words(m: dict[str, Any]) -> str:
+    """"20 of 60 items lost their `faithfulness` value (3 gained one)": what the paired means leave out."""
+    words = f"{m.get('n_lost', 0)} of {m['scored_base']} items lost their `{_cell(m['metric'])}` value"
+    return words + (f" ({m['n_gained']} gained one)" if m.get("n_gained") else "")
+
+
+def _delta(m: dict[str, Any]) -> str:
+    """The change the verdict used; beside it the reports' means' difference when that reads otherwise."""
+    shown = _num(m["change"], True)
+    if m.get("paired_delta") is not None and m["delta"] is not None and _num(m["delta"], True) != shown:
+        return f"{shown} paired (means {_num(m['delta'], True)})"
+    return shown
+
+
 def _table(metrics: list[dict[str, Any]]) -> list[str]:
-    lines = ["| metric | base | candidate | Δ | 95% CI of Δ | status |", "|---|---:|---:|---:|---|---|"]
+    lines = ["| metric | base | candidate | Δ | 95% CI of Δ | lost / gained | status |",
+             "|---|---:|---:|---:|---|---:|---|"]
     for m in metrics:
         gate = " ⛔ " + "; ".join(m["gate"]["violations"]) if m["gate"] and m["gate"]["action"] == "fail" else \
             " ⚠️ " + "; ".join(m["gate"]["violations"]) if m["gate"] else ""
         ci = f"[{_num(m['ci95'][0], True)}, {_num(m['ci95'][1], True)}]" if m["ci95"] else \
             f"— ({m['basis']})" if m.get("basis") else "—"
+        lost = f"{m['n_lost']} / {m['n_gained']}" if "n_lost" in m else "—"
         lines.append(f"| `{_cell(m['metric'])}` | {_num(m['base'])} | {_num(m['candidate'])} | "
-                     f"{_num(m['delta'], True)} | {ci} | {ARROWS[m['status']]}{gate} |")
+                     f"{_delta(m)} | {ci} | {lost} | {ARROWS[m['status']]}{gate} |")
     return lines
 
 
@@ -108,7 +128,7 @@ def _cap(rows: list[Any], limit: int | None) -> list[Any]:
 
 
 def _more(rows: list[Any], limit: int | None) -> list[str]:
-    return [f"| … {len(rows) - limit} more | | | | | |"] if limit is not None and len(rows) > limit else []
+    return [f"| … {len(rows) - limit} more | | | | | | |"] if limit is not None and len(rows) > limit else []
 
 
 def _ids(ids: list[str], total: int) -> str:

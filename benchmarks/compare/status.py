@@ -13,19 +13,38 @@ The minimum effect is the gate's `min_effect`, else 0.01 when both values lie in
 two intervals do not overlap the change counts as significant, otherwise it is `~` at most; when
 neither report has a CI the values alone decide (|Δ| ≥ minimum effect) and the row says so.
 
+Δ is the paired one — the mean difference over the items both runs scored — whenever the runs have items;
+the difference of the two reports' means (each over whichever items scored in that run) decides only when
+they have none.
+
 Gate: a metric violates its gate when it `regressed` by more than `max_drop` (default 0), or the
-candidate is below `floor` (above it for lower-is-better metrics). A violation fails the comparison
-(exit 1) when the gate's action is `fail`, which is the default for primary metrics only.
+candidate is below `floor` (above it for lower-is-better metrics), or — on a primary metric — more items
+lost their value than `max_lost` allows (LOST_DEFAULT). A violation fails the comparison (exit 1) when the
+gate's action is `fail`, which is the default for primary metrics only.
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from benchmarks.compare.gates import Gate
 
 REGRESSED, IMPROVED, UNCHANGED, LARGE, NOT_COMPARABLE, NA = (
     "regressed", "improved", "unchanged", "~", "not comparable", "n/a")
+# Items a primary metric may lose without failing, as a share of the base's scored items: 2%, but always one
+# (a single flaky API error in a nightly run is not a regression) and never a third (losing a third of the
+# questions always fails, however few there are).
+LOST_DEFAULT = 0.02
+
+
+def lost_allowed(gate: Gate, scored_base: int) -> int:
+    """How many items may lose their value: `max_lost` (a share of the base's scored items) or LOST_DEFAULT,
+    at least one, and fewer than a third of them; `max_lost = 0` allows none."""
+    share = LOST_DEFAULT if gate.max_lost is None else gate.max_lost
+    if share <= 0:
+        return 0
+    return min(max(1, math.floor(share * scored_base)), math.ceil(scored_base / 3) - 1)
 
 
 def min_effect(gate: Gate, base: float, cand: float) -> float:
@@ -69,13 +88,17 @@ def status(
     return (IMPROVED if better else REGRESSED), basis
 
 
-def violations(row: dict[str, Any], gate: Gate) -> list[str]:
+def violations(row: dict[str, Any], gate: Gate, *, primary: bool = False) -> list[str]:
     """Why a compared metric breaks its gate (empty: it passes)."""
     found: list[str] = []
     if row["status"] == REGRESSED:
         allowed = gate.max_drop or 0.0
-        if abs(row["delta"]) > allowed:
-            found.append(f"regressed by {abs(row['delta']):.4g}" + (f" (max drop {allowed:g})" if allowed else ""))
+        if abs(row["change"]) > allowed:
+            found.append(f"regressed by {abs(row['change']):.4g}" + (f" (max drop {allowed:g})" if allowed else ""))
+    if primary and row.get("n_lost"):
+        allowed_lost = lost_allowed(gate, row["scored_base"])
+        if row["n_lost"] > allowed_lost:
+            found.append(f"{row['n_lost']} of {row['scored_base']} items lost their value (at most {allowed_lost})")
     cand, hib = row["candidate"], row["higher_is_better"]
     if gate.floor is not None and cand is not None and hib is not None and row["status"] != NOT_COMPARABLE:
         if (hib and cand < gate.floor) or (not hib and cand > gate.floor):

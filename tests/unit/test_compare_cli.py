@@ -226,3 +226,67 @@ def test_runs_from_different_floating_point_paths_are_flagged(tmp_path):
     assert result["numeric_path_changed"] == ["libm"]
     assert "computed on different floating-point paths (libm)" in render(result)
     assert "computed on different floating-point paths" not in render(result_of(b, same))
+
+
+def evaluate_items(values: list[float | None]) -> list[dict]:
+    """bench evaluate's rows: one judge's outcome per sample; None is undetermined (no statements)."""
+    return [{"id": f"s{i:02d}", "metrics": {"faithfulness": {"offline": (
+        {"value": v, "status": "ok"} if v is not None else {"value": None, "status": "undetermined"})}}}
+        for i, v in enumerate(values)]
+
+
+def evaluate_run(folder, values):
+    scored = [v for v in values if v is not None]
+    metrics = {"faithfulness": {"value": sum(scored) / len(scored), "n": len(scored), "errors": 0, "ci95": None,
+                                "higher_is_better": True}}
+    return write_run(folder, evaluate_items(values), metrics, tier="evaluate", main="faithfulness")
+
+
+def test_a_regression_that_lost_a_third_of_its_items_is_never_an_improvement(run_cli, tmp_path):
+    """The observed case: 60 samples; in the candidate 8 of the 40 both runs score got an unsupported sentence
+    and the other 20 answered `...` (undetermined). The report means rise (0.8333 -> 0.9000), the paired
+    change is -0.10: a regression, exit 1, and the 20 lost values said in words."""
+    base = [1.0] * 40 + [0.5] * 20
+    cand = [0.5] * 8 + [1.0] * 32 + [None] * 20
+    b, c = evaluate_run(tmp_path / "base", base), evaluate_run(tmp_path / "cand", cand)
+    result = result_of(b, c)
+    faithfulness = row(result, "faithfulness")
+    assert faithfulness["delta"] == pytest.approx(0.9 - 5 / 6, abs=1e-6)  # the report means, shown
+    assert faithfulness["change"] == faithfulness["paired_delta"] == pytest.approx(-0.1)
+    assert faithfulness["status"] == "regressed" and faithfulness["ci95"][1] < 0
+    assert faithfulness["n_lost"] == 20 and faithfulness["lost"][0] == "s40" and faithfulness["n_gained"] == 0
+    assert result["failing"] == ["faithfulness"] and result["exit_code"] == 1
+    text = render(result)
+    assert "20 of 60 items lost their `faithfulness` value" in text
+    assert "-0.1000 paired (means +0.0667)" in text
+    assert "▲ improved" not in text
+    cli = run_cli(b, c)
+    assert cli.exit_code == 1 and "regression in `faithfulness`" in cli.output
+
+
+@pytest.mark.parametrize(("scored", "lost", "fails"), [
+    (60, 1, False),   # one flaky API error in a nightly run
+    (60, 2, True),
+    (439, 8, False),  # 2% of 439
+    (439, 9, True),
+    (3, 1, True),     # a third always fails, however few the items
+    (30, 10, True),
+])
+def test_lost_items_fail_a_primary_metric_beyond_the_default_tolerance(tmp_path, scored, lost, fails):
+    base = [1.0] * scored
+    cand = [1.0] * (scored - lost) + [None] * lost
+    result = result_of(evaluate_run(tmp_path / "b", base), evaluate_run(tmp_path / "c", cand))
+    assert row(result, "faithfulness")["n_lost"] == lost
+    assert (result["exit_code"] == 1) is fails
+
+
+def test_max_lost_in_the_gates_file_sets_the_tolerance(tmp_path):
+    b = evaluate_run(tmp_path / "b", [1.0] * 100)
+    c = evaluate_run(tmp_path / "c", [1.0] * 95 + [None] * 5)
+    assert result_of(b, c)["exit_code"] == 1
+    lenient = parse({"metrics": {"faithfulness": {"primary": True, "max_lost": 0.05}}})
+    assert result_of(b, c, lenient)["exit_code"] == 0
+    strict = parse({"defaults": {"max_lost": 0}})
+    assert result_of(b, evaluate_run(tmp_path / "one", [1.0] * 99 + [None]), strict)["exit_code"] == 1
+    with pytest.raises(Exception, match="max_lost"):
+        parse({"defaults": {"max_lost": 2}})
