@@ -14,7 +14,6 @@ import json
 import math
 import os
 import re
-import tomllib
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -28,6 +27,7 @@ import platformdirs
 from benchmarks.errors import BenchError
 from benchmarks.metrics.weights import WEIGHT_PRESETS, AnswerCorrectnessWeights
 from benchmarks.rubric_table import parse_rubrics
+from benchmarks.toml_file import read_toml
 
 # "suite": a bench nightly suite file; "api": the arguments of the Python API (benchmarks.evaluate, run)
 Source = Literal["default", "bench.toml", "env", "suite", "cli", "api"]
@@ -433,13 +433,10 @@ def load_settings(
     sources: dict[str, Source] = {name: "default" for name in _fields()}
     origins: dict[str, str] = {}
     path = config_file if config_file is not None else Path(CONFIG_FILE)
-    if path.exists():
-        for name, raw in _read_toml(path).items():
-            origins[name] = f"{path}: key '{name}'"
-            values[name] = _coerce(name, raw, origins[name])
-            sources[name] = "bench.toml"
-    elif config_file is not None:
-        raise BenchError(f"{config_file}: config file not found")
+    for name, raw in _read_config(path, missing_ok=config_file is None).items():
+        origins[name] = f"{path}: key '{name}'"
+        values[name] = _coerce(name, raw, origins[name])
+        sources[name] = "bench.toml"
     for name, f in _fields().items():
         for env in env_names(f):
             if env in environ and environ[env] != "":
@@ -475,11 +472,9 @@ def env_names(f: dataclasses.Field[Any]) -> tuple[str, ...]:
     return f.metadata["env"] or (f"BENCH_{f.name.upper()}",)
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        data = tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM from a Windows editor is fine
-    except tomllib.TOMLDecodeError as exc:
-        raise BenchError(f"{path}: not valid TOML: {exc}") from None
+def _read_config(path: Path, *, missing_ok: bool) -> dict[str, Any]:
+    """bench.toml's settings, each key checked; a missing file the user did not name sets nothing."""
+    data = read_toml(path, "config file", missing_ok=missing_ok) or {}
     known = _fields()
     for name in data:
         if name not in known:

@@ -42,7 +42,8 @@ from benchmarks import config as config_module
 from benchmarks.config import Settings, Source, load_settings
 from benchmarks.errors import BenchError
 from benchmarks.services import reports
-from benchmarks.services.files import atomic_write, check_writable_folder, read_toml
+from benchmarks.services.files import atomic_write, check_writable_folder
+from benchmarks.toml_file import read_toml
 from benchmarks.services.run_index import append_index, index_path, read_index
 from benchmarks.tiers import TIERS
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.errors import BenchError
-from benchmarks.services import files
+from benchmarks.toml_file import read_toml
 
 KEYS = {"primary": bool, "min_effect": (int, float), "max_drop": (int, float), "floor": (int, float),
         "max_lost": (int, float), "action": str}
@@ -98,7 +98,7 @@ def load_gates(path: Path | None) -> Gates:
     """The given file (it must exist), else ./bench.gates.toml when present, else no gates."""
     if path is None:
         path = Path(DEFAULT_FILE)
-        data = files.read_toml(path, "gates file", missing_ok=True)
+        data = read_toml(path, "gates file", missing_ok=True)
     else:
-        data = files.read_toml(path, "gates file")
+        data = read_toml(path, "gates file")
     return Gates() if data is None else parse(data, str(path))

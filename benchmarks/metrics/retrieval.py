@@ -2,7 +2,8 @@
 
 Conventions (those of trec_eval 9.x, which pytrec-eval-terrier wraps):
 - a ranking is re-ordered by score descending, ties broken by document id descending, with scores
-  compared in single precision (trec_eval stores them as floats);
+  compared in single precision (trec_eval stores them as floats); a NaN score (the cosine of a zero
+  vector) counts as -inf, below every real score, as benchmarks.nearest ranks it;
 - a document is relevant when its grade is >= 1; grades are the gains of nDCG (linear gain,
   log2(rank + 1) discount, ideal DCG from every judged-relevant document, cut at k);
 - P@k divides by k even when fewer than k documents were retrieved; recall@k divides by the
@@ -15,6 +16,7 @@ Conventions (those of trec_eval 9.x, which pytrec-eval-terrier wraps):
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
@@ -45,13 +47,19 @@ def metric_names(
     )
 
 
+def score_key(score: float) -> float:
+    """A score as every ranking here compares it: NaN as -inf, since a NaN compares false both ways and
+    would otherwise land wherever the sort happens to leave it (first, last, or in input order)."""
+    return -math.inf if math.isnan(score) else score
+
+
 def trec_order(ranking: Ranking) -> list[tuple[str, float]]:
     """Order a ranking as trec_eval does: score descending, then document id descending.
 
     trec_eval keeps scores as C floats, so two scores equal in single precision are a tie there;
     they are compared the same way here. The original scores are kept in what is returned.
     """
-    single = np.asarray([score for _, score in ranking], dtype=np.float32).tolist()
+    single = np.asarray([score_key(score) for _, score in ranking], dtype=np.float32).tolist()
     order = sorted(zip(single, [doc for doc, _ in ranking], range(len(ranking))), reverse=True)
     return [tuple(ranking[i]) for _, _, i in order]
 
@@ -100,8 +108,10 @@ def _ranked_gains(
 ) -> np.ndarray:
     """Grades of the retrieved documents, one row per query, in trec_eval's rank order.
 
-    Scores go into one single-precision matrix sorted row-wise at once (padding sorts last); only
-    runs of tied scores, rare with real similarity scores, are re-ordered in Python by id.
+    Scores go into one single-precision matrix sorted row-wise at once; the padding (-inf) fills each
+    row's end and the sort is stable, so it stays after every retrieved document, even one scored -inf
+    or NaN (see score_key). Only runs of tied retrieved scores, rare with real similarity scores, are
+    re-ordered in Python by id.
     """
     scores = np.full((len(qids), depth), -np.inf, dtype=np.float32)
     grades = np.zeros((len(qids), depth))
@@ -111,10 +121,12 @@ def _ranked_gains(
         scores[row, : len(docs)] = raw
         grades[row, : len(docs)] = list(map(qrels[qid].get, docs, repeat(0)))
         ids.append(docs)
+    scores[np.isnan(scores)] = -np.inf  # score_key, for the whole matrix
     order = np.argsort(-scores, axis=1, kind="stable")
     ranked = np.take_along_axis(scores, order, axis=1)
+    retrieved = order < np.array([len(docs) for docs in ids])[:, None]
     tied = np.zeros_like(ranked, dtype=bool)  # tied[r, i]: ranks i and i + 1 of row r tie; last column stays False
-    tied[:, :-1] = (ranked[:, 1:] == ranked[:, :-1]) & np.isfinite(ranked[:, 1:])
+    tied[:, :-1] = (ranked[:, 1:] == ranked[:, :-1]) & retrieved[:, 1:]
     for row, start, stop in _tied_runs(tied):
         docs = ids[row]
         order[row, start:stop] = sorted(order[row, start:stop], key=docs.__getitem__, reverse=True)

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 import os
 import tempfile
-import tomllib
 from pathlib import Path
-from typing import Any
 
 from benchmarks.errors import BenchError
 
@@ -45,16 +43,3 @@ def check_writable_folder(path: Path, name: str) -> None:
         os.rmdir(tempfile.mkdtemp(dir=existing, prefix=".bench-write-check-"))
     except OSError as exc:
         raise BenchError(f"{name}: {path}: cannot create a folder in {existing} ({exc.strerror})") from None
-
-
-def read_toml(path: Path, what: str, *, missing_ok: bool = False) -> dict[str, Any] | None:
-    """A TOML file, parsed; `what` names it in errors ("gates file": "<path>: no such gates file",
-    "<path>: unreadable gates file: <reason>"). With missing_ok, a file that does not exist gives None."""
-    try:
-        return tomllib.loads(path.read_text(encoding="utf-8-sig"))  # a BOM from a Windows editor is fine
-    except FileNotFoundError:
-        if missing_ok:
-            return None
-        raise BenchError(f"{path}: no such {what}") from None
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
-        raise BenchError(f"{path}: unreadable {what}: {exc}") from None

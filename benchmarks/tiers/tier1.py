@@ -151,8 +151,8 @@ def rank_results(hits: list[Hit], relevance: str, k: int) -> list[tuple[str, flo
     if relevance == "chunk":
         return retrieval.trec_order([(h.chunk_id, h.score) for h in hits])[:k]
     best: dict[str, float] = {}
-    for h in hits:
-        if h.url and h.score > best.get(h.url, -np.inf):
+    for h in hits:  # a url whose every chunk scores NaN is still listed, last, as trec_order ranks NaN
+        if h.url and (h.url not in best or retrieval.score_key(h.score) > retrieval.score_key(best[h.url])):
             best[h.url] = h.score
     return retrieval.trec_order(list(best.items()))[:k]
 

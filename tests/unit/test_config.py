@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -60,7 +62,7 @@ def test_implicit_bench_toml_in_working_directory(empty_cwd):
 
 def test_explicit_config_file_must_exist(tmp_path):
     missing = tmp_path / "nowhere.toml"
-    with pytest.raises(BenchError, match="nowhere.toml: config file not found"):
+    with pytest.raises(BenchError, match="nowhere.toml: no such config file"):
         load_settings(config_file=missing, environ={})
 
 
@@ -147,8 +149,18 @@ def test_unknown_toml_key_is_named(tmp_path):
 
 def test_invalid_toml_is_a_bench_error(tmp_path):
     config = write_toml(tmp_path / "bench.toml", "top_k = \n")
-    with pytest.raises(BenchError, match="bench.toml: not valid TOML"):
+    with pytest.raises(BenchError, match="bench.toml: unreadable config file: not valid TOML"):
         load_settings(config_file=config, environ={})
+
+
+def test_a_bench_toml_not_in_utf8_is_one_line_naming_it(empty_cwd):
+    """An old Windows editor saves Cyrillic in cp1251: bench says which file, not a UnicodeDecodeError."""
+    (empty_cwd / "bench.toml").write_bytes('llm_model = "модель"\n'.encode("cp1251"))
+    done = subprocess.run([str(Path(sys.executable).with_name("bench")), "tier1", "--dataset", "synthetic"],
+                          cwd=empty_cwd, capture_output=True, text=True, timeout=60, check=False)
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2 and len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert "bench.toml: unreadable config file: not UTF-8 text" in lines[0]
 
 
 def test_api_key_in_bench_toml_is_refused(tmp_path):

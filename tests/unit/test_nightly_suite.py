@@ -175,7 +175,13 @@ def test_workflow_is_valid_yaml_with_nightly_and_pull_request_jobs():
     assert "schedule" in jobs["nightly"]["if"] and "pull_request" in jobs["pr"]["if"]
     pr = "\n".join(step.get("run", "") for step in jobs["pr"]["steps"])
     assert "bench tier1 --dataset synthetic -o reports/pr" in pr
-    assert "bench compare reports/baselines/synthetic-tier1 reports/pr > compare.md || true" in pr
+    # the baseline is the base commit's, computed on the same runner before the candidate (README: numbers
+    # across machines)
+    baseline = pr.index('git worktree add ../bench-base "${{ github.event.pull_request.base.sha }}"')
+    assert baseline < pr.index('bench tier1 --dataset synthetic -o "$GITHUB_WORKSPACE/reports/base"') \
+        < pr.index("bench tier1 --dataset synthetic -o reports/pr")
+    assert jobs["pr"]["steps"][0]["with"]["fetch-depth"] == 0
+    assert "bench compare reports/base reports/pr > compare.md || true" in pr
     assert any("sticky-pull-request-comment" in step.get("uses", "") for step in jobs["pr"]["steps"])
     assert jobs["pr"]["permissions"]["pull-requests"] == "write"
 

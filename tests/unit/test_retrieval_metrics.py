@@ -9,6 +9,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks.metrics.retrieval import evaluate, metric_names, ranking_consistency, trec_order
+from benchmarks.services.store import Hit
+from benchmarks.tiers.tier1 import rank_results
+
+NAN = float("nan")
 
 TREC_NAMES = {
     "hit_rate@1": "success_1", "hit_rate@5": "success_5", "hit_rate@10": "success_10",
@@ -64,6 +68,33 @@ def test_ties_are_broken_by_document_id_descending():
     assert m["hit_rate@1"] == 0.0 and m["mrr"] == 0.5
 
 
+def test_a_nan_score_ranks_below_every_real_score_and_above_the_padding():
+    # a zero vector has no cosine: "a" is last of the three retrieved, not at rank 10 behind the padding
+    m = one([("a", NAN), ("b", 0.5), ("c", 0.9)], {"a": 1})
+    assert m["mrr"] == pytest.approx(1 / 3)
+    assert m["hit_rate@1"] == 0.0 and m["hit_rate@5"] == 1.0
+    assert m["recall@1"] == 0.0 and m["recall@3"] == 1.0
+    assert m["precision@3"] == pytest.approx(1 / 3)
+    assert m["ndcg@5"] == pytest.approx(1 / math.log2(4))
+
+
+def test_nan_scores_tie_with_each_other_and_with_minus_infinity_by_document_id_descending():
+    ranking = [("a", NAN), ("m", -math.inf), ("b", -0.5), ("z", NAN)]
+    assert [doc for doc, _ in trec_order(ranking)] == ["b", "z", "m", "a"]
+    assert one(ranking, {"z": 1})["mrr"] == 0.5
+    assert one(ranking, {"m": 1})["mrr"] == pytest.approx(1 / 3)
+    assert one(ranking, {"a": 1})["mrr"] == 0.25
+
+
+def test_a_url_whose_chunks_all_score_nan_is_ranked_last_not_dropped():
+    hits = [Hit("c1", "u/a", NAN), Hit("c2", "u/b", 0.2), Hit("c3", "u/a", NAN), Hit("c4", "u/c", NAN),
+            Hit("c5", "u/c", 0.7)]
+    ranked = rank_results(hits, "url", 10)
+    assert [url for url, _ in ranked] == ["u/c", "u/b", "u/a"]
+    assert ranked[0][1] == 0.7  # a url is scored by its best chunk
+    assert math.isnan(ranked[2][1])  # NaN only when every chunk of it is
+
+
 def test_grade_zero_is_judged_not_relevant():
     m = one([("a", 0.9), ("b", 0.8)], {"a": 0, "b": 1})
     assert m["mrr"] == 0.5 and m["recall@10"] == 1.0
@@ -108,11 +139,13 @@ def _trec_reference(run, qrels):
 
 
 @st.composite
-def runs_and_qrels(draw):
-    """Random runs over a small document pool, so ties, duplicates of scores and misses are common."""
+def runs_and_qrels(draw, nan=False):
+    """Random runs over a small document pool, so ties, duplicates of scores and misses are common; with
+    `nan`, some scores are NaN too."""
     n_queries = draw(st.integers(1, 12))
     pool = [f"d{i:02d}" for i in range(draw(st.integers(1, 30)))]
-    score = st.one_of(st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]), st.floats(-1, 1, allow_nan=False))
+    score = st.one_of(st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0, *([NAN] if nan else [])]),
+                      st.floats(-1, 1, allow_nan=False))
     run, qrels = {}, {}
     for q in range(n_queries):
         docs = draw(st.lists(st.sampled_from(pool), max_size=25, unique=True))
@@ -131,6 +164,21 @@ def test_equal_to_trec_eval(case):
     for row, qid in enumerate(ours.qids):
         for name, trec_name in TREC_NAMES.items():
             expected = reference[qid][trec_name] if qid in reference else 0.0  # trec_eval -c for empty runs
+            assert abs(ours.values[name][row] - expected) <= 1e-9, (qid, name)
+
+
+@settings(max_examples=200, deadline=None)
+@given(runs_and_qrels(nan=True))
+def test_a_nan_score_counts_as_a_score_below_every_other(case):
+    """trec_eval's own NaN handling is not bench's rule, so the reference gets -2 (below every drawn score)
+    where bench gets NaN: both must rank those documents alike, last among the retrieved, ties by id."""
+    run, qrels = case
+    ours = evaluate(run, qrels)
+    below_all = {q: [(doc, -2.0 if math.isnan(x) else x) for doc, x in r] for q, r in run.items()}
+    reference = _trec_reference(below_all, qrels)
+    for row, qid in enumerate(ours.qids):
+        for name, trec_name in TREC_NAMES.items():
+            expected = reference[qid][trec_name] if qid in reference else 0.0
             assert abs(ours.values[name][row] - expected) <= 1e-9, (qid, name)
 
 
