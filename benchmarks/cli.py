@@ -229,7 +229,8 @@ def nightly(
                                                         "trend page go. [env: BENCH_REPORTS_DIR]")] = None,
 ) -> None:
     """Run a suite of tiers, record every run in reports/index.jsonl, compare with the previous run and
-    render a trend page; a failing run is reported and the suite goes on (exit code 1 when any failed)."""
+    render a trend page; a failing run is reported and the suite goes on. Exit code 1 when any run failed or
+    regressed against its previous run (runs marked informational = true aside), else 0."""
     from benchmarks import nightly as suite_runner
 
     flags = {"data_dir": data_dir, "reports_dir": reports_dir}
@@ -242,8 +243,9 @@ def nightly(
     loaded = suite_runner.load_suite(suite)
     resolved = suite_runner.resolve_settings(loaded, flags, config_file=config)
     records = suite_runner.run_suite(loaded, resolved, stdout=stdout, stderr=stderr)
-    if any(record.line["status"] != "ok" for record in records):
-        raise typer.Exit(1)
+    code = suite_runner.exit_code(records)
+    if code:
+        raise typer.Exit(code)
 
 
 @app.command()
@@ -254,8 +256,9 @@ def compare(
                                               show_default=False)],
     gates: Annotated[Optional[Path], typer.Option("--gates", help="Gates file (default: ./bench.gates.toml when "
                                                   "it exists).")] = None,
-    allow_mismatch: Annotated[bool, typer.Option("--allow-mismatch", help="Compare runs on different datasets "
-                                                 "or tier versions anyway (the differences are shown).")] = False,
+    allow_mismatch: Annotated[bool, typer.Option("--allow-mismatch", help="Compare runs on different datasets, "
+                                                 "real-user logs or tier versions anyway (the differences are "
+                                                 "shown).")] = False,
     output_format: Annotated[str, typer.Option("--format", help="markdown (a GitHub comment) or json.")] = "markdown",
     output: Annotated[Optional[Path], typer.Option("--output", help="Write here instead of stdout.")] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the paired bootstrap.")] = 0,

@@ -18,12 +18,20 @@ from rich.console import Console
 from rich.table import Table
 
 from benchmarks.errors import BenchError
-from benchmarks.report_markdown import OUTCOMES_HEADER, dataset_counts, format_ci, format_outcomes, format_value
+from benchmarks.report_markdown import (
+    OUTCOMES_HEADER,
+    dataset_counts,
+    format_ci,
+    format_outcomes,
+    format_value,
+    log_counts,
+)
 
 
 def print_summary(report: dict[str, Any], directory: Path, console: Console) -> None:
-    ds = report["dataset"]
-    table = Table(title=f"{report['title']} · {ds['name']} ({dataset_counts(ds)})")
+    ds, log = report["dataset"], report.get("log")
+    logged = f" · log {log['name']} ({log_counts(log)})" if log else ""
+    table = Table(title=f"{report['title']} · {ds['name']} ({dataset_counts(ds, log)}){logged}")
     table.add_column("metric")
     table.add_column("value", justify="right")
     table.add_column("95% CI")
@@ -52,11 +60,14 @@ def print_summary(report: dict[str, Any], directory: Path, console: Console) -> 
     generator = report["provenance"].get("generator")
     if generator:
         console.print(f"system under test: {generator['adapter']}"
-                      + (f" ({generator['model']})" if generator.get("model") else ""))
+                      + (f" ({generator['model']})" if generator.get("model") else "")
+                      + (f" at {generator['url']}" if generator.get("url") else ""), soft_wrap=True)
     judge = report["provenance"].get("judge")
     if judge:
         models = judge.get("models") or [judge.get("model") or judge["backend"]]
-        console.print(f"judge: {judge['backend']} ({', '.join(map(str, models))}), language {judge['language']}")
+        console.print(f"judge: {judge['backend']} ({', '.join(map(str, models))})"
+                      + (f" at {judge['url']}" if judge.get("url") else "") + f", language {judge['language']}",
+                      soft_wrap=True)
     for name, timing in sorted(report["volatile"].items()):
         if name.endswith("_latency_ms") and timing["n"]:
             console.print(f"{name.removesuffix('_latency_ms')} latency: avg {timing['avg']:.1f} ms, "

@@ -14,6 +14,7 @@ Suite file format::
     dataset = "synthetic"
     generator = "extractive"  # per-run settings
     judge_backend = "offline"
+    informational = true      # its regressions are reported, but do not fail the night
 
 Settings of a run, strongest first: the nightly command's own flags (--data-dir, --reports-dir), the
 run's table, the environment, the suite's top-level keys, bench.toml, the defaults. The whole file is
@@ -22,6 +23,10 @@ validated before the first run starts.
 Every run, ok or failed, appends one JSON line to `<reports_dir>/index.jsonl` (flushed per line,
 never rewritten). Reports go to `<reports_dir>/nightly/<YYYY-MM-DD>/<tier>-<dataset>/`; the trend
 page `<reports_dir>/nightly/trends.html` is re-rendered from the index after every suite.
+
+The night fails (exit code 1, `exit_code`) when a run failed, or when `bench compare` found a regression
+against a run's previous ok run (its verdict: a failing gate, or a primary metric without value) and the
+run is not `informational`: a nightly job exists to make someone look, and cron and CI look at exit codes.
 """
 
 from __future__ import annotations
@@ -50,7 +55,8 @@ from benchmarks.tiers import TIERS
 NIGHTLY_DIR = "nightly"
 TRENDS_FILE = "trends.html"
 TRENDS_DIV_ID = "bench-trends"
-RUN_KEYS = ("tier", "dataset")
+RUN_KEYS = ("tier", "dataset", "informational")
+ALERTS = ("regression", "broken run")  # the verdicts of bench compare that fail a night
 
 
 @dataclass(frozen=True)
@@ -58,6 +64,7 @@ class SuiteRun:
     tier: str
     dataset: str
     settings: dict[str, Any]
+    informational: bool = False  # its regressions are reported and recorded, but do not fail the night
 
 
 @dataclass(frozen=True)
@@ -76,6 +83,15 @@ class RunRecord:
     deltas: dict[str, dict[str, float | None]] = field(default_factory=dict)
     compare_note: str = ""
     compare_md: Path | None = None
+
+    @property
+    def regressed(self) -> list[str]:
+        return regressed_metrics(self.line)
+
+    @property
+    def alerts(self) -> bool:
+        """Does this run fail the night: it failed, or it regressed and is not informational."""
+        return self.line["status"] != "ok" or (bool(self.regressed) and not self.line.get("informational"))
 
 
 # ---------------------------------------------------------------------------------------------- suite file
@@ -102,7 +118,11 @@ def load_suite(path: Path) -> Suite:
         settings = {k: v for k, v in raw.items() if k not in RUN_KEYS}
         for name in settings:
             _check_setting(path, f"{where} ({tier} on {dataset})", name, known)
-        runs.append(SuiteRun(tier, dataset, settings))
+        informational = raw.get("informational", False)
+        if not isinstance(informational, bool):
+            raise BenchError(f"{path}: {where} ({tier} on {dataset}): informational: expected true or false, "
+                             f"got {informational!r}")
+        runs.append(SuiteRun(tier, dataset, settings, informational))
     return Suite(path, data, tuple(runs))
 
 
@@ -166,7 +186,8 @@ def run_suite(suite: Suite, resolved: Sequence[tuple[Settings, dict[str, Source]
         folder = _free_folder(settings.reports_dir / NIGHTLY_DIR / day / f"{run.tier}-{_slug(run.dataset)}")
         stderr.print(f"nightly [{number}/{len(suite.runs)}]: {run.tier} on {run.dataset}", highlight=False)
         started = datetime.now(UTC)
-        base = {"tier": run.tier, "dataset": run.dataset, "suite": str(suite.path), "nightly": day}
+        base = {"tier": run.tier, "dataset": run.dataset, "suite": str(suite.path), "nightly": day,
+                "informational": run.informational}
         try:
             outcome = run_tier(run.tier, run.dataset, settings, sources, output_dir=folder, stderr=stderr)
         except Exception as exc:  # a failing tier must not stop the suite; BenchError included
@@ -234,13 +255,34 @@ def compare_with_previous(record: RunRecord, reports_dir: Path) -> None:
         return
     base_dir, candidate_dir = (reports_dir / Path(p).parent for p in (previous["report"], line["report"]))
     try:
-        markdown = render(compare(load_run(base_dir), load_run(candidate_dir), load_gates(None)))
+        result = compare(load_run(base_dir), load_run(candidate_dir), load_gates(None))
+        markdown = render(result)
     except Exception as exc:  # the nightly suite must not die on a comparison (incomparable runs included)
         record.compare_note = f"statistical comparison not run ({type(exc).__name__}: {exc})"
         return
     record.compare_md = candidate_dir / "compare.md"
     atomic_write(record.compare_md, markdown)
+    line["compare"] = verdict_of(result, _relative(record.compare_md, reports_dir))
     record.compare_note = f"compared with {previous.get('run_id')}: {_relative(record.compare_md, reports_dir)}"
+
+
+def regressed_metrics(line: Mapping[str, Any]) -> list[str]:
+    """The metrics bench compare failed against the previous run (its failing gates, or primary metrics left
+    without a value), informational or not; empty when it passed or did not run."""
+    verdict = line.get("compare") or {}
+    return list(verdict.get("metrics", ())) if verdict.get("verdict") in ALERTS else []
+
+
+def verdict_of(result: Mapping[str, Any], markdown_path: str) -> dict[str, Any]:
+    """What the index keeps of a comparison: bench compare's verdict, the metrics behind it (failing gates, or
+    primary metrics without a value in a broken run) and where its Markdown is."""
+    metrics = result["broken"] if result["verdict"] == "broken run" else result["failing"]
+    return {"verdict": result["verdict"], "metrics": list(metrics), "markdown": markdown_path}
+
+
+def exit_code(records: Sequence[RunRecord]) -> int:
+    """1 when any run failed or regressed (informational runs' regressions aside), else 0."""
+    return 1 if any(record.alerts for record in records) else 0
 
 
 def print_summary(records: Sequence[RunRecord], console: Console) -> None:
@@ -257,14 +299,35 @@ def print_summary(records: Sequence[RunRecord], console: Console) -> None:
         else:
             delta = record.deltas.get(line["main_metric"], {}).get("delta")
             versus = f"{_fmt(delta, signed=True)} (vs {record.previous.get('run_id')})"
+            if record.regressed:
+                versus += f" ❌ {line['compare']['verdict']}: {', '.join(record.regressed)}"
         table.add_row(line["tier"], line["dataset"], line["status"], main, versus)
     console.print(table)
     for record in records:
         if record.compare_note:
             console.print(f"{record.line['tier']} on {record.line['dataset']}: {record.compare_note}",
                           highlight=False, soft_wrap=True)
+    for record in records:
+        if record.regressed:
+            console.print(regression_line(record), highlight=False, soft_wrap=True)
+    console.print(totals_line(records), highlight=False)
+
+
+def regression_line(record: RunRecord) -> str:
+    """A regressed run, its metrics and its comparison, in one line for a log read by a person or a grep."""
+    line, verdict = record.line, record.line["compare"]
+    informational = " (informational: reported, does not fail the night)" if line.get("informational") else ""
+    return (f"{verdict['verdict'].upper()}: {line['tier']} on {line['dataset']} ({line['run_id']} vs "
+            f"{record.previous.get('run_id') if record.previous else '?'}): {', '.join(record.regressed)}; "
+            f"see {verdict['markdown']}{informational}")
+
+
+def totals_line(records: Sequence[RunRecord]) -> str:
     failed = sum(r.line["status"] != "ok" for r in records)
-    console.print(f"{len(records) - failed} ok, {failed} failed", highlight=False)
+    regressed = [r for r in records if r.regressed]
+    informational = sum(bool(r.line.get("informational")) for r in regressed)
+    return (f"{len(records) - failed} ok, {failed} failed, {len(regressed)} regressed"
+            + (f" ({informational} informational)" if informational else ""))
 
 
 # ---------------------------------------------------------------------------------------------- trend page
@@ -308,6 +371,15 @@ def render_trends(lines: Sequence[Mapping[str, Any]]) -> str:
                 visible=True if name == main else "legendonly",
                 hovertext=[f"{html.escape(str(p[2]))}<br>{html.escape(name)} = {p[1]:.4g}" for p in points],
                 hoverinfo="text+x"), row=row, col=1)
+        regressed = [r for r in ok if regressed_metrics(r) and _number(r.get("metrics", {}).get(main))]
+        if regressed:
+            figure.add_trace(go.Scatter(
+                x=[r["started_at"] for r in regressed], y=[r["metrics"][main] for r in regressed], mode="markers",
+                marker={"symbol": "triangle-down", "size": 13, "color": "orange",
+                        "line": {"color": "red", "width": 1}},
+                name=f"{key[0]} / {key[1]}: regression", legendgroup=f"{key[0]}/{key[1]}",
+                hovertext=[html.escape(_regression_text(r)) for r in regressed], hoverinfo="text+x"),
+                row=row, col=1)
         failed = [r for r in runs if r.get("status") != "ok"]
         if failed:
             figure.add_trace(go.Scatter(
@@ -328,8 +400,15 @@ def render_trends(lines: Sequence[Mapping[str, Any]]) -> str:
 
 def _subplot_title(key: tuple[str, str], runs: Sequence[Mapping[str, Any]]) -> str:
     failed = sum(r.get("status") != "ok" for r in runs)
-    extra = f", {failed} failed" if failed else ""
+    regressed = sum(r.get("status") == "ok" and bool(regressed_metrics(r)) for r in runs)
+    extra = (f", {failed} failed" if failed else "") + (f", {regressed} regressed" if regressed else "")
     return html.escape(f"{key[0]} on {key[1]}: {runs[-1].get('main_metric')} ({len(runs)} runs{extra})")
+
+
+def _regression_text(line: Mapping[str, Any]) -> str:
+    verdict = line["compare"]
+    return (f"{line.get('run_id')}: {verdict['verdict']} in {', '.join(verdict.get('metrics', ()))}"
+            + (" (informational)" if line.get("informational") else ""))
 
 
 def _last_value(ok: Sequence[Mapping[str, Any]], name: str) -> float | None:

@@ -48,6 +48,7 @@ def build(
         "title": tier.title,
         "main_metric": result.main_metric or tier.main_metric,
         "dataset": dataset.report_block(),
+        **({"log": result.log.report_block()} if result.log is not None else {}),
         "provenance": {
             "bench_version": __version__,
             **{key: environment[key] for key in ENVIRONMENT_KEYS},
@@ -57,7 +58,8 @@ def build(
         "settings_sources": {k: v for k, v in sorted(sources.items()) if v != "default" and k not in local},
         "metrics": {name: asdict(metric) for name, metric in result.metrics.items()},
         "notes": result.notes,
-        "warnings": [asdict(w) for w in (*dataset.warnings, *result.warnings)],
+        "warnings": [asdict(w) for w in (*dataset.warnings, *(result.log.warnings if result.log else ()),
+                                         *result.warnings)],
         "volatile": {**volatile, **result.volatile, "local_settings": local},
     }
     metrics = normalise(report.pop("metrics"), sort=False)

@@ -9,12 +9,13 @@ OUTCOMES_HEADER = "ok / undet. / err."  # see format_outcomes
 
 
 def render(report: dict[str, Any]) -> str:
-    ds, prov = report["dataset"], report["provenance"]
+    ds, prov, log = report["dataset"], report["provenance"], report.get("log")
+    logged = f" · log `{log['name']}` (sha256 `{log['content_sha256'][:12]}`, {log_counts(log)})" if log else ""
     lines = [
         f"# {report['title']}: {ds['name']}",
         "",
         f"Tier `{report['tier']}` v{report['tier_version']} · dataset `{ds['name']}` {ds.get('version', '')} "
-        f"(sha256 `{ds['content_sha256'][:12]}`, {dataset_counts(ds)}) · "
+        f"(sha256 `{ds['content_sha256'][:12]}`, {dataset_counts(ds, log)}){logged} · "
         f"bench {prov['bench_version']}" + (f" · commit `{prov['git_commit'][:12]}`" if prov.get("git_commit") else "")
         + (" (dirty)" if prov.get("git_dirty") else ""),
         "",
@@ -121,12 +122,19 @@ def format_outcomes(report: Mapping[str, Any], name: str) -> str:
     return f"{statuses.get('ok', 0)} / {statuses.get('undetermined', 0)} / {errors}"
 
 
-def dataset_counts(ds: dict[str, Any]) -> str:
+def dataset_counts(ds: dict[str, Any], log: dict[str, Any] | None = None) -> str:
     """What the run read; a `--limit` sample says of how many, so a number over 20 items is never read as over
-    all of them."""
-    counts = ", ".join(f"{ds[key]} {key}" for key in ("documents", "questions", "samples", "items") if key in ds)
+    all of them. A run on a real-user log (`log`: the report's log block) asks the log's questions, not the
+    dataset's: those are left out here, and the log is counted beside (`log_counts`)."""
+    kinds = ("documents", "samples", "items") if log else ("documents", "questions", "samples", "items")
+    counts = ", ".join(f"{ds[key]} {key}" for key in kinds if key in ds)
     limit = ds.get("limit")
     return counts if not limit else f"{counts}, limit {limit['n']} of {limit['of']} (seed {limit['seed']})"
+
+
+def log_counts(log: dict[str, Any]) -> str:
+    """The rows of a run's real-user log: what its metrics are over."""
+    return f"{log['log_entries']} log entries, {log['sessions']} sessions"
 
 
 def format_value(value: Any) -> str:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -34,3 +36,14 @@ class SampleSet(InputSet):
 
     def counts(self) -> dict[str, object]:
         return {"samples": len(self.samples)}
+
+    def report_block(self) -> dict[str, object]:
+        """The set's identity, plus that of its questions alone: `response` and `retrieved_contexts` are the
+        system under test, so two versions of a RAG system answering the same questions compare by it."""
+        return {**super().report_block(), "questions_sha256": self.questions_sha256()}
+
+    def questions_sha256(self) -> str:
+        """sha256 of each sample's id, user_input and reference, in id order (the file's order does not matter,
+        compare pairs samples by id)."""
+        rows = sorted((s.id, s.user_input, s.reference) for s in self.samples)
+        return hashlib.sha256(json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode("utf-8")).hexdigest()

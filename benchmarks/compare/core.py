@@ -12,9 +12,15 @@ from benchmarks.compare.load import BrokenRun, Run
 from benchmarks.compare.paired import MISSING, cluster_key, clusters_of, item_value, paired_bootstrap
 from benchmarks.errors import BenchError
 
+# a run on a real-user log (ux, real-users) is over the log's rows: another log, or rows added under one name,
+# is another input, as another dataset is
 IDENTITY = (("tier", "tier"), ("tier_version", "tier version"), ("schema_version", "report schema version"),
-            ("dataset.content_sha256", "dataset content (sha256)"))
-JUDGE_KEYS = ("backend", "model", "mode", "prompts_sha256", "language")
+            ("dataset.content_sha256", "dataset content (sha256)"), ("log.name", "log name"),
+            ("log.log_entries", "log rows"), ("log.content_sha256", "log content (sha256)"))
+# bench evaluate's samples: their ids, user_input and reference (samples.SampleSet.questions_sha256)
+QUESTIONS = ("dataset.questions_sha256", "the questions (ids, user_input, reference; sha256)")
+# what decides a judge's grades, read by `judge_identity` from whichever layout a tier writes
+JUDGE_KEYS = ("backend", "model", "mode", "prompts_sha256", "language", "structured_output")
 NOT_DIFFED = ("provenance.git_commit", "provenance.git_dirty")
 NUMERIC_PATH_KEYS = ("cpu", "libm", "blas", "numpy_simd")
 EXIT_PASS, EXIT_REGRESSION, EXIT_USAGE, EXIT_BROKEN = 0, 1, 2, 3
@@ -33,6 +39,7 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
         raise Incomparable("the runs are not comparable: " + "; ".join(_describe(m) for m in mismatches)
                            + " (use --allow-mismatch to compare anyway)")
     judge_changed = _judge_diff(base.report, cand.report)
+    judged = judged_metrics(base) | judged_metrics(cand) if judge_changed else frozenset()
     numeric_path_changed = _numeric_path_diff(base.report, cand.report)
     items = _pair_items(base, cand)
     names = [n for n in base.report["metrics"] if n in cand.report["metrics"]]
@@ -47,6 +54,9 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
         clusters=clusters, resamples=resamples, seed=seed), strict=True)) if with_items else {}
     main = cand.report.get("main_metric") or base.report["main_metric"]
     primaries = [n for n in gates.primaries(main) if n in names]
+    # the primary metrics with a paired test gate the exit code together: Holm–Bonferroni across them
+    holm_family = [n for n in primaries if cis.get(n) is not None and n not in judged]
+    holm_levels = st.holm({n: cis[n].p for n in holm_family})
     rows = []
     for name in names:
         b, c = base.report["metrics"][name], cand.report["metrics"][name]
@@ -65,16 +75,17 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
             row["paired_delta"] = round(float(d[valid].mean()), 6) if valid.any() else None
             row["failed"] = {"base": failed_base, "candidate": failed_cand}
             row.update(lost[name])
-            ci = cis.get(name)
-            row["ci95"] = None if ci is None else [round(ci[0], 6), round(ci[1], 6)]
+            test = cis.get(name)
+            row["ci95"] = None if test is None else [round(test.low, 6), round(test.high, 6)]
+            row.update(st.paired_test(test, holm_levels.get(name)))
         # the verdict's change: over the items both runs scored when there are items, so an item that lost its
         # value can never lift the candidate's mean into an "improvement"
         row["change"] = row["paired_delta"] if name in per_item else row["delta"]
-        if judge_changed and _judged(name, base, cand):
+        if name in judged:
             row["status"], row["basis"] = st.NOT_COMPARABLE, "the judge changed: " + ", ".join(judge_changed)
         else:
             row["status"], row["basis"] = st.status(
-                row["base"], row["candidate"], row["change"], tuple(row["ci95"]) if row["ci95"] else None, hib, gate,
+                row["base"], row["candidate"], row["change"], row.get("significant"), hib, gate,
                 base_ci=b.get("ci95") if name not in per_item else None,
                 cand_ci=c.get("ci95") if name not in per_item else None)
             if name not in per_item and row["basis"] is None:
@@ -100,7 +111,9 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
         "numeric_path_changed": numeric_path_changed,
         "bootstrap": {"resamples": resamples, "seed": seed,
                       "unit": "source document" if clusters is not None else "item",
-                      "clusters": int(clusters.max()) + 1 if clusters is not None else None},
+                      "clusters": int(clusters.max()) + 1 if clusters is not None else None,
+                      "interval": "expanded percentile"},
+        "significance": {"alpha": st.ALPHA, "holm": holm_family},
         "items": {k: v for k, v in items.items() if k not in ("paired", "paired_rows")},
         "primary": primaries,
         "metrics": rows,
@@ -116,6 +129,8 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
 def identity_diff(base: dict[str, Any], cand: dict[str, Any]) -> list[dict[str, Any]]:
     out = []
     for key, label in IDENTITY:
+        if key == "dataset.content_sha256" and _get(base, QUESTIONS[0]) and _get(cand, QUESTIONS[0]):
+            key, label = QUESTIONS  # an evaluate set: its answers are the system under test, its questions the set
         b, c = _get(base, key), _get(cand, key)
         if b != c:
             out.append({"key": key, "what": label, "base": b, "candidate": c})
@@ -139,9 +154,33 @@ def _get(report: dict[str, Any], dotted: str) -> Any:
 
 
 def _judge_diff(base: dict[str, Any], cand: dict[str, Any]) -> list[str]:
-    b = (base.get("provenance") or {}).get("judge") or {}
-    c = (cand.get("provenance") or {}).get("judge") or {}
-    return [key for key in JUDGE_KEYS if b.get(key) != c.get(key)]
+    """What of the judge changed. A structured-output mode counts only for a model both runs recorded one for:
+    a run that made no call (all restored, or none needed) says nothing about how its judge was asked."""
+    b, c = judge_identity(base), judge_identity(cand)
+    changed = [key for key in JUDGE_KEYS if key != "structured_output" and b.get(key) != c.get(key)]
+    modes_b, modes_c = b.get("structured_output") or {}, c.get("structured_output") or {}
+    if any(modes_b[m] != modes_c[m] for m in modes_b.keys() & modes_c.keys()):
+        changed.append("structured_output")
+    return changed
+
+
+def judge_identity(report: dict[str, Any]) -> dict[str, Any]:
+    """The judge of a report in one layout, whatever its tier wrote: tiers 2 and 3 name one `model` and keep
+    their prompts' hashes in the judge block, evaluate names its `models` and keeps the hashes beside the
+    block, judge and judge --pairwise name `models`. `structured_output`: how each judge model was asked for
+    JSON in the end (`volatile.llm`; under `auto` what its endpoint accepted), by model, where recorded. A
+    report without a judge block has none: {}."""
+    provenance = report.get("provenance") or {}
+    judge = provenance.get("judge")
+    if not isinstance(judge, dict):
+        return {}
+    models = sorted(map(str, judge.get("models") or ([judge["model"]] if judge.get("model") else [])))
+    llm = (report.get("volatile") or {}).get("llm") or {}
+    recorded = (llm.get("structured_output") or {}).get("by_model") or {}
+    return {"backend": judge.get("backend"), "model": models, "mode": judge.get("mode"),
+            "prompts_sha256": judge.get("prompts_sha256") or provenance.get("prompts_sha256"),
+            "language": judge.get("language"),
+            "structured_output": {m: recorded[m] for m in models if recorded.get(m)}}
 
 
 def _numeric_path_diff(base: dict[str, Any], cand: dict[str, Any]) -> list[str]:
@@ -153,23 +192,31 @@ def _numeric_path_diff(base: dict[str, Any], cand: dict[str, Any]) -> list[str]:
     return [key for key in NUMERIC_PATH_KEYS if b.get(key) != c.get(key)]
 
 
-def _judged(name: str, base: Run, cand: Run) -> bool:
-    """Is the metric graded by the judge: a grade on items, or (without items) a judge rating `avg_*`."""
-    for run in (base, cand):
-        for item in (run.items or [])[:50]:
-            grades = item.get("grades")
-            if isinstance(grades, dict) and (name in grades or name.removeprefix("avg_") in grades):
-                return True
-    if base.items is None or cand.items is None:
-        return name.startswith("avg_")
-    return False
+def judged_metrics(run: Run) -> frozenset[str]:
+    """The metrics the run's judge graded, as its report declares them (`provenance.judge.metrics`, written by
+    every tier with a judge). A report written before bench declared them is read by its layout, so an old
+    baseline is still caught: every evaluate metric but semantic_similarity (no judge call), a grade on
+    tier 2 and 3 items, or (without items) a judge rating `avg_*`."""
+    judge = (run.report.get("provenance") or {}).get("judge")
+    if not isinstance(judge, dict):
+        return frozenset()
+    if isinstance(judge.get("metrics"), list):
+        return frozenset(map(str, judge["metrics"]))
+    names = list(run.report["metrics"])
+    if run.report.get("tier") == "evaluate":
+        return frozenset(n for n in names if n.split("/", 1)[0] != "semantic_similarity")
+    graded = {key for item in (run.items or [])[:50] if isinstance(item.get("grades"), dict)
+              for key in item["grades"]}
+    return frozenset(n for n in names if n in graded or n.removeprefix("avg_") in graded
+                     or (run.items is None and n.startswith("avg_")))
 
 
 def _identity(run: Run) -> dict[str, Any]:
     r = run.report
     prov = r.get("provenance") or {}
     return {"path": str(run.path), "git_commit": prov.get("git_commit"), "dataset": r["dataset"].get("name"),
-            "content_sha256": r["dataset"].get("content_sha256"), "items": None if run.items is None else len(run.items)}
+            "content_sha256": r["dataset"].get("content_sha256"), "log": _get(r, "log.name"),
+            "items": None if run.items is None else len(run.items)}
 
 
 def _pair_items(base: Run, cand: Run) -> dict[str, Any]:

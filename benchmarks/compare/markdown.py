@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarks.compare.status import RELIABLE_UNITS
+
 MARKER = "<!-- bench-compare -->"
 LIMIT = 60_000  # GitHub refuses comments over 65,536 characters
 CELL = 120  # characters a table cell keeps
@@ -29,16 +31,18 @@ def render(result: dict[str, Any], limit: int = LIMIT) -> str:
 
 def _render(r: dict[str, Any], rows: int | None) -> str:
     kind, b, c = r["kind"], r["base"], r["candidate"]
-    out = [MARKER, f"## {ICON[r['verdict']]} bench compare — {kind['tier']} v{kind['tier_version']} on "
-           f"`{_cell(c['dataset'])}`: {_verdict(r)}", "",
+    on = f"`{_cell(c['dataset'])}`" + (f" (log `{_cell(c['log'])}`)" if c.get("log") else "")
+    out = [MARKER, f"## {ICON[r['verdict']]} bench compare — {kind['tier']} v{kind['tier_version']} on {on}: "
+           f"{_verdict(r)}", "",
            f"base {_commit(b)} → candidate {_commit(c)} · {_items_line(r)} · paired bootstrap over "
            f"{'source documents' if r['bootstrap']['unit'] == 'source document' else 'items'}, "
-           f"{r['bootstrap']['resamples']} resamples, seed {r['bootstrap']['seed']}", ""]
+           f"{r['bootstrap']['resamples']} resamples, seed {r['bootstrap']['seed']}, "
+           f"{r['bootstrap']['interval']} intervals", ""]
     for m in r["mismatches"]:
         out.append(f"> ⚠️ compared with --allow-mismatch: {m['what']} differs "
                    f"(`{_cell(_sha(m['base']))}` vs `{_cell(_sha(m['candidate']))}`)")
     if r["judge_changed"]:
-        out.append(f"> ⚠️ the judge changed ({', '.join(r['judge_changed'])}): its metrics are not comparable")
+        out.append(f"> ⚠️ the judge changed ({', '.join(r['judge_changed'])}): {_judged_words(r['metrics'])}")
     for m in r["metrics"]:
         if m["primary"] and (m.get("n_lost") or m.get("n_gained")):
             out.append(f"> ⚠️ {_lost_words(m)}")
@@ -51,10 +55,11 @@ def _render(r: dict[str, Any], rows: int | None) -> str:
         out.append("")
     primary = [m for m in r["metrics"] if m["primary"]]
     rest = [m for m in r["metrics"] if not m["primary"]]
-    out += _table(primary) + [""]
+    out += _table(primary) + _holm_note(r) + _unreliable_note(primary) + [""]
     if rest:
         out += ["<details><summary>Other metrics (" + str(len(rest)) + ")</summary>", ""]
-        out += _table(_cap(rest, rows)) + _more(rest, rows) + ["", "</details>", ""]
+        out += _table(_cap(rest, rows)) + _more(rest, rows) + _unreliable_note(_cap(rest, rows))
+        out += ["", "</details>", ""]
     diff = r["config_diff"]
     out += [f"<details><summary>Config diff ({len(diff)} setting{'s' if len(diff) != 1 else ''})</summary>", ""]
     if diff:
@@ -95,6 +100,17 @@ def _verdict(r: dict[str, Any]) -> str:
     return "no gated regression" + tail
 
 
+def _judged_words(metrics: list[dict[str, Any]]) -> str:
+    """Which metrics the changed judge made not comparable, named (a few), or that it grades none of them
+    (judge --pairwise measures the judge itself)."""
+    names = [m["metric"] for m in metrics if m["status"] == "not comparable"]
+    if not names:
+        return "it grades none of these metrics"
+    shown = ", ".join(f"`{_cell(n, 60)}`" for n in names[:6]) + (f" and {len(names) - 6} more" if len(names) > 6
+                                                                 else "")
+    return f"the metrics it grades are not comparable ({shown})"
+
+
 def _lost_words(m: dict[str, Any]) -> str:
     """"20 of 60 items lost their `faithfulness` value (3 gained one)": what the paired means leave out."""
     words = f"{m.get('n_lost', 0)} of {m['scored_base']} items lost their `{_cell(m['metric'])}` value"
@@ -115,12 +131,36 @@ def _table(metrics: list[dict[str, Any]]) -> list[str]:
     for m in metrics:
         gate = " ⛔ " + "; ".join(m["gate"]["violations"]) if m["gate"] and m["gate"]["action"] == "fail" else \
             " ⚠️ " + "; ".join(m["gate"]["violations"]) if m["gate"] else ""
-        ci = f"[{_num(m['ci95'][0], True)}, {_num(m['ci95'][1], True)}]" if m["ci95"] else \
+        mark = " †" if m.get("ci_unreliable") else ""
+        ci = f"[{_num(m['ci95'][0], True)}, {_num(m['ci95'][1], True)}]{mark}" if m["ci95"] else \
             f"— ({m['basis']})" if m.get("basis") else "—"
         lost = f"{m['n_lost']} / {m['n_gained']}" if "n_lost" in m else "—"
         lines.append(f"| `{_cell(m['metric'])}` | {_num(m['base'])} | {_num(m['candidate'])} | "
                      f"{_delta(m)} | {ci} | {lost} | {ARROWS[m['status']]}{gate} |")
     return lines
+
+
+def _holm_note(r: dict[str, Any]) -> list[str]:
+    """Under the primary table, when several primary metrics gate together: their significance was held to
+    Holm's levels, not 5% each, so a 95% interval that excludes 0 may still read `~`."""
+    family = r["significance"]["holm"]
+    if len(family) < 2:
+        return []
+    rows = {m["metric"]: m for m in r["metrics"]}
+    tests = ", ".join(f"`{_cell(n, 60)}` p = {rows[n]['p_value']:.4g} (level {rows[n]['alpha']:.4g}"
+                      f"{'' if rows[n]['significant'] else ', not significant'})" for n in family)
+    alpha = r["significance"]["alpha"]
+    return ["", f"Holm–Bonferroni across the {len(family)} primary metrics (family-wise {alpha:.0%}): "
+                f"{tests}. The other metrics are tested at {alpha:.0%} each."]
+
+
+def _unreliable_note(metrics: list[dict[str, Any]]) -> list[str]:
+    """The footnote to a † beside an interval."""
+    if not any(m.get("ci_unreliable") for m in metrics):
+        return []
+    return ["", f"† fewer than {RELIABLE_UNITS} source documents (or items) with a value on both sides: the "
+                "interval, and the verdict from it, are unreliable (they cover the true change less often "
+                "than 95%)."]
 
 
 def _cap(rows: list[Any], limit: int | None) -> list[Any]:

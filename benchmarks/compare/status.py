@@ -4,12 +4,19 @@ Status (Δ = candidate − base; "worse" follows the metric's `higher_is_better`
 
 - `not comparable`: the judge model, mode or prompts changed and the metric is graded by the judge;
 - `n/a`: a value is missing on either side, or the metric is descriptive (`higher_is_better` null);
-- `regressed` / `improved`: the 95% CI of Δ excludes 0 and |Δ| ≥ the minimum effect;
-- `~`: |Δ| ≥ the minimum effect but the CI includes 0 (large but not significant);
+- `regressed` / `improved`: the change is significant and |Δ| ≥ the minimum effect;
+- `~`: |Δ| ≥ the minimum effect but the change is not significant (large but not significant);
 - `unchanged`: otherwise.
 
+Significant: the paired bootstrap's two-sided p-value of Δ = 0 (the inversion of its 95% expanded percentile
+interval, paired.py) is at most the metric's level. Each metric is tested at 5% on its own, except the primary
+metrics, which gate the exit code together: across them Holm–Bonferroni keeps the chance that any of them
+reads significant by chance at 5% (family-wise), testing the smallest p-value at 5%/m, the next at 5%/(m−1),
+and so on, stopping at the first that fails. So with several primary metrics a 95% interval may exclude 0
+and the change still be `~`. An interval over fewer than RELIABLE_UNITS units is marked unreliable.
+
 The minimum effect is the gate's `min_effect`, else 0.01 when both values lie in 0–1, else 1% of
-|base|. A metric without per-item values has no paired CI: when both reports give a 95% CI and the
+|base|. A metric without per-item values has no paired test: when both reports give a 95% CI and the
 two intervals do not overlap the change counts as significant, otherwise it is `~` at most; when
 neither report has a CI the values alone decide (|Δ| ≥ minimum effect) and the row says so.
 
@@ -29,6 +36,7 @@ import math
 from typing import Any
 
 from benchmarks.compare.gates import Gate
+from benchmarks.compare.paired import Paired
 
 REGRESSED, IMPROVED, UNCHANGED, LARGE, NOT_COMPARABLE, NA = (
     "regressed", "improved", "unchanged", "~", "not comparable", "n/a")
@@ -36,6 +44,37 @@ REGRESSED, IMPROVED, UNCHANGED, LARGE, NOT_COMPARABLE, NA = (
 # (a single flaky API error in a nightly run is not a regression) and never a third (losing a third of the
 # questions always fails, however few there are).
 LOST_DEFAULT = 0.02
+ALPHA = 0.05  # each metric's level, and the primary metrics' family-wise level
+# Units (source documents, else items) with a value below which a row's interval is marked unreliable: at 20
+# units the intervals already cover Δ only 87–93% of the time on bounded metrics, and 66% on a sparse hit/miss
+# change (perf/compare_coverage.py, BENCHMARKS.md)
+RELIABLE_UNITS = 20
+
+
+def holm(p_values: dict[str, float], alpha: float = ALPHA) -> dict[str, dict[str, Any]]:
+    """Holm–Bonferroni over a family of tests: per metric, its p-value's level (alpha/(m − rank), rank 0 the
+    smallest p; ties in the given order) and whether it is significant — p within its level, and every
+    smaller p within its own (the step-down stops at the first failure). Controls the family-wise error rate
+    at `alpha` under any dependence between the tests, which the primary metrics of one run have."""
+    out: dict[str, dict[str, Any]] = {}
+    going = True
+    for rank, name in enumerate(sorted(p_values, key=p_values.__getitem__)):
+        level = alpha / (len(p_values) - rank)
+        going = going and p_values[name] <= level
+        out[name] = {"alpha": level, "significant": going}
+    return out
+
+
+def paired_test(test: Paired | None, holm_level: dict[str, Any] | None) -> dict[str, Any]:
+    """A row's significance fields from its paired bootstrap: p-value, the level it was held to (Holm's for a
+    primary metric, else ALPHA), the verdict, and the units behind the interval with the unreliable flag. A
+    metric without an interval (fewer than two units with a value) is never significant."""
+    if test is None:
+        return {"p_value": None, "alpha": None, "significant": False, "ci_units": None, "ci_unreliable": None}
+    level = holm_level or {"alpha": ALPHA, "significant": test.p <= ALPHA}
+    return {"p_value": round(test.p, 6), "alpha": round(level["alpha"], 6),
+            "significant": level["significant"], "ci_units": test.units,
+            "ci_unreliable": test.units < RELIABLE_UNITS}
 
 
 def lost_allowed(gate: Gate, scored_base: int) -> int:
@@ -59,25 +98,24 @@ def status(
     base: float | None,
     cand: float | None,
     delta: float | None,
-    ci: tuple[float, float] | None,
+    significant: bool | None,
     higher_is_better: bool | None,
     gate: Gate,
     *,
     base_ci: Any = None,
     cand_ci: Any = None,
 ) -> tuple[str, str | None]:
-    """(status, basis): basis says how significance was decided when there was no paired CI."""
+    """(status, basis): basis says how significance was decided when there was no paired test
+    (`significant` None)."""
     if base is None or cand is None or delta is None or higher_is_better is None:
         return NA, None
     effect = min_effect(gate, base, cand)
     large = abs(delta) >= effect and delta != 0
     basis = None
-    if ci is not None:
-        significant = ci[0] > 0 or ci[1] < 0
-    elif base_ci and cand_ci:
+    if significant is None and base_ci and cand_ci:
         significant = cand_ci[0] > base_ci[1] or cand_ci[1] < base_ci[0]
         basis = "no per-item values: the reports' own CIs compared"
-    else:
+    elif significant is None:
         significant = True
         basis = "no per-item values and no CIs: values compared"
     if not large:

@@ -43,8 +43,9 @@ class OpenAIGenerator:
         self.model = service.model_for("generator")
 
     def describe(self) -> dict[str, Any]:
-        return {"adapter": self.name, "model": self.model, "template": self.template.source,
-                "template_sha256": self.template.sha256}
+        """The endpoint beside the model: one model name may be served by many servers, with other weights."""
+        return {"adapter": self.name, "model": self.model, "url": self.service.url,
+                "template": self.template.source, "template_sha256": self.template.sha256}
 
     async def answer(self, request: GenerationRequest) -> Answer:
         prompt = self.template.text.format_map({"question": request.question, "context": numbered(request.contexts)})

@@ -15,6 +15,13 @@ A call that expects JSON passes its schema; `llm_structured_output` decides how 
 falls back, once per model, when the endpoint refuses the format with a 4xx naming it; the format sent
 is part of the cache key, and the mode each model ended with is in the usage report. A reply cut off by
 the token limit (`finish_reason: length`) is returned as such and not cached.
+
+The cache key names the endpoint and what it serves (`llm_cache`): before its first cache lookup a run asks
+the endpoint once, `GET /models` (its entry for the model: vLLM's `root`, llama.cpp's `meta`) and
+llama.cpp's `GET /props` (`model_path`). A server that refuses either (404, 501, ...) is keyed by URL and
+model; one that cannot be asked now (down, timing out, overloaded after the retries) by its last complete
+answer, so a fully cached rerun still needs no server. The key must be known before the call, so a reply's
+own `system_fingerprint` cannot be part of it: it is kept with the reply and shown in the usage report.
 """
 
 from __future__ import annotations
@@ -33,14 +40,17 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from benchmarks.config import REDACTED, Settings, redact_url
+from benchmarks.endpoints import endpoint_url, props_url, served_identity
 from benchmarks.errors import BenchError
 from benchmarks.services.concurrency import AdaptiveLimit
-from benchmarks.services.llm_cache import FILE_NAME, CachedReply, LLMCache, cache_key
+from benchmarks.services.llm_cache import FILE_NAME, CachedReply, LLMCache, Served, cache_key
 
 Role = Literal["generator", "judge"]
 Status = Literal["ok", "api_error"]
 StructuredMode = Literal["json_schema", "json_object", "off"]
 Message = Mapping[str, Any]  # {"role": "system" | "user" | "assistant", "content": str}
+# the endpoint's /models and /props as answered (None: not answered), and whether both answers are lasting ones
+_Listing = tuple[Any, Any, bool]
 Sleep = Callable[[float], Awaitable[None]]
 Progress = Callable[[int], None]
 
@@ -118,10 +128,22 @@ class _Tally:
     truncated: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    fingerprints: set[str] = field(default_factory=set)  # the system_fingerprint of every reply, cached ones too
 
 
 def model_for(settings: Settings, role: Role) -> str | None:
     return getattr(settings, f"{role}_model") or settings.llm_model
+
+
+def llm_endpoint(settings: Settings) -> str:
+    """The normalised URL the reply cache keys by (no credentials); a malformed one stops the run at once."""
+    return endpoint_url(str(settings.llm_base_url), setting="llm_base_url")
+
+
+def llm_url(settings: Settings) -> str:
+    """The endpoint as reports name it, beside the model: a model name alone does not say which server, or which
+    weights, answered. Any password masked."""
+    return redact_url(str(settings.llm_base_url))
 
 
 def require_llm(settings: Settings, *, roles: Sequence[Role] = ROLES, dry_run: bool = False) -> None:
@@ -148,6 +170,8 @@ class LLMService:
                  roles: Sequence[Role] = ROLES):
         require_llm(settings, roles=roles)
         self.settings = settings
+        self.endpoint = llm_endpoint(settings)
+        self.url = llm_url(settings)
         self._sleep = sleep
         self._reachable = not check_reachable
         self._probe: tuple[asyncio.AbstractEventLoop, asyncio.Task[None]] | None = None
@@ -156,6 +180,9 @@ class LLMService:
         self._client: tuple[asyncio.AbstractEventLoop, openai.AsyncOpenAI] | None = None
         self.limit = AdaptiveLimit(settings.llm_concurrency)
         self._structured: dict[str, StructuredMode] = {}  # by model: what auto settled on
+        self._listing: tuple[asyncio.AbstractEventLoop, asyncio.Task[_Listing]] | None = None
+        self._listing_read: _Listing | None = None
+        self._served: dict[str, Served] = {}  # by model: what its replies are keyed by
 
     def model_for(self, role: Role) -> str:
         return str(model_for(self.settings, role))
@@ -170,6 +197,7 @@ class LLMService:
         model = model or self.model_for(role)
         sent = [dict(m) for m in messages]
         tally = self._tallies.setdefault((role, model), _Tally())
+        served = await self._served_as(model, self.cache) if self.cache else None
         while True:
             mode = self.structured_mode(model) if schema is not None else "off"
             params = {name: value for name, value in {**self._defaults(), **options}.items() if value is not None}
@@ -177,10 +205,13 @@ class LLMService:
                 params["max_tokens"] = min(params["max_tokens"], self.settings.llm_max_tokens)
             if schema is not None and mode != "off":
                 params["response_format"] = _response_format(mode, schema)
-            key = cache_key(model, sent, {**params, "bench_repeat": repeat} if repeat else params)
+            key = cache_key(self.endpoint, served.identity if served else None, model, sent,
+                            {**params, "bench_repeat": repeat} if repeat else params)
             started = time.perf_counter()
             if self.cache and (hit := self.cache.get(key)):
                 tally.cache_hits += 1
+                if hit.system_fingerprint:
+                    tally.fingerprints.add(hit.system_fingerprint)
                 return Completion("ok", hit.text, model, role, Usage(hit.prompt_tokens, hit.completion_tokens),
                                   _ms_since(started), attempts=0, cached=True, finish_reason="stop", cache_key=key)
             await self._ensure_reachable()
@@ -190,22 +221,26 @@ class LLMService:
                 continue
             break
         tally.calls += 1
-        text, usage, finish = None, Usage(), None
+        text, usage, finish, fingerprint = None, Usage(), None, None
         error = _failure_reason(failure, attempts) if failure is not None else None
         if response is not None:
             text, usage, finish, error = _read(response)
+            fingerprint = getattr(response, "system_fingerprint", None) or None
         if error is not None:
             tally.api_errors += 1
             return Completion("api_error", None, model, role, usage, latency_ms, attempts,
                               cached=False, error=self._scrub(error))
         tally.prompt_tokens += usage.prompt_tokens
         tally.completion_tokens += usage.completion_tokens
+        if fingerprint:
+            tally.fingerprints.add(fingerprint)
         completion = Completion("ok", text, model, role, usage, latency_ms, attempts, cached=False,
                                 finish_reason=finish)
         if completion.truncated:
             tally.truncated += 1  # not cached: a larger token budget, asked next time, must reach the model
         elif self.cache:
-            self.cache.put(key, model, CachedReply(str(text), usage.prompt_tokens, usage.completion_tokens))
+            self.cache.put(key, self.endpoint, model,
+                           CachedReply(str(text), usage.prompt_tokens, usage.completion_tokens, fingerprint))
             completion = replace(completion, cache_key=key)
         return completion
 
@@ -227,6 +262,56 @@ class LLMService:
         if self.structured_mode(model) == mode:  # concurrent calls may all have been refused: step once
             self._structured[model] = _FALLBACK[mode]
         return True
+
+    async def _served_as(self, model: str, cache: LLMCache) -> Served:
+        """What `model`'s replies are keyed by at this endpoint (see the module's docstring). A complete reading
+        is recorded, for the runs that will not be able to ask."""
+        if model not in self._served:
+            models, props, complete = await self._read_listing()
+            identity = served_identity(models, props, model)
+            if complete:
+                cache.record_served(self.endpoint, model, identity)
+                self._served[model] = Served(identity, "endpoint")
+            else:
+                self._served[model] = cache.recorded_served(self.endpoint, model) or Served(identity, "partial")
+        return self._served[model]
+
+    async def _read_listing(self) -> _Listing:
+        """The endpoint's `/models` and `/props`, asked once a run by the first call that needs them."""
+        if self._listing_read is None:
+            loop = asyncio.get_running_loop()
+            if self._listing is None or self._listing[0] is not loop:
+                self._listing = (loop, loop.create_task(self._ask_listing()))
+            self._listing_read = await asyncio.shield(self._listing[1])  # one reading for all the calls waiting
+        return self._listing_read
+
+    async def _ask_listing(self) -> _Listing:
+        (models, models_final), (props, props_final) = await asyncio.gather(
+            self._get_json("/models"), self._get_json(props_url(str(self.settings.llm_base_url))))
+        return models, props, models_final and props_final
+
+    async def _get_json(self, path: str) -> tuple[Any, bool]:
+        """(what the endpoint answered at `path`, or None; whether that is its lasting answer).
+
+        A refusal (404, 501, 401, ...) is lasting: the server does not say, and the key does without. 429 and 5xx
+        are retried as chat calls are (a llama.cpp server still loading its model answers 503). A server that
+        cannot be reached, does not answer in time or stays overloaded has given no answer yet: False.
+        """
+        client, s = self._bind(), self.settings
+        timeout = openai.Timeout(s.llm_timeout_s, connect=min(PROBE_TIMEOUT_S, s.llm_timeout_s))
+        for attempt in range(1, s.llm_max_attempts + 1):
+            try:
+                return await client.get(path, cast_to=object, options={"timeout": timeout}), True
+            except openai.APIStatusError as exc:
+                if exc.status_code == 501 or not _retryable(exc):
+                    return None, True
+                if attempt < s.llm_max_attempts:
+                    await self._sleep(backoff_s(attempt, exc.response.headers))
+            except openai.APIError:  # no connection, or no reply in time
+                return None, False
+            except ValueError:  # a body declared JSON that is not: what the server answers, lastingly
+                return None, True
+        return None, False
 
     async def _ensure_reachable(self) -> None:
         """Before the first call the cache cannot answer, open one TCP connection to the endpoint.
@@ -281,11 +366,13 @@ class LLMService:
         for (role, model), tally in sorted(self._tallies.items()):
             entry: dict[str, Any] = {name: getattr(tally, name) for name in names}
             entry["cost_usd"] = self._cost(model, tally.prompt_tokens, tally.completion_tokens)
+            entry["system_fingerprints"] = sorted(tally.fingerprints)
             by_role.setdefault(role, {})[model] = entry
         entries = [entry for models in by_role.values() for entry in models.values()]
         prices = self.settings.llm_prices
         unpriced = {model for _, model in self._tallies if prices is not None and model not in prices}
         report: dict[str, Any] = {
+            "endpoint": self.url,
             "cache": self.cache is not None,
             **{name: sum(entry[name] for entry in entries) for name in names},
             "cost_usd": self._total(entries, "cost_usd"),
@@ -295,6 +382,8 @@ class LLMService:
             "structured_output": {"setting": self.settings.llm_structured_output,
                                   "by_model": {model: self.structured_mode(model)
                                                for _, model in sorted(self._tallies)}},
+            "served": {model: {"identity": served.identity, "source": served.source}
+                       for model, served in sorted(self._served.items())},
         }
         return report
 
@@ -375,12 +464,13 @@ class LLMService:
 def require_reachable(settings: Settings, models: Iterable[str]) -> None:
     """The probe of a run's first uncached call, made before a tier's own costly preparation (embedding and
     indexing a corpus), so that a fresh run against an endpoint that is down fails in seconds, not after it.
-    Skipped when the cache holds replies of these models: the run may be a rerun the cache answers whole,
-    which must work offline (its first uncached call, if any, still probes)."""
+    Skipped when the cache holds replies of these models from this endpoint: the run may be a rerun the cache
+    answers whole, which must work offline (its first uncached call, if any, still probes)."""
     if settings.llm_cache:
+        endpoint = llm_endpoint(settings)
         cache = LLMCache(settings.data_dir / FILE_NAME)
         try:
-            if any(cache.knows(model) for model in models):
+            if any(cache.knows(endpoint, model) for model in models):
                 return
         finally:
             cache.close()

@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from benchmarks.config import REDACTED, Settings, redact_url
+from benchmarks.endpoints import endpoint_identity
 from benchmarks.errors import BenchError
 
 Progress = Callable[[int], None]
@@ -25,7 +26,8 @@ class OpenAIEmbedder:
     """Any OpenAI-compatible /embeddings endpoint (OpenAI, OpenRouter, vLLM, TEI).
 
     Its id names the endpoint as well as the model (`openai:<host[:port]/path>/<model>`, no scheme, user,
-    password or query), so two servers serving one model name never share cached vectors or a space.
+    password or query, normalised as `endpoints.endpoint_url` does for every cache), so two servers serving one
+    model name never share cached vectors or a space.
 
     Batches of `embedding_batch_size` texts go out on up to `embedding_concurrency` threads; each
     finished batch is handed to `on_batch` at once (the cache writes it), so a failure or Ctrl-C loses
@@ -274,17 +276,3 @@ class _Batches:
             return 0.0
         return backoff_s(attempts, retry.headers)
 
-
-def endpoint_identity(base_url: str) -> str:
-    """`host[:port]/path` of a base URL: what tells two servers apart, without scheme, user, password or query."""
-    parts = urlsplit(base_url.strip())
-    try:
-        port = parts.port
-    except ValueError:
-        raise BenchError(f"embedding_base_url {redact_url(base_url)} has an invalid port") from None
-    host = (parts.hostname or "").lower()
-    if ":" in host:
-        host = f"[{host}]"  # IPv6
-    if not host:
-        raise BenchError(f"embedding_base_url {redact_url(base_url)} is not a URL (http[s]://host[:port]/path)")
-    return f"{host}{f':{port}' if port else ''}{parts.path.rstrip('/')}"

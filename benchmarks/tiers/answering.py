@@ -44,7 +44,7 @@ from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.samples import Sample
 from benchmarks.services.embedder import CachedEmbedder
 from benchmarks.services.embedding_memo import EmbeddingMemo
-from benchmarks.services.llm import LLMService, model_for, require_llm, require_reachable
+from benchmarks.services.llm import LLMService, llm_url, model_for, require_llm, require_reachable
 from benchmarks.tiers.base import Metric, RunContext
 
 CONTEXT_SEPARATOR = "\n\n"
@@ -409,11 +409,16 @@ def judge_notes(settings: Settings, plan: Plan) -> dict[str, Any]:
 
 
 def judge_provenance(settings: Settings, plan: Plan, language: Language, generator: Generator) -> dict[str, Any]:
-    judge: dict[str, Any] = {"backend": settings.judge_backend, "language": language}
+    """Who answered and who graded. `metrics`: the report's metrics the judge graded (the ratings, and the
+    `--metrics` that ask a judge), which `bench compare` makes not comparable when the judge changes."""
+    known = judged_metrics(settings)
+    judge: dict[str, Any] = {"backend": settings.judge_backend, "language": language,
+                             "metrics": [*(f"avg_{r}" for r in plan.ratings),
+                                         *(m for m in plan.extra_metrics if known[m].calls)]}
     if settings.judge_backend == "llm":
-        judge.update(model=model_for(settings, "judge"), mode=settings.judge_mode,
+        judge.update(model=model_for(settings, "judge"), mode=settings.judge_mode, url=llm_url(settings),
                      prompts_sha256={**prompt_hashes(language, settings.judge_mode, plan.ratings),
-                                     **catalog.prompt_hashes(plan.extra_metrics, judged_metrics(settings), language)})
+                                     **catalog.prompt_hashes(plan.extra_metrics, known, language)})
     return {"generator": generator.describe(), "judge": judge}
 
 

@@ -49,6 +49,9 @@ class TierResult:
     files: dict[str, str] = field(default_factory=dict)
     warnings: list[Warning] = field(default_factory=list)
     main_metric: str | None = None  # when the run chose it (evaluate: its first metric), else the tier's
+    # the real-user log the run read (ux, real-users): what its numbers are over, so it is part of the run's
+    # identity as its dataset is (the report's `log` block, checked by `bench compare`)
+    log: InputSet | None = None
 
 
 @dataclass

@@ -31,7 +31,7 @@ from benchmarks.outcome import ERRORS, Outcome, status_counts
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.samples import Sample, SampleSet
 from benchmarks.services.embedder import CachedEmbedder, open_embedder
-from benchmarks.services.llm import LLMService, judge_models, require_llm
+from benchmarks.services.llm import LLMService, judge_models, llm_url, require_llm
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 Judged = Mapping[str, JudgedMetric]  # the run's metrics by name: catalog.metrics(settings.rubrics)
@@ -222,15 +222,25 @@ def _result(settings: Settings, judged: Judged, samples: SampleSet, by_key: Mapp
     rubrics = catalog.rubric_notes(metric_names, judged)
     if rubrics:
         notes["rubrics"] = rubrics
-    provenance: dict[str, Any] = {"judge": {"backend": backend, "models": list(models),
-                                            "language": language}}
+    provenance: dict[str, Any] = {"judge": {"backend": backend, "models": list(models), "language": language,
+                                            "metrics": graded_metrics(metric_names, judged, models)}}
     if backend == "llm":
+        provenance["judge"]["url"] = llm_url(settings)
         provenance["prompts_sha256"] = catalog.prompt_hashes(metric_names, judged, language)
     if embedder_info:
         provenance["embedder"] = embedder_info
     items = sorted((_item(sample, metric_names, models, by_key) for sample in samples.samples),
                    key=lambda item: item["id"])
     return TierResult(metrics=metrics, items=items, notes=notes, provenance=provenance, volatile={})
+
+
+def graded_metrics(names: Sequence[str], judged: Judged, models: Sequence[str]) -> list[str]:
+    """The report's metrics the judge (or its offline proxies) graded, each model's own too: every metric that
+    asks the judge something, so `bench compare` marks them not comparable when the judge changes, while
+    semantic_similarity (embeddings only) stays comparable."""
+    per_model = len(models) > 1  # the report then has each model's own mean too
+    return [metric for name in names if judged[name].calls
+            for metric in (name, *(f"{name}/{model}" for model in models if per_model))]
 
 
 def _value(outcome: Outcome) -> float:

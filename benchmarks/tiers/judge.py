@@ -40,7 +40,7 @@ from benchmarks.metrics.stats import latency_summary, summarize
 from benchmarks.outcome import ERRORS, Outcome, status_counts
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.services.embedder import CachedEmbedder, open_embedder
-from benchmarks.services.llm import LLMService, judge_models, require_llm
+from benchmarks.services.llm import LLMService, judge_models, llm_url, require_llm
 from benchmarks.services.run_journal import RunJournal
 from benchmarks.services.show_items import RatedItem, rated_input
 from benchmarks.tiers.base import Metric, RunContext, TierResult
@@ -233,9 +233,13 @@ def _ratings_result(items: Sequence[RatedItem], outcomes: Outcomes, models: Sequ
         notes["offline"] = (f"{describe_rating(rating)}. A proxy is deterministic: every repeat is the same "
                             "computation, so consistency_score is 1.0 and mean_abs_difference 0.0 by construction; "
                             "they say nothing about an LLM judge")
+    # the mean rating is the judge's grade of fixed items; consistency, spread and errors describe the judge itself,
+    # which is what this tier measures, so only the ratings are the judge's metrics for `bench compare`
+    graded = [f"avg_{rating}", *(f"avg_{rating}/{model}" for model in models if len(models) > 1)]
     provenance = {"judge": {"backend": settings.judge_backend, "models": list(models), "language": language,
-                            "mode": None if offline else settings.judge_mode}}
+                            "mode": None if offline else settings.judge_mode, "metrics": graded}}
     if not offline:
+        provenance["judge"]["url"] = llm_url(settings)
         provenance["judge"]["prompts_sha256"] = prompt_hashes(language, settings.judge_mode, (rating,))
     volatile = {"latency_ms": {**latency_summary(live_latencies(everything)), "what": LATENCY_CALLS}}
     if len(models) > 1:

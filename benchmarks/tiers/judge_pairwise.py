@@ -28,7 +28,7 @@ from benchmarks.metrics.pairwise import (
 from benchmarks.metrics.stats import latency_summary
 from benchmarks.outcome import ERRORS, Outcome, status_counts
 from benchmarks.resumable import each_once, progress_task
-from benchmarks.services.llm import LLMService, judge_models, require_llm
+from benchmarks.services.llm import LLMService, judge_models, llm_url, require_llm
 from benchmarks.services.run_journal import RunJournal
 from benchmarks.services.show_items import AnswerPair
 from benchmarks.tiers.base import Metric, RunContext, TierResult
@@ -152,8 +152,9 @@ def _pairwise_result(pairs: Sequence[AnswerPair], verdicts: Verdicts, models: Se
         notes["models_pooled"] = "the metrics without a model suffix pool every (pair, model)"
         notes["agreement"] = preference_agreement(
             [[_preference(verdicts[pair.id, model]) for pair in pairs] for model in models])
+    # every metric here describes the judge, the system this tier measures: none is graded by it
     provenance = {"judge": {"backend": "llm", "models": list(models), "language": language,
-                            "mode": settings.judge_mode,
+                            "mode": settings.judge_mode, "url": llm_url(settings), "metrics": [],
                             "prompts_sha256": prompt_hashes(language, settings.judge_mode, (), pairwise=True)}}
     rows = [_pair_row(pair, {m: verdicts[pair.id, m] for m in models}) for pair in pairs]
     volatile = {"latency_ms": {**latency_summary(live_latencies(everything)), "what": LATENCY_CALLS}}

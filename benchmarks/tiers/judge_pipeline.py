@@ -29,7 +29,7 @@ from benchmarks.outcome import Outcome, Status
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.services import templates
 from benchmarks.services.http_endpoint import EndpointConfig, HttpEndpoint
-from benchmarks.services.llm import LLMService, model_for, require_llm
+from benchmarks.services.llm import LLMService, llm_url, model_for, require_llm
 from benchmarks.services.show_items import ShowItem
 from benchmarks.services.templates import Template
 from benchmarks.tiers.base import Metric, RunContext, TierResult
@@ -53,9 +53,10 @@ def load_template(path: Path | None, language: Language) -> Template:
 class PromptedJudge:
     template: Template
     model: str
+    url: str  # the endpoint, any password masked: the model's name alone does not say which server answered
 
     def provenance(self) -> dict[str, Any]:
-        return {"via": "llm", "model": self.model, "template": self.template.source,
+        return {"via": "llm", "model": self.model, "url": self.url, "template": self.template.source,
                 "template_sha256": self.template.sha256}
 
 
@@ -91,7 +92,8 @@ def production_judge(settings: Settings, typed: Mapping[str, str]) -> Production
         return HttpJudge(EndpointConfig.from_settings(settings, "show_judge", texts=HTTP_VARIABLES))
     template = load_template(settings.show_judge_template, settings.language)
     require_llm(settings, roles=() if settings.show_judge_model else ("judge",))
-    return PromptedJudge(template, settings.show_judge_model or str(model_for(settings, "judge")))
+    return PromptedJudge(template, settings.show_judge_model or str(model_for(settings, "judge")),
+                         llm_url(settings))
 
 
 def identity(settings: Settings) -> dict[str, Any]:

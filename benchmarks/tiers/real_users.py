@@ -76,6 +76,7 @@ def run(ctx: RunContext) -> TierResult:
         provenance=provenance,
         volatile=volatile,
         warnings=warnings,
+        log=logs,
     )
 
 

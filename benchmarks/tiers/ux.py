@@ -101,7 +101,8 @@ def run(ctx: RunContext) -> TierResult:
             "multi_turn_consistency": "the seed's current definition: the same procedure as context_preservation "
                                       "(mean cosine of consecutive questions, within a session, then across)",
         },
-        provenance={"embedder": embedder_info, "log": logs.report_block()},
+        provenance={"embedder": embedder_info},
+        log=logs,
     )
 
 

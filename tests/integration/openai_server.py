@@ -13,6 +13,16 @@ request, slept even when the client has hung up, as a server busy with an abando
 made to fail (HTTP 500) on every /embeddings request after the first `fail_embeddings_after`;
 `on_embeddings(n)` is called as the nth /embeddings request comes in (e.g. to press Ctrl-C).
 `dimension` may be changed between runs, as a server that now serves another model would.
+
+A reply that must come too late for any client timeout does not sleep a guessed number of seconds: it waits
+until the client hangs up (`Reply(until_hang_up=True)`; `late_embeddings(texts)` for /embeddings, which also
+says how long the server goes on working on the abandoned request), so it times out however fast or slow
+the machine is. A reply is never held longer than `HANG_UP_LIMIT_S`: a client that never gives up then gets
+it late, and the test sees that.
+
+`GET /v1/models` answers `models` (the list's entries) and `GET /props` (llama.cpp's, at the root) answers
+`props`; either is a 404 while None, as on a server that does not implement it, and `get_status` makes both
+answer that status instead. Their paths are logged in `get_requests`, apart from the POSTs in `requests`.
 """
 
 from __future__ import annotations
@@ -20,18 +30,22 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+import select
 import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 import numpy as np
 
+from tests.integration.http_service import Listener, listen_afresh
+
 DEFAULT_TEXT = "OK"
+HANG_UP_LIMIT_S = 60.0  # the longest a held reply waits for its client to hang up: only a client that hangs
 
 
 def hashed_embedding(text: str, dimension: int) -> list[float]:
@@ -54,11 +68,11 @@ class Reply:
     usage: tuple[int, int] | None = None  # (prompt, completion) tokens; default: word counts
     message: str | None = None  # the error message of a non-200 reply
     finish_reason: str = "stop"  # "length": the text was cut off by max_tokens
+    until_hang_up: bool = False  # no reply before the client hangs up: a timeout, however long it is
+    system_fingerprint: str | None = None  # sent when set, as OpenAI and vLLM send theirs
 
 
-class _Server(ThreadingHTTPServer):
-    request_queue_size = 128  # a burst of concurrent connections must not overflow the listen backlog
-
+class _Server(Listener):
     def handle_error(self, request, client_address):
         # a client that hung up mid-request (a cancelled call, a killed bench) is no error of the server's
         if not isinstance(sys.exc_info()[1], (ConnectionError, json.JSONDecodeError)):
@@ -74,11 +88,18 @@ class FakeOpenAI:
         self.fail_embeddings_after = fail_embeddings_after
         self.embedding_requests = 0
         self.on_embeddings: Callable[[int], None] | None = None
+        # None (or no function): /embeddings answered as usual; a number s: no reply to this request's texts
+        # before the client hangs up, then s seconds more of work on the abandoned request
+        self.late_embeddings: Callable[[list[str]], float | None] | None = None
         self.api_key = api_key
         self.fail_first = fail_first
         self.latency = latency
         self.default_text = default_text
         self.responder: Callable[[dict[str, Any]], Reply] | None = None
+        self.models: list[dict[str, Any]] | None = None
+        self.props: dict[str, Any] | None = None
+        self.get_status: int | None = None
+        self.get_requests: list[str] = []
         self.requests: list[dict[str, Any]] = []
         self.in_flight = 0
         self.max_in_flight = 0
@@ -95,12 +116,26 @@ class FakeOpenAI:
             def log_message(self, *args):  # keep test output clean
                 pass
 
+            def do_GET(self):
+                with server._lock:
+                    server.get_requests.append(self.path)
+                if server.api_key and self.headers.get("Authorization") != f"Bearer {server.api_key}":
+                    return self._reply(401, {"error": {"message": "bad key"}})
+                if server.get_status is not None:
+                    return self._reply(server.get_status, {"error": {"message": f"scripted {server.get_status}"}})
+                if self.path == "/v1/models" and server.models is not None:
+                    return self._reply(200, {"object": "list", "data": server.models})
+                if self.path == "/props" and server.props is not None:
+                    return self._reply(200, server.props)
+                return self._reply(404, {"error": {"message": "not found"}})
+
             def do_POST(self):
                 body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
                 headers = {name.lower(): value for name, value in self.headers.items()}
                 with server._lock:
                     server.requests.append({"path": self.path, "body": body, "headers": headers,
-                                            "authorization": self.headers.get("Authorization")})
+                                            "authorization": self.headers.get("Authorization"),
+                                            "generation": self.server.generation})
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
                 try:
@@ -129,6 +164,11 @@ class FakeOpenAI:
                         server.on_embeddings(number)
                     if gone:
                         return self._reply(500, {"error": {"message": "embedding worker crashed"}})
+                    late = server.late_embeddings(texts) if server.late_embeddings else None
+                    if late is not None:
+                        self._until_hang_up()
+                        time.sleep(late)  # still busy with the request nobody waits for any more
+                        return None
                     time.sleep(server.embedding_delay_per_text * len(texts))
                     size = body.get("dimensions") or server.dimension
                     data = [{"object": "embedding", "index": i, "embedding": hashed_embedding(t, size)}
@@ -137,9 +177,16 @@ class FakeOpenAI:
                                              "usage": {"prompt_tokens": 0, "total_tokens": 0}})
                 if self.path.endswith("/chat/completions"):
                     reply = server._next_reply(body)
+                    if reply.until_hang_up:
+                        self._until_hang_up()
                     time.sleep(server.latency + reply.delay)
                     return self._reply(reply.status, server._payload(reply, body), reply.headers)
                 return self._reply(404, {"error": {"message": "not found"}})
+
+            def _until_hang_up(self):
+                """Until the client closes the connection (its timeout gave up on this request): the socket
+                then reads as at its end. At most HANG_UP_LIMIT_S."""
+                select.select([self.connection], [], [], HANG_UP_LIMIT_S)
 
             def _reply(self, status, payload, headers=None):
                 raw = json.dumps(payload).encode()
@@ -193,13 +240,20 @@ class FakeOpenAI:
             return {"error": {"message": message, "type": "scripted"}}
         words = sum(len(str(m.get("content", "")).split()) for m in request["messages"])
         prompt, completion = reply.usage or (words, len(reply.text.split()))
+        fingerprint = {"system_fingerprint": reply.system_fingerprint} if reply.system_fingerprint else {}
         return {
+            **fingerprint,
             "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": request["model"],
             "choices": [{"index": 0, "finish_reason": reply.finish_reason,
                          "message": {"role": "assistant", "content": reply.text}}],
             "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                       "total_tokens": prompt + completion},
         }
+
+    def listen_afresh(self) -> int:
+        """See http_service.listen_afresh; the new generation, whose requests are the next run's."""
+        self.httpd, self.thread = listen_afresh(self.httpd)
+        return self.httpd.generation
 
     def __enter__(self) -> FakeOpenAI:
         self.thread.start()

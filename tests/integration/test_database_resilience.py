@@ -11,6 +11,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -128,16 +129,27 @@ def test_the_embedded_server_never_outlives_bench(tmp_path, dataset, how):
     data_dir = tmp_path / "own-data"
     pgdata = data_dir / "pgdata"
     env = environment(data_dir, tmp_path)
-    with FakeOpenAI(dimension=16, embedding_delay_per_text=0.5) as server:
-        embedding = []
-        server.on_embeddings = embedding.append
+    embedding, signalled = [], threading.Event()
+
+    def held_until_signalled(number: int) -> None:
+        """The corpus's batches get no reply before the signal is sent: bench is still embedding when it comes,
+        however fast the machine."""
+        embedding.append(number)
+        if number >= 2:
+            signalled.wait(timeout=300)
+
+    with FakeOpenAI(dimension=16) as server:
+        server.on_embeddings = held_until_signalled
         process = bench_process(env, "tier1", "--dataset", dataset, *openai_options(server, "slow-16"))
-        deadline = time.monotonic() + 120
-        while len(embedding) < 2:  # the probe, then the corpus's first batch: the server runs
-            assert process.poll() is None and time.monotonic() < deadline, finish(process)
-            time.sleep(0.05)
-        assert postmasters(pgdata)
-        process.send_signal(how)
+        try:
+            deadline = time.monotonic() + 120
+            while len(embedding) < 2:  # the probe, then the corpus's first batch: the server runs
+                assert process.poll() is None and time.monotonic() < deadline, finish(process)
+                time.sleep(0.05)
+            assert postmasters(pgdata)
+            process.send_signal(how)
+        finally:
+            signalled.set()
         code, _out, err = finish(process)
         assert code == -how if how == signal.SIGKILL else code == 130, err
         assert "Traceback" not in err
@@ -183,11 +195,28 @@ def stop_immediately(server) -> None:
            user=server.system_user)
 
 
+def cached_vectors(server) -> int:
+    """Rows in `server`'s embedding cache (0 before bench made the table)."""
+    done = subprocess.run([str(server.bin_path / "psql"), "-tAq", server.get_uri(), "-c",
+                           "SELECT count(*) FROM embedding_cache"], capture_output=True, text=True, check=False)
+    return int(done.stdout.strip()) if done.returncode == 0 and done.stdout.strip().isdigit() else 0
+
+
 def test_a_server_stopped_mid_run_is_one_line_and_the_rerun_continues(tmp_path, data_dir, dataset, throwaway_server):
     uri = throwaway_server.get_uri().replace("postgres:@", f"postgres:{PASSWORD}@")
     env = environment(data_dir, tmp_path, DATABASE_URL=uri)
+
+    def stop_once_a_batch_is_cached(number: int) -> None:
+        """At the third batch's request (its reply waits), once an answered batch is committed to the cache: bench
+        writes each batch as it arrives, on its main thread, which the stop must not outrun."""
+        if number == 4:
+            deadline = time.monotonic() + 60
+            while cached_vectors(throwaway_server) < 2 and time.monotonic() < deadline:
+                time.sleep(0.02)
+            stop_immediately(throwaway_server)
+
     with FakeOpenAI(dimension=16) as server:
-        server.on_embeddings = lambda number: stop_immediately(throwaway_server) if number == 4 else None
+        server.on_embeddings = stop_once_a_batch_is_cached
         code, out, err = finish(bench_process(env, "tier1", "--dataset", dataset, *openai_options(server, "stop-16")))
         assert code == 2, err
         assert "Traceback" not in err and PASSWORD not in err + out

@@ -149,3 +149,28 @@ def test_dry_run_says_what_each_metric_measures_from_its_declaration(bench, tmp_
     assert result.exit_code == 0, result.output
     for name in ("faithfulness", "context_precision"):
         assert f"{name}: {BUILTINS[name].help}" in result.output
+
+
+def test_an_offline_run_and_an_llm_judged_run_are_not_compared_on_judged_metrics(bench, tmp_path, monkeypatch):
+    """The judge changed (offline proxies, then an LLM): faithfulness is not comparable whatever its values;
+    semantic_similarity, the same cosine under either judge, is compared as usual."""
+    samples = write_samples(tmp_path / "samples.jsonl")
+    metrics = "faithfulness,semantic_similarity"
+    offline = bench("evaluate", "--dataset", samples, "--metrics", metrics, "--judge", "offline",
+                    "-o", tmp_path / "offline")
+    assert offline.exit_code == 0, offline.output
+    with FakeOpenAI() as server:
+        server.responder = judge_replies
+        monkeypatch.setenv("BENCH_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("BENCH_LLM_MODEL", "judge-a")
+        judged = bench("evaluate", "--dataset", samples, "--metrics", metrics, "-o", tmp_path / "llm")
+    assert judged.exit_code == 0, judged.output
+    for folder in ("offline", "llm"):
+        report = json.loads((tmp_path / folder / "report.json").read_text())
+        assert report["provenance"]["judge"]["metrics"] == ["faithfulness"]
+    result = bench("compare", tmp_path / "offline", tmp_path / "llm", "--format", "json", "--resamples", "200")
+    assert result.exit_code == 0, result.output
+    compared = json.loads(result.output)
+    assert {"backend", "model", "prompts_sha256"} <= set(compared["judge_changed"])
+    status = {row["metric"]: row["status"] for row in compared["metrics"]}
+    assert status["faithfulness"] == "not comparable" and status["semantic_similarity"] == "unchanged"

@@ -12,7 +12,6 @@ import signal
 import threading
 import time
 from collections import Counter
-from dataclasses import replace
 
 import pytest
 
@@ -66,9 +65,9 @@ def test_an_interrupted_evaluate_resumes_to_the_uninterrupted_report(bench, tmp_
         assert len(kept) == len(units) and 0 < len(kept) < len(SAMPLES) and not (stopped / "report.json").exists()
 
         server.responder = faithful_judge
-        asked = len(server.chat_requests)
+        generation = server.listen_afresh()  # a request the stopped run sent is never counted as the resumed one's
         resumed = bench("evaluate", "--dataset", samples, *FLAGS, "--resume", stopped)
-        resumed_calls = server.chat_requests[asked:]
+        resumed_calls = [r for r in server.chat_requests if r["generation"] == generation]
         other = bench("evaluate", "--dataset", samples, "--metrics", "faithfulness,context_recall", "--no-cache",
                       "--resume", stopped)
         full_run = bench("evaluate", "--dataset", samples, *FLAGS, "-o", full)
@@ -133,9 +132,11 @@ def sample_of(body) -> str:
     return f"s{int(number):02d}"
 
 
-def ctrl_c_mid_sample(journal, unit_done, unit_stopped, answer):
+def ctrl_c_mid_sample(journal, unit_done, unit_stopped, answer, stopped):
     """`answer` as a responder that presses Ctrl-C when the first call of `unit_stopped` comes in, after waiting
-    until `unit_done` (same sample, other judge) is in the journal; that call's reply comes too late to count."""
+    until `unit_done` (same sample, other judge) is in the journal; that call gets no reply until the test sets
+    `stopped` (once the interrupted run has returned), so it cannot count however long Ctrl-C takes to act.
+    (The minute of either wait is for a run that hangs.)"""
     written = json.dumps({"id": unit_done[0], "part": list(unit_done[1:])})[1:-1]  # how its journal line begins
     stopped_calls = (unit_stopped[0], unit_stopped[2])  # (sample, judge model) of the stopped unit's calls
     pressed = threading.Event()
@@ -143,12 +144,13 @@ def ctrl_c_mid_sample(journal, unit_done, unit_stopped, answer):
     def respond(body):
         if pressed.is_set() or (sample_of(body), body["model"]) != stopped_calls:
             return answer(body)
-        deadline = time.monotonic() + 10
-        while written not in journal.read_text() and time.monotonic() < deadline:
+        deadline = time.monotonic() + 60
+        while not (journal.exists() and written in journal.read_text()) and time.monotonic() < deadline:
             time.sleep(0.01)
         pressed.set()
         os.kill(os.getpid(), signal.SIGINT)
-        return replace(answer(body), delay=0.5)
+        stopped.wait(timeout=60)
+        return answer(body)
 
     return respond
 
@@ -172,11 +174,15 @@ def test_a_stop_in_the_middle_of_a_sample_re_asks_only_its_unfinished_units(benc
     stopped, full = tmp_path / "stopped", tmp_path / "full"
     flags = (*FLAGS, "--models", ",".join(JUDGES))
     done, cut = ("s05", "faithfulness", "judge-a"), ("s05", "faithfulness", "judge-b")
+    returned = threading.Event()
     with FakeOpenAI() as server:
         monkeypatch.setenv("BENCH_LLM_BASE_URL", server.base_url)
         monkeypatch.setenv("BENCH_LLM_MODEL", "judge-a")
-        server.responder = ctrl_c_mid_sample(stopped / "items.jsonl", done, cut, faithful_judge)
-        interrupted = bench("evaluate", "--dataset", samples, *flags, "-o", stopped)
+        server.responder = ctrl_c_mid_sample(stopped / "items.jsonl", done, cut, faithful_judge, returned)
+        try:
+            interrupted = bench("evaluate", "--dataset", samples, *flags, "-o", stopped)
+        finally:
+            returned.set()  # the held reply goes now, to a client that is gone
         assert interrupted.exit_code == 130, interrupted.output
         kept = journaled_units(stopped)
         assert done in kept and cut not in kept  # stopped in the middle of s05

@@ -1,6 +1,8 @@
 """The http adapter through the real HTTP client against a local scripted service.
 
-Backoff waits go to a recording `sleep`, so the retry policy is checked exactly and nothing waits.
+Backoff waits go to a recording `sleep`, so the retry policy is checked exactly and nothing waits. A reply meant
+to time out waits for the client to hang up, and overlap is made with a barrier, so no test depends on the
+machine's speed.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ import dataclasses
 import hashlib
 import json
 import socket
+import threading
 
 import pytest
 
@@ -163,7 +166,7 @@ def test_the_key_never_appears_in_an_error_even_when_the_service_quotes_it(servi
 
 
 def test_timeouts_are_retried_then_reported_and_a_service_down_at_the_start_stops_the_run(service, settings, waits):
-    service.script(*[ServiceReply({"answer": "late"}, delay=0.5)] * 2)
+    service.script(*[ServiceReply({"answer": "late"}, until_hang_up=True)] * 2)  # too late for any timeout
     timing_out = dataclasses.replace(settings, llm_timeout_s=0.1, llm_max_attempts=2)
     with socket.socket() as probe:  # a port nothing listens on
         probe.bind(("127.0.0.1", 0))
@@ -185,7 +188,13 @@ def test_calls_in_flight_stay_within_the_concurrency_bound(service, settings):
         async with HttpEndpoint(config) as endpoint:
             return await asyncio.gather(*(endpoint.call({"question": str(n), "contexts": []}) for n in range(6)))
 
-    service.responder = lambda body: ServiceReply({"answer": body["question"]}, delay=0.05)
+    pair = threading.Barrier(2, timeout=60)
+
+    def respond(body) -> ServiceReply:
+        pair.wait()  # no reply before a second request is in flight with it: 6 calls, 2 at a time, are 3 pairs
+        return ServiceReply({"answer": body["question"]})
+
+    service.responder = respond
     replies = asyncio.run(go())
     assert [r.text for r in replies] == [str(n) for n in range(6)]
     assert service.max_in_flight == 2

@@ -113,10 +113,10 @@ def test_an_interrupted_llm_run_resumes_to_the_report_of_an_uninterrupted_run(be
     kept = interrupted(bench(*flags, "-o", stopped), stopped)
 
     llm.responder = llm_answer
-    before = len(llm.chat_requests)
+    resumed = llm.listen_afresh()  # a request the stopped run sent is never counted as the resumed run's
     result = bench(*flags, "--resume", stopped)
     assert result.exit_code == 0, result.output
-    asked_again = [llm_item(r["body"]) for r in llm.chat_requests[before:]]
+    asked_again = [llm_item(r["body"]) for r in llm.chat_requests if r["generation"] == resumed]
 
     assert bench(*flags, "-o", full).exit_code == 0
     check_resumed(stopped, full, kept, asked_again)
@@ -129,10 +129,10 @@ def test_an_interrupted_http_run_resumes_to_the_report_of_an_uninterrupted_run(b
     kept = interrupted(bench(*flags, "-o", stopped), stopped)
 
     http.responder = http_answer
-    before = len(http.requests)
+    resumed = http.listen_afresh()
     result = bench(*flags, "--resume", stopped)
     assert result.exit_code == 0, result.output
-    asked_again = [int(r["body"]["item"].removeprefix("i")) for r in http.requests[before:]]
+    asked_again = [int(r["body"]["item"].removeprefix("i")) for r in http.requests if r["generation"] == resumed]
 
     assert bench(*flags, "-o", full).exit_code == 0
     check_resumed(stopped, full, kept, asked_again)
@@ -146,7 +146,7 @@ def test_resuming_with_another_production_judge_is_refused_naming_the_difference
     llm.responder = ctrl_c_on_call(STOP_AT_CALL, llm_answer)
     interrupted(bench(*flags, "--model", "resume-pipeline-a", "-o", stopped), stopped)
     llm.responder = llm_answer
-    before = len(llm.chat_requests)
+    refused = llm.listen_afresh()
 
     other_model = bench(*flags, "--model", "resume-pipeline-b", "--resume", stopped)
     assert other_model.exit_code == 2, other_model.output
@@ -157,5 +157,5 @@ def test_resuming_with_another_production_judge_is_refused_naming_the_difference
     other_prompt = bench(*flags, "--model", "resume-pipeline-a", "--prompt-template", template, "--resume", stopped)
     assert other_prompt.exit_code == 2, other_prompt.output
     assert "template_sha256 " in other_prompt.output and "model " not in other_prompt.output
-    assert len(llm.chat_requests) == before  # refused before any call
+    assert not [r for r in llm.chat_requests if r["generation"] == refused]  # refused before any call
     assert (stopped / "run.json").exists()  # still a stopped run, resumable with its own options

@@ -69,11 +69,11 @@ def interrupt(bench, llm, judge, nth, folder, *args):
 def resume(bench, llm, judge, folder, *args):
     """Resume the stopped run in `folder`; the calls this session made."""
     llm.responder = judge
-    asked_before = len(llm.chat_requests)
+    resumed = llm.listen_afresh()  # a request the stopped run sent is never counted as this session's
     result = bench("judge", *args, "--resume", folder)
     assert result.exit_code == 0, result.output
     assert not (folder / "run.json").exists()  # a finished run
-    return llm.chat_requests[asked_before:]
+    return [r for r in llm.chat_requests if r["generation"] == resumed]
 
 
 def test_an_interrupted_rating_run_resumes_to_the_report_of_an_uninterrupted_run(bench, tmp_path, llm):

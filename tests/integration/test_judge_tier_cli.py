@@ -82,6 +82,7 @@ def test_consistency_over_two_repeats_and_a_rerun_from_the_cache(bench, tmp_path
     judge = report["provenance"]["judge"]
     assert (judge["backend"], judge["models"], judge["mode"]) == ("llm", ["jt-two-repeats"], "direct")
     assert set(judge["prompts_sha256"]) == {"en/rate_faithfulness", "en/formats/score_direct"}
+    assert judge["metrics"] == ["avg_faithfulness"]  # its grade of the items; the rest describe the judge
     assert report["volatile"]["latency_ms"]["n"] == 8
     row = items_of(tmp_path / "out")["a"]["judges"]["jt-two-repeats"]
     assert sorted(row["scores"]) == [0.3, 0.9] and row["statuses"] == ["ok", "ok"] and row["consistent"] is False
@@ -219,6 +220,7 @@ def test_pairwise_shows_a_judge_that_always_picks_the_first_answer(bench, tmp_pa
     assert set(report["volatile"]["latency_ms_by_model"]) == {"jt-first", "jt-fair"}
     assert set(report["provenance"]["judge"]["prompts_sha256"]) == {"en/compare_answers",
                                                                     "en/formats/verdict_direct"}
+    assert report["provenance"]["judge"]["metrics"] == []  # every metric describes the judge: none is its grade
     rows = items_of(tmp_path / "out")
     assert rows["p2"]["better"] == "b"
     assert rows["p2"]["judges"]["jt-first"] | {"explanations": None, "raw": None} == {

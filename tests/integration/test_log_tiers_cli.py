@@ -100,3 +100,62 @@ def test_a_malformed_log_names_file_line_and_field(bench, tmp_path):
     result = bench("ux", "--dataset", "synthetic", "--logs", log)
     assert result.exit_code == 2
     assert "bad.jsonl:1" in result.output and "score" in result.output
+
+
+def _six_turns():
+    password, peru = "How do I reset my password?", "What is the capital city of Peru?"
+    return [_turn(1, "s1", 1, password, 5, 1), _turn(2, "s1", 2, password, 5, 1),
+            _turn(3, "s2", 1, peru, 2, 2), _turn(4, "s2", 2, peru, 2, 2),
+            _turn(5, "s3", 1, password, 4, 3), _turn(6, "s3", 2, peru, 4, 3)]
+
+
+def test_ux_on_an_imported_log_is_identified_by_its_rows(bench, tmp_path):
+    """The log is what the run is over: its name, row count and content hash are in the report, its rows are
+    what the header counts, and rows added under the same name make another run bench compare refuses."""
+    name = f"ux-{tmp_path.name}"
+    log = _write_log(tmp_path / "export.jsonl", _six_turns())
+    assert bench("import-logs", log, "--name", name).exit_code == 0
+    first = bench("ux", "--dataset", "synthetic", "--logs", name, "--output-dir", tmp_path / "first")
+    assert first.exit_code == 0, first.output
+    report = _report(tmp_path / "first")
+    block = report["log"]
+    assert (block["name"], block["format"], block["log_entries"], block["sessions"]) == (name, "bench-database", 6, 3)
+    assert len(block["content_sha256"]) == 64
+    header = (tmp_path / "first" / "report.md").read_text().splitlines()[2]
+    assert f"log `{name}` (sha256 `{block['content_sha256'][:12]}`, 6 log entries, 3 sessions)" in header
+    assert "439 questions" not in header and "6 log entries, 3 sessions" in first.output
+    again = bench("ux", "--dataset", "synthetic", "--logs", name, "--output-dir", tmp_path / "again")
+    assert again.exit_code == 0, again.output
+    assert bench("compare", tmp_path / "first", tmp_path / "again").exit_code == 0
+
+    _write_log(log, [*_six_turns(), _turn(7, "s4", 1, "Where do I park?", 5, 4),
+                     _turn(8, "s4", 2, "And on weekends?", 5, 4)])
+    assert bench("import-logs", log, "--name", name).exit_code == 0
+    grown = bench("ux", "--dataset", "synthetic", "--logs", name, "--output-dir", tmp_path / "grown")
+    assert grown.exit_code == 0, grown.output
+    assert _report(tmp_path / "grown")["log"]["log_entries"] == 8
+    refused = bench("compare", tmp_path / "first", tmp_path / "grown")
+    assert refused.exit_code == 2
+    assert "log rows differs (6 vs 8)" in refused.output and "log content (sha256) differs" in refused.output
+    assert bench("compare", tmp_path / "first", tmp_path / "grown", "--allow-mismatch").exit_code == 0
+
+
+def test_real_users_on_another_log_is_not_compared(bench, tiny, tmp_path):
+    def run(folder, rows):
+        log = _write_log(tmp_path / f"{folder}.jsonl", [
+            {**_turn(i, f"s{i}", 1, question, 5, i), "confluence_url": f"https://wiki.example.com/{topic}"}
+            for i, (question, topic) in enumerate(rows, start=1)])
+        result = bench("real-users", "--dataset", tiny, "--logs", log, "--topics", "2", "--output-dir",
+                       tmp_path / folder)
+        assert result.exit_code == 0, result.output
+        return tmp_path / folder
+
+    rows = [("How do I connect to the VPN?", "vpn"), ("How many vacation days do I get?", "vacation"),
+            ("Where can I park in Berlin?", "parking")]
+    first, other = run("first", rows), run("other", rows[:2])
+    report = _report(first)
+    assert (report["log"]["name"], report["log"]["log_entries"]) == ("first", 3)
+    header = (first / "report.md").read_text().splitlines()[2]
+    assert "(sha256" in header and "7 documents)" in header and "3 log entries, 3 sessions" in header
+    refused = bench("compare", first, other)
+    assert refused.exit_code == 2 and "log name differs (first vs other)" in refused.output

@@ -90,3 +90,35 @@ def test_nightly_survives_a_failing_tier_appends_and_renders_trends(bench, tmp_p
     titles = re.findall(r'class="annotation-text[^"]*"[^>]*>([^<]+)<', dom.stdout)
     assert any("tier1 on" in t and "ndcg@10 (2 runs)" in t for t in titles), titles
     assert any("tier2 on" in t and "2 failed" in t for t in titles), titles
+
+
+def test_a_regression_against_the_previous_night_fails_the_night_unless_informational(bench, tmp_path):
+    dataset = write_bench_dataset(tmp_path / "tiny")
+    suite, reports = tmp_path / "suite.toml", tmp_path / "reports"
+
+    def night(informational: bool):
+        suite.write_text(f'bootstrap_resamples = 50\n[[run]]\ntier = "tier1"\ndataset = "{dataset}"\n'
+                         + ("informational = true\n" if informational else ""))
+        return bench("nightly", "--suite", suite)
+
+    first = night(False)
+    assert first.exit_code == 0, first.output
+    assert "1 ok, 0 failed, 0 regressed" in first.stdout
+    # the next night the run misses a floor of the gates file: bench compare's verdict is a regression
+    (tmp_path / "bench.gates.toml").write_text('[metrics."ndcg@10"]\nfloor = 1.5\n')
+    second = night(False)
+    assert second.exit_code == 1, second.output
+    lines = read_index(reports / "index.jsonl")
+    compared = lines[1]["compare"]
+    assert (lines[1]["status"], compared["verdict"], compared["metrics"]) == ("ok", "regression", ["ndcg@10"])
+    assert (reports / compared["markdown"]).read_text().startswith("<!-- bench-compare -->")
+    assert f"REGRESSION: tier1 on {dataset} ({lines[1]['run_id']} vs {lines[0]['run_id']}): ndcg@10" in second.stdout
+    assert "1 ok, 0 failed, 1 regressed" in second.stdout
+    page = (reports / "nightly" / "trends.html").read_text()
+    assert ': regression"' in page and "(2 runs, 1 regressed)" in page  # plotly writes "/" as \u002f
+
+    third = night(True)
+    assert third.exit_code == 0, third.output
+    assert "does not fail the night" in third.stdout and "1 regressed (1 informational)" in third.stdout
+    last = read_index(reports / "index.jsonl")[2]
+    assert last["informational"] is True and last["compare"]["verdict"] == "regression"

@@ -4,6 +4,10 @@ The process talks to the local OpenAI-compatible server over HTTP (generator and
 session's PostgreSQL through DATABASE_URL, so killing it cannot take the embedded server down. The
 server answers each question the same way every time (no call counting), so an uninterrupted run
 is the reference a resumed one must equal.
+
+The run is stopped where the test wants it whatever the machine's speed: once its journal holds enough items,
+the server holds every further reply (a `Gate`), so the run cannot finish before the signal, and the signal
+goes once the process has as many calls waiting as it may have in flight, so it has sent all it will send.
 """
 
 import json
@@ -66,12 +70,43 @@ def lines(path):
     return path.read_text().splitlines() if path.exists() else []
 
 
-def wait_for_items(path, count, process, timeout=120):
+def wait_until(condition, process, what, timeout=120):
+    """Poll `condition` while `process` runs; the timeout is for a run that hangs."""
     deadline = time.monotonic() + timeout
-    while len(lines(path)) < count:
+    while not condition():
         assert process.poll() is None, finish(process)
-        assert time.monotonic() < deadline, "the run finished no item in time"
+        assert time.monotonic() < deadline, f"never {what}"
         time.sleep(0.02)
+
+
+def journaled(folder) -> int:
+    """Finished items in the journal (items.jsonl) of a run folder (None: not made yet)."""
+    path = None if folder is None else folder / "items.jsonl"
+    return path.read_bytes().count(b"\n") if path is not None and path.exists() else 0
+
+
+class Gate:
+    """A responder that answers as `answer` until the run's journal holds `items` lines, then holds every reply
+    until `open()`: the run can finish no call sent after that. `held` counts the replies waiting.
+    `run_folder()` says where the run writes (None until it made its folder)."""
+
+    def __init__(self, answer, run_folder, items: int):
+        self.answer, self.run_folder, self.items = answer, run_folder, items
+        self.opened = threading.Event()
+        self.lock = threading.Lock()
+        self.held = 0
+
+    def __call__(self, body) -> Reply:
+        if not self.opened.is_set() and journaled(self.run_folder()) >= self.items:
+            with self.lock:
+                self.held += 1
+            self.opened.wait(timeout=600)  # for a test that failed before opening it
+            with self.lock:
+                self.held -= 1
+        return self.answer(body)
+
+    def open(self) -> None:
+        self.opened.set()
 
 
 def stable(folder):
@@ -90,14 +125,20 @@ def test_a_killed_tier2_run_resumes_to_the_report_of_an_uninterrupted_run(enviro
     killed, full = tmp_path / "killed", tmp_path / "full"
     # no reply cache: every item the resumed run does is a real call, and finished ones must not be asked again
     flags = ("--dataset", data, "--repeats", "2", "--no-cache")
-    with FakeOpenAI(latency=0.1) as server:
-        server.responder = respond
+    gate = Gate(respond, lambda: killed, items=8)
+    with FakeOpenAI() as server:
+        server.responder = gate
         env = {**environment, "BENCH_LLM_BASE_URL": server.base_url, "BENCH_LLM_MODEL": "resume-model"}
 
         process = start(env, "tier2", *flags, "-o", killed)
-        wait_for_items(killed / "items.jsonl", 8, process)
-        process.send_signal(signal.SIGKILL)
-        assert finish(process)[0] == -signal.SIGKILL
+        try:
+            # 8 items journaled, then every slot (BENCH_LLM_CONCURRENCY 4) waits at the gate: the process cannot
+            # finish, and every request it sent is in server.requests before it dies
+            wait_until(lambda: gate.held >= 4, process, "4 calls held at the gate")
+            process.send_signal(signal.SIGKILL)
+            assert finish(process)[0] == -signal.SIGKILL
+        finally:
+            gate.open()
         kept = {json.loads(line)["id"] for line in lines(killed / "items.jsonl")}
         assert 8 <= len(kept) < QUESTIONS
         assert not (killed / "report.json").exists() and (killed / "run.json").exists()
@@ -123,34 +164,32 @@ def test_a_killed_tier2_run_resumes_to_the_report_of_an_uninterrupted_run(enviro
 
 def test_ctrl_c_cancels_calls_in_flight_keeps_finished_items_and_says_how_to_resume(environment, tmp_path):
     data = write_dataset(tmp_path / "many", ITEMS, CORPUS)
-    answered = 0
-    lock = threading.Lock()
+    reports = Path(environment["BENCH_REPORTS_DIR"])
 
-    def slow_after_a_few(body) -> Reply:
-        # the first calls are quick, then every reply takes a minute: only cancelling them ends the run soon
-        nonlocal answered
-        with lock:
-            answered += 1
-            late = answered > 60
-        reply = respond(body)
-        return Reply(text=reply.text, delay=60.0 if late else 0.0)
+    def run_folder():
+        found = sorted(reports.glob("**/items.jsonl"))
+        return found[0].parent if found else None
 
-    with FakeOpenAI(latency=0.05) as server:
-        server.responder = slow_after_a_few
+    # the first calls are answered; once an item is journaled no reply comes until the gate opens, after the
+    # process is gone: only cancelling the calls in flight ends the run
+    gate = Gate(respond, run_folder, items=1)
+    with FakeOpenAI() as server:
+        server.responder = gate
         env = {**environment, "BENCH_LLM_BASE_URL": server.base_url, "BENCH_LLM_MODEL": "ctrl-c-model"}
         process = start(env, "tier2", "--dataset", data)
-        deadline = time.monotonic() + 120
-        while server.in_flight == 0 or answered <= 60:
-            assert process.poll() is None and time.monotonic() < deadline, finish(process)
-            time.sleep(0.02)
-        time.sleep(0.3)
-        process.send_signal(signal.SIGINT)
-        interrupted_at = time.monotonic()
-        code, out, err = finish(process, timeout=60)
-        stopped_after = time.monotonic() - interrupted_at
+        try:
+            wait_until(lambda: gate.held > 0, process, "a call held at the gate")
+            process.send_signal(signal.SIGINT)
+            try:
+                code, out, err = finish(process, timeout=120)  # minutes: only a run that waits for the replies
+            except subprocess.TimeoutExpired:
+                process.kill()
+                finish(process)
+                pytest.fail("Ctrl-C waited for the replies in flight instead of cancelling them")
+        finally:
+            gate.open()
 
         assert code == 130, err
-        assert stopped_after < 30, "Ctrl-C waited for the replies in flight instead of cancelling them"
         assert "Traceback" not in err
         message = err.strip().splitlines()
         assert len(message) >= 2, (out, err)
@@ -160,7 +199,6 @@ def test_ctrl_c_cancels_calls_in_flight_keeps_finished_items_and_says_how_to_res
         kept = len(lines(folder / "items.jsonl"))
         assert kept > 0 and f"interrupted: {kept} finished item(s)" in message[-2]
 
-        answered = -10**9  # quick again
         code, out, err = finish(subprocess.Popen([sys.executable, "-m", "benchmarks.cli", *command[1:]], env=env,
                                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                                  cwd=tmp_path))

@@ -13,6 +13,11 @@ from benchmarks.services.database import connect
 from benchmarks.services.store import VectorStore
 
 pytestmark = pytest.mark.integration
+# a session waiting for the advisory lock VectorStore.sync takes on a space: pg_advisory_lock(ns, space) is the
+# lock (classid ns, objid space, objsubid 2) of this database
+WAITING_FOR_THE_SYNC_LOCK = sa.text(
+    "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND objid = :s AND objsubid = 2 "
+    "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")
 
 
 def concurrently(threads: int, call):
@@ -43,12 +48,19 @@ def test_concurrent_syncs_of_one_space_embed_once_and_both_succeed(data_dir):
     chunks = [Chunk(id=f"c{i}", text=f"text {i}") for i in range(50)]
     embedded: list[int] = []
 
-    def slow_embed(texts):
+    def embed_while_the_other_waits(texts):
+        """The first sync embeds until the second one is seen waiting for the space's lock (PostgreSQL's
+        pg_locks), so the two overlap however the threads are scheduled; a second embedding would find no one
+        waiting and fail here."""
         embedded.append(len(texts))
-        time.sleep(0.3)  # long enough for the second sync to arrive while the first is embedding
+        deadline = time.monotonic() + 60
+        with database.engine.connect() as conn:
+            while not conn.execute(WAITING_FOR_THE_SYNC_LOCK, {"s": space}).scalar():
+                assert time.monotonic() < deadline, "the second sync never waited for the first one's lock"
+                time.sleep(0.01)
         return np.ones((len(texts), 4), dtype=np.float32)
 
-    results, errors = concurrently(2, lambda: store.sync(space, "test-model", chunks, slow_embed))
+    results, errors = concurrently(2, lambda: store.sync(space, "test-model", chunks, embed_while_the_other_waits))
     try:
         assert errors == []
         assert embedded == [50]

@@ -275,6 +275,8 @@ def test_reasoned_mode_and_the_ragas_form_faithfulness(bench, tmp_path, monkeypa
     assert report["notes"]["mode"] == "reasoned"
     hashes = report["provenance"]["judge"]["prompts_sha256"]
     assert "en/formats/score_reasoned" in hashes and "en/formats/score_direct" not in hashes
+    assert report["provenance"]["judge"]["metrics"] == [
+        "avg_faithfulness", "avg_answer_relevance", "avg_answer_correctness", "faithfulness"]
     rating_prompts = [p for p in prompts if p.splitlines()[0] == first_line("en/rate_faithfulness.txt")]
     assert rating_prompts and all('"reasoning"' in p for p in rating_prompts)
     # --repeats 1: one answer per question, so no repeatability metric
@@ -415,7 +417,8 @@ def test_extractive_and_offline_judge_on_the_synthetic_set_need_no_llm(bench, tm
     assert 0.2 < value(report, "avg_rouge1_f") < 0.8 and 0 < value(report, "avg_bleu") < 50
     assert all(m[name]["errors"] == 0 for name in m)
     assert report["provenance"]["generator"]["adapter"] == "extractive"
-    assert report["provenance"]["judge"] == {"backend": "offline", "language": "en"}
+    assert report["provenance"]["judge"] == {"backend": "offline", "language": "en", "metrics": [
+        "avg_faithfulness", "avg_answer_relevance", "avg_answer_correctness"]}  # what bench compare guards
     assert report["volatile"]["llm"] is None
     some = next(iter(items.values()))
     assert len(some["answers"]) == 2 and some["answers"][0]["text"] == some["answers"][1]["text"]

@@ -208,7 +208,7 @@ def test_extractive_and_offline_judge_on_the_synthetic_set_need_no_llm(bench, tm
     assert 0.2 < m["avg_semantic_similarity"]["value"] < 1.0
     assert m["response_exact_match_rate"]["value"] == 1.0  # the baseline is deterministic
     assert report["provenance"]["generator"]["adapter"] == "extractive"
-    assert report["provenance"]["judge"] == {"backend": "offline", "language": "en"}
+    assert report["provenance"]["judge"] == {"backend": "offline", "language": "en", "metrics": ["avg_e2e_score"]}
     assert "answer_correctness" in report["notes"]["offline_proxies"]["avg_e2e_score"]
     assert report["volatile"]["llm"] is None
 

@@ -1,6 +1,7 @@
 """`bench compare` on crafted runs: every status, every exit code, mismatches, judge changes, dropped and failed
 items, gates, and the Markdown size limit."""
 
+import hashlib
 import json
 
 import pytest
@@ -289,3 +290,39 @@ def test_max_lost_in_the_gates_file_sets_the_tolerance(tmp_path):
     assert result_of(b, evaluate_run(tmp_path / "one", [1.0] * 99 + [None]), strict)["exit_code"] == 1
     with pytest.raises(Exception, match="max_lost"):
         parse({"defaults": {"max_lost": 2}})
+
+
+def test_evaluate_runs_compare_by_their_questions_not_their_answers(run_cli, tmp_path):
+    """Same questions, other responses: two versions of a RAG system, comparable with no flag. Other questions:
+    refused, naming what differs."""
+    def run(folder, values, questions):
+        path = evaluate_run(folder, values)
+        report = json.loads((path / "report.json").read_text())
+        report["dataset"].update(content_sha256=hashlib.sha256(folder.name.encode()).hexdigest(),
+                                 questions_sha256=questions)
+        (path / "report.json").write_text(json.dumps(report))
+        return path
+
+    base = run(tmp_path / "base", [1.0] * 30, "q" * 64)
+    other_answers = run(tmp_path / "other-answers", [1.0] * 30, "q" * 64)
+    other_questions = run(tmp_path / "other-questions", [1.0] * 30, "r" * 64)
+    assert run_cli(base, other_answers).exit_code == 0
+    refused = run_cli(base, other_questions)
+    assert refused.exit_code == 2
+    assert "the questions (ids, user_input, reference; sha256) differs (qqqqqqqqqqqq vs rrrrrrrrrrrr)" in refused.output
+
+
+def test_an_evaluate_sets_question_identity_ignores_responses_and_contexts():
+    from benchmarks.samples import Sample, SampleSet
+
+    def sample_set(response, contexts, order=1):
+        samples = (Sample("s1", "How many days?", contexts, response, "28"), Sample("s2", "Who approves?", None,
+                                                                                    None, "the manager"))
+        return SampleSet(name="x", format="jsonl", content_sha256="-", samples=samples[::order])
+
+    first = sample_set("28 days", ("ctx",)).report_block()["questions_sha256"]
+    assert sample_set("Thirty.", ("other",)).report_block()["questions_sha256"] == first
+    assert sample_set("28 days", ("ctx",), order=-1).report_block()["questions_sha256"] == first
+    changed = SampleSet(name="x", format="jsonl", content_sha256="-",
+                        samples=(Sample("s1", "How many days?", None, None, "30"),))
+    assert changed.report_block()["questions_sha256"] != first

@@ -1,13 +1,18 @@
-"""The paired bootstrap against a slow reference, per-item extraction and clustering."""
+"""The paired bootstrap against a slow reference and Student's t, its p-value against its interval, per-item
+extraction and clustering."""
+
+import math
 
 import numpy as np
 import pytest
+from scipy import stats
 
 from benchmarks.compare.paired import MISSING, cluster_key, clusters_of, item_value, paired_bootstrap
 
 
 def reference(diffs, valid, clusters, resamples, seed):
-    """One resample at a time, in plain Python, from the same draws."""
+    """One resample at a time, in plain Python, from the same draws; the expanded percentile interval read off
+    by hand (Student's t quantile, stretched by √(n/(n−1)), at normal levels)."""
     n = len(diffs)
     units = n if clusters is None else max(clusters) + 1
     members = [[i for i in range(n) if (i if clusters is None else clusters[i]) == u] for u in range(units)]
@@ -17,7 +22,10 @@ def reference(diffs, valid, clusters, resamples, seed):
         picked = [diffs[i] for u in row for i in members[u] if valid[i]]
         if picked:
             means.append(sum(picked) / len(picked))
-    return tuple(np.percentile(means, [2.5, 97.5]))
+    scored = sum(any(valid[i] for i in m) for m in members)
+    reach = math.sqrt(scored / (scored - 1)) * stats.t.ppf(0.975, scored - 1)
+    levels = [stats.norm.cdf(-reach), stats.norm.cdf(reach)]
+    return tuple(np.quantile(means, levels, method="inverted_cdf")), scored
 
 
 @pytest.mark.parametrize("clustered", [False, True])
@@ -29,8 +37,10 @@ def test_matches_the_slow_reference(clustered):
     clusters = np.arange(n) // 4 if clustered else None
     got = paired_bootstrap(diffs[None, :], valid[None, :], clusters=clusters, resamples=300, seed=7,
                            block_rows=300)[0]
-    want = reference(list(diffs), list(valid), None if clusters is None else list(clusters), 300, 7)
-    assert got == pytest.approx(want, abs=1e-12)
+    (low, high), units = reference(list(diffs), list(valid), None if clusters is None else list(clusters),
+                                   300, 7)
+    assert (got.low, got.high) == pytest.approx((low, high), abs=1e-12)
+    assert got.units == units == (int(valid.sum()) if clusters is None else 10)
 
 
 def test_same_seed_same_interval_and_several_metrics_share_draws():
@@ -41,7 +51,7 @@ def test_same_seed_same_interval_and_several_metrics_share_draws():
     b = paired_bootstrap(d, v, resamples=1000, seed=1)
     assert a == b and all(ci is not None for ci in a)
     single = paired_bootstrap(d[1:2], v[1:2], resamples=1000, seed=1)[0]
-    assert single == pytest.approx(a[1])
+    assert (single.low, single.high, single.p) == pytest.approx((a[1].low, a[1].high, a[1].p))
 
 
 def test_cluster_bootstrap_is_wider_when_items_of_a_document_move_together():
@@ -51,7 +61,52 @@ def test_cluster_bootstrap_is_wider_when_items_of_a_document_move_together():
     valid = np.ones(200, dtype=bool)
     plain = paired_bootstrap(diffs[None], valid[None], resamples=2000, seed=0)[0]
     clustered = paired_bootstrap(diffs[None], valid[None], clusters=documents, resamples=2000, seed=0)[0]
-    assert (clustered[1] - clustered[0]) > 2 * (plain[1] - plain[0])
+    assert (clustered.high - clustered.low) > 2 * (plain.high - plain.low)
+    assert (plain.units, clustered.units) == (200, 20)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_expanded_interval_and_p_value_agree_with_the_t_test_on_normal_data(seed):
+    """On normal differences the expanded percentile interval is Student's t interval, up to the bootstrap's
+    Monte Carlo error and the sample's skew: each end within 4% of the interval's width, p within 0.02."""
+    d = np.random.default_rng(seed).normal(0.04, 0.2, 30)
+    got = paired_bootstrap(d[None], np.ones((1, 30), dtype=bool), resamples=20_000, seed=seed)[0]
+    t = stats.ttest_1samp(d, 0.0)
+    ci = t.confidence_interval()
+    width = ci.high - ci.low
+    assert got.low == pytest.approx(ci.low, abs=0.04 * width)
+    assert got.high == pytest.approx(ci.high, abs=0.04 * width)
+    assert got.p == pytest.approx(t.pvalue, abs=0.02)
+    plain = paired_bootstrap(d[None], np.ones((1, 30), dtype=bool), resamples=20_000, seed=seed,
+                             method="percentile")[0]
+    assert got.high - got.low > 1.04 * (plain.high - plain.low)  # √(30/29)·t(29)/1.96 = 1.059
+
+
+@pytest.mark.parametrize("clustered", [False, True])
+def test_p_value_inverts_the_interval(clustered):
+    """p ≤ 0.05 exactly when the 95% interval excludes 0: shifting every difference by c moves the interval by
+    c on the same draws, so 0 is walked across both ends."""
+    rng = np.random.default_rng(11)
+    diffs = rng.choice([-1.0, 0.0, 0.0, 1.0], 60) * 0.3 + rng.normal(0, 0.05, 60)
+    valid = np.ones((1, 60), dtype=bool)
+    clusters = np.arange(60) // 3 if clustered else None
+    centre = paired_bootstrap(diffs[None], valid, clusters=clusters, resamples=2000, seed=3)[0]
+    for c in np.linspace(centre.low - 0.02, centre.high + 0.02, 301):
+        got = paired_bootstrap(diffs[None] - c, valid, clusters=clusters, resamples=2000, seed=3)[0]
+        assert (got.p <= 0.05) == (got.low > 0 or got.high < 0), c
+
+
+def test_a_metric_identical_in_both_runs_has_p_one_and_an_interval_at_zero():
+    got = paired_bootstrap(np.zeros((1, 50)), np.ones((1, 50), dtype=bool), resamples=500)[0]
+    assert (got.low, got.high, got.p) == (0.0, 0.0, 1.0)
+
+
+def test_fewer_than_two_units_give_no_interval():
+    valid = np.zeros((1, 5), dtype=bool)
+    valid[0, 2] = True
+    assert paired_bootstrap(np.ones((1, 5)), valid, resamples=50) == [None]
+    with pytest.raises(ValueError, match="interval method"):
+        paired_bootstrap(np.ones((1, 5)), valid, method="bca")
 
 
 def test_no_valid_item_gives_no_interval():

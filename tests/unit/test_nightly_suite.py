@@ -205,3 +205,87 @@ def test_a_failing_comparison_is_a_note_not_a_crash(tmp_path):
     record = RunRecord({**_line("b"), "report": "x/b/report.json"}, previous={**_line("a"), "report": "x/a/report.json"})
     compare_with_previous(record, tmp_path)  # neither report exists
     assert record.compare_note.startswith("statistical comparison not run (") and record.compare_md is None
+
+
+def test_informational_is_a_run_flag_not_a_setting(tmp_path):
+    path = _write(tmp_path, '[[run]]\ntier = "tier1"\ndataset = "s"\ninformational = true\nseed = 2\n'
+                            '[[run]]\ntier = "tier1"\ndataset = "s"\n')
+    runs = load_suite(path).runs
+    assert [(r.informational, r.settings) for r in runs] == [(True, {"seed": 2}), (False, {})]
+    bad = _write(tmp_path, '[[run]]\ntier = "tier1"\ndataset = "s"\ninformational = "yes"\n')
+    with pytest.raises(BenchError, match=r"run #1 \(tier1 on s\): informational: expected true or false, got 'yes'"):
+        load_suite(bad)
+
+
+def _failed_record():
+    from benchmarks.nightly import RunRecord
+
+    return RunRecord(_line("f", status="failed"))
+
+
+def _compared(tmp_path, shift, *, informational=False):
+    """A nightly record whose report moved by `shift` against the previous night's, compared by bench compare."""
+    from compare_helpers import shifted, tier1_items, write_run
+
+    from benchmarks.nightly import RunRecord, compare_with_previous
+
+    base, cand = shifted(300, shift)
+    write_run(tmp_path / "nightly" / "d1" / "tier1-s", tier1_items({"ndcg@10": base}))
+    write_run(tmp_path / "nightly" / "d2" / "tier1-s", tier1_items({"ndcg@10": cand}))
+    line = {**_line("b", value=sum(cand) / 300), "report": "nightly/d2/tier1-s/report.json",
+            "informational": informational}
+    record = RunRecord(line, previous={**_line("a", value=sum(base) / 300), "report": "nightly/d1/tier1-s/report.json"})
+    compare_with_previous(record, tmp_path)
+    return record
+
+
+def test_a_regression_is_recorded_named_and_fails_the_night(tmp_path):
+    from io import StringIO
+
+    from rich.console import Console
+
+    from benchmarks.nightly import exit_code, print_summary
+
+    record = _compared(tmp_path, -0.1)
+    assert record.line["compare"] == {"verdict": "regression", "metrics": ["ndcg@10"],
+                                      "markdown": "nightly/d2/tier1-s/compare.md"}
+    assert record.regressed == ["ndcg@10"] and exit_code([record]) == 1
+    out = StringIO()
+    print_summary([record], Console(file=out, width=200))
+    text = out.getvalue()
+    assert "❌ regression: ndcg@10" in text
+    assert "REGRESSION: tier1 on synthetic (b vs a): ndcg@10; see nightly/d2/tier1-s/compare.md" in text
+    assert "1 ok, 0 failed, 1 regressed" in text
+
+    passed = _compared(tmp_path / "pass", 0.0)
+    assert passed.line["compare"]["verdict"] == "pass" and passed.regressed == [] and exit_code([passed]) == 0
+    assert exit_code([passed, _failed_record()]) == 1
+
+
+def test_an_informational_run_reports_its_regression_without_failing_the_night(tmp_path):
+    from io import StringIO
+
+    from rich.console import Console
+
+    from benchmarks.nightly import exit_code, print_summary
+
+    record = _compared(tmp_path, -0.1, informational=True)
+    assert record.regressed == ["ndcg@10"] and exit_code([record]) == 0
+    out = StringIO()
+    print_summary([record], Console(file=out, width=200))
+    assert "(informational: reported, does not fail the night)" in out.getvalue()
+    assert "1 regressed (1 informational)" in out.getvalue()
+    assert exit_code([record, _failed_record()]) == 1  # a failed run fails the night, informational or not
+
+
+def test_trend_page_marks_regressed_runs():
+    regressed = {**_line("c", value=0.4, day="2026-01-03"),
+                 "compare": {"verdict": "regression", "metrics": ["ndcg@10"], "markdown": "x/compare.md"}}
+    lines = [_line("a", value=0.5, day="2026-01-01"), regressed]
+    page = render_trends(lines)
+    names = {trace["name"]: trace for trace in _traces(page)}
+    marked = names["tier1 / synthetic: regression"]
+    assert marked["x"] == ["2026-01-03T02:00:00+00:00"] and marked["y"] == [0.4]
+    assert "c: regression in ndcg@10" in marked["hovertext"][0]
+    assert "tier1 on synthetic: ndcg@10 (2 runs, 1 regressed)" in page
+    assert "regression" not in {t["name"].rsplit(": ", 1)[-1] for t in _traces(render_trends(lines[:1]))}

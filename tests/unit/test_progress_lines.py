@@ -4,7 +4,7 @@ or silently: unwritable folders, a run that measured nothing, unknown settings, 
 import io
 import re
 import shutil
-import time
+import threading
 from pathlib import Path
 
 import pytest
@@ -43,11 +43,29 @@ def test_a_phase_prints_its_start_and_its_end_once():
     assert len(lines_of(out)) == 2
 
 
+class Ticks(io.StringIO):
+    """Progress output that says when its `wanted`th tick line (a running phase's `(N s)`) was written."""
+
+    def __init__(self, wanted: int):
+        super().__init__()
+        self.wanted, self.seen, self.enough = wanted, 0, threading.Event()
+
+    def write(self, text: str) -> int:
+        written = super().write(text)
+        if re.search(r"\(\d+ s\)$", text.rstrip("\n")):
+            self.seen += 1
+            if self.seen >= self.wanted:
+                self.enough.set()
+        return written
+
+
 def test_a_long_phase_prints_at_a_steady_pace():
-    out = io.StringIO()
+    """The phase lasts until the third tick line is written (the ticker's own thread writes them), not a guessed
+    time that a loaded machine might not give the ticker."""
+    out = Ticks(wanted=3)
     with ProgressLines(out, "tier1", interval=0.05) as progress:
         task = progress.add_task("starting PostgreSQL with pgvector")
-        time.sleep(0.3)
+        assert out.enough.wait(timeout=60), "a running phase printed no tick line every interval"
         progress.remove_task(task)
     ticks = [line for line in lines_of(out) if re.fullmatch(r"starting PostgreSQL with pgvector \(\d+ s\)", line)]
     assert len(ticks) >= 3
