@@ -375,6 +375,7 @@ SECRET_PARAMETERS = ("password", "sslpassword")  # libpq parameters that hold a 
 _CONNINFO_SECRET = re.compile(r"(\b(?:ssl)?password\s*=\s*)('(?:[^'\\]|\\.)*'?|\S*)", re.IGNORECASE)
 _USERINFO_SECRET = re.compile(r"^([^:/?#]*://[^:@/?#]*:)[^/?#]*@")  # up to the last @ of the host part
 _QUERY_SECRET = re.compile(r"([?&](?:ssl)?password=)[^&#]*", re.IGNORECASE)
+_BARE_USERINFO_SECRET = re.compile(r"^([^:/?#@\s=]*:)[^/?#@\s]*@")  # user:password@host/... with no scheme
 
 
 def redact_url(url: str) -> str:
@@ -382,8 +383,8 @@ def redact_url(url: str) -> str:
 
     Takes URLs (userinfo or ?password=) and libpq's keyword/value form (password=...), and never fails:
     it runs on the very strings that are too malformed to use, to say which one is wrong."""
-    if "://" not in url:
-        return _CONNINFO_SECRET.sub(rf"\g<1>{REDACTED}", url)
+    if "://" not in url:  # libpq's keyword/value form, or a URL typed without its scheme
+        return _CONNINFO_SECRET.sub(rf"\g<1>{REDACTED}", _BARE_USERINFO_SECRET.sub(rf"\g<1>{REDACTED}@", url))
     try:
         parts = urlsplit(url)
     except ValueError:  # e.g. an unclosed IPv6 bracket: mask by pattern, show the rest as typed

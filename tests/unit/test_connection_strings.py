@@ -19,6 +19,8 @@ SECRET = "s3cretpw"
     (f"postgres://u:{SECRET}@[::1", "postgres://u:***@[::1"),  # unparsable: masked by pattern
     (f"postgres://u:{SECRET}@x@[::1/db?sslpassword={SECRET}", "postgres://u:***@[::1/db?sslpassword=***"),
     ("postgresql://h/db", "postgresql://h/db"),
+    (f"u:{SECRET}@gateway.example/v1", "u:***@gateway.example/v1"),  # a URL typed without its scheme
+    ("gateway.example:8080/v1", "gateway.example:8080/v1"),
 ])
 def test_passwords_are_masked_in_both_forms_even_when_malformed(raw, shown):
     assert redact_url(raw) == shown
