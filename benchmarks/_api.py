@@ -172,7 +172,7 @@ def _evaluate(samples: Iterable[SampleLike], metrics: Names | None, *, models: N
                         write=output_dir is not None)
     models_run = outcome.report["provenance"]["judge"]["models"]
     by_id = {item["id"]: item for item in outcome.items}
-    results = [SampleResult(sample.id, {metric: _score(by_id[sample.id]["metrics"][metric], models_run)
+    results = [SampleResult(sample.id, {metric: _score(by_id[sample.id]["scores"][metric], models_run)
                                         for metric in resolved.metrics or ()})
                for sample in sample_set.samples if sample.id in by_id]  # a `limit` runs a sample of them
     return Evaluation(samples=results, report=outcome.report, items=outcome.items, directory=outcome.directory)

@@ -17,10 +17,11 @@ from typing import Any
 from benchmarks._version import __version__
 from benchmarks.config import Source
 from benchmarks.inputs import InputSet
+from benchmarks.item_record import REPORT_SCHEMA_VERSION
 from benchmarks.report_markdown import render
 from benchmarks.tiers.base import ReportKind, TierResult
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = REPORT_SCHEMA_VERSION  # 2: items carry the one item record (item_record)
 DIGITS = 6
 LOCAL_SETTINGS = ("data_dir", "reports_dir")  # machine-specific: kept out of the stable block
 ENVIRONMENT_KEYS = ("git_commit", "git_dirty", "python", "packages", "numeric_path")  # provenance.environment()

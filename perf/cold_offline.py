@@ -97,9 +97,10 @@ def embedded_texts(dataset: str, tier: str, items_path: Path) -> tuple[list[str]
     items: list[dict[str, Any]] = [json.loads(line) for line in items_path.read_text(encoding="utf-8").splitlines()]
     queries: dict[str, None] = {}
     for item in items:
-        contexts = [chunks[cid] for cid in item["context_ids" if tier == "tier2" else "retrieved_ids"]]
-        answer, reference = item["answers"][0]["text"], item["reference_answer"]
-        texts = [item["question"], answer, *split_sentences(answer), *(s for c in contexts for s in split_sentences(c))]
+        inputs = item["inputs"]
+        contexts = [chunks[cid] for cid in (inputs["context_ids"] if tier == "tier2" else item["retrieved_ids"])]
+        answer, reference = item["answer"], inputs["reference_answer"]
+        texts = [inputs["question"], answer, *split_sentences(answer), *(s for c in contexts for s in split_sentences(c))]
         if reference is not None:
             texts += [reference, *split_sentences(reference)]
         queries.update(dict.fromkeys(texts))

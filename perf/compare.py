@@ -17,6 +17,7 @@ import numpy as np
 
 from benchmarks.compare import compare, load_run, render
 from benchmarks.compare.gates import Gates
+from benchmarks.item_record import BENCH, REPORT_SCHEMA_VERSION, record, score
 from perf.sections import write_section
 
 MARK, END_MARK = "<!-- compare -->", "<!-- /compare -->"
@@ -31,9 +32,10 @@ def _write(folder: Path, shift: float, seed: int) -> None:
     values = {m: np.clip(rng.uniform(0, 1, ITEMS) + shift, 0, 1).round(6) for m in METRICS}
     with (folder / "items.jsonl").open("w") as out:
         for i in range(ITEMS):
-            out.write(json.dumps({"id": f"q{i:05d}", "evaluated": True, "relevant": {f"doc{i % DOCUMENTS}#1": 1},
-                                  "metrics": {m: float(values[m][i]) for m in METRICS}}) + "\n")
-    report = {"schema_version": 1, "tier": "tier1", "tier_version": "1.0", "title": "Tier 1", "main_metric": "ndcg@10",
+            out.write(json.dumps(record(f"q{i:05d}", {"question": f"question {i}"}, None,
+                                        {m: {BENCH: score(float(values[m][i]))} for m in METRICS},
+                                        cluster=f"doc{i % DOCUMENTS}")) + "\n")
+    report = {"schema_version": REPORT_SCHEMA_VERSION, "tier": "tier1", "tier_version": "1.0", "title": "Tier 1", "main_metric": "ndcg@10",
               "dataset": {"name": "perf", "content_sha256": "0" * 64}, "provenance": {}, "settings": {},
               "metrics": {m: {"value": float(values[m].mean()), "n": ITEMS, "errors": 0, "ci95": None,
                               "higher_is_better": True} for m in METRICS}}

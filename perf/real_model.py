@@ -196,7 +196,7 @@ def ordering(results: dict[str, Any]) -> str:
     cases = results["cases"]
     by_case: dict[bool, list[float]] = {True: [], False: []}
     for item in results["evaluate"]["items"]:
-        value = item["metrics"]["faithfulness"][MODEL]["value"]
+        value = item["scores"]["faithfulness"][MODEL]["value"]
         if value is not None:
             by_case[cases[item["id"]] == SUPPORTED].append(float(value))
     values = results["calibration"]["values"]

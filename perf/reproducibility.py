@@ -103,8 +103,8 @@ def tier1(data: Path, out: Path, dataset: str, extra: Mapping[str, str]) -> Run:
     report = json.loads((out / "report.json").read_text(encoding="utf-8"))
     items = [json.loads(line) for line in (out / "items.jsonl").read_text(encoding="utf-8").splitlines()]
     return Run(vectors=stored_vectors(data, dataset),
-               rankings={item["id"]: [doc for doc, _ in item["retrieved"]] for item in items},
-               scores={item["id"]: item["metrics"] for item in items},
+               rankings={item["id"]: [doc for doc, _ in item["answer"]] for item in items},
+               scores={item["id"]: item["scores"] for item in items},
                metrics={name: metric["value"] for name, metric in report["metrics"].items()},
                evaluated=report["notes"]["queries"]["evaluated"],
                path=json.loads(probe.stdout))

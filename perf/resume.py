@@ -135,13 +135,14 @@ def _interrupted(served: Any, dataset: str, settings: Settings, sources: dict[st
 
 
 def _journaling_seconds(items: Path, scratch: Path) -> float:
-    """Append the finished run's rows (journal-sized: the final rows carry a little more) to a new journal."""
+    """Append the finished run's rows to a new journal, journal-sized: its answers, and its scores in place of the
+    grades (the same outcomes, under their report names)."""
     rows = [json.loads(line) for line in items.read_text(encoding="utf-8").splitlines()]
     journal = RunJournal.start(scratch, RunIdentity.of("tier2", "1.0", {}, {}), run_id="perf",
                                started_at="", point_latest=False)
     started = time.perf_counter()
     for row in rows:
-        journal.append(row["id"], {"answers": row["answers"], "grades": row["grades"]})
+        journal.append(row["id"], {"answers": row["answers"], "grades": row["scores"]})
     seconds = time.perf_counter() - started
     journal.close()
     return seconds

@@ -9,7 +9,8 @@ import numpy as np
 from benchmarks.compare import status as st
 from benchmarks.compare.gates import Gates
 from benchmarks.compare.load import BrokenRun, Run
-from benchmarks.compare.paired import MISSING, cluster_key, clusters_of, item_value, paired_bootstrap
+from benchmarks.compare.paired import MISSING, clusters_of, item_value, paired_bootstrap
+from benchmarks.item_record import ItemRecord
 from benchmarks.errors import BenchError
 
 # a run on a real-user log (ux, real-users) is over the log's rows: another log, or rows added under one name,
@@ -43,9 +44,10 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
     numeric_path_changed = _numeric_path_diff(base.report, cand.report)
     items = _pair_items(base, cand)
     names = [n for n in base.report["metrics"] if n in cand.report["metrics"]]
-    per_item = _per_item(base, cand, items["paired"], names)
-    lost = _lost_and_gained(base, cand, items, [n for n in names if n in per_item])
-    keys = [cluster_key(row) for row in items["paired_rows"]]
+    tables = (_value_tables(base, names), _value_tables(cand, names)) if items["available"] else ({}, {})
+    per_item = _per_item(tables, [b["id"] for b, _ in items["paired"]], names)
+    lost = _lost_and_gained(tables, [n for n in names if n in per_item])
+    keys = [row.get("cluster") for row in items["paired_rows"]]
     clusters = clusters_of(keys)
     with_items = [n for n in names if n in per_item]
     cis = dict(zip(with_items, paired_bootstrap(
@@ -194,21 +196,11 @@ def _numeric_path_diff(base: dict[str, Any], cand: dict[str, Any]) -> list[str]:
 
 def judged_metrics(run: Run) -> frozenset[str]:
     """The metrics the run's judge graded, as its report declares them (`provenance.judge.metrics`, written by
-    every tier with a judge). A report written before bench declared them is read by its layout, so an old
-    baseline is still caught: every evaluate metric but semantic_similarity (no judge call), a grade on
-    tier 2 and 3 items, or (without items) a judge rating `avg_*`."""
+    every tier with a judge)."""
     judge = (run.report.get("provenance") or {}).get("judge")
-    if not isinstance(judge, dict):
+    if not isinstance(judge, dict) or not isinstance(judge.get("metrics"), list):
         return frozenset()
-    if isinstance(judge.get("metrics"), list):
-        return frozenset(map(str, judge["metrics"]))
-    names = list(run.report["metrics"])
-    if run.report.get("tier") == "evaluate":
-        return frozenset(n for n in names if n.split("/", 1)[0] != "semantic_similarity")
-    graded = {key for item in (run.items or [])[:50] if isinstance(item.get("grades"), dict)
-              for key in item["grades"]}
-    return frozenset(n for n in names if n in graded or n.removeprefix("avg_") in graded
-                     or (run.items is None and n.startswith("avg_")))
+    return frozenset(map(str, judge["metrics"]))
 
 
 def _identity(run: Run) -> dict[str, Any]:
@@ -232,23 +224,29 @@ def _pair_items(base: Run, cand: Run) -> dict[str, Any]:
             "dropped": dropped[:LISTED], "n_dropped": len(dropped), "added": added[:LISTED], "n_added": len(added)}
 
 
-def _by_id(run: Run) -> dict[str, dict[str, Any]]:
-    out: dict[str, dict[str, Any]] = {}
+def _by_id(run: Run) -> dict[str, ItemRecord]:
+    out: dict[str, ItemRecord] = {}
     for item in run.items or []:
-        key = str(item["id"])
+        key = item["id"]
         if key in out:
             raise BrokenRun(f"{run.path.parent / 'items.jsonl'}: item id '{key}' appears twice")
         out[key] = item
     return out
 
 
-def _per_item(base: Run, cand: Run, paired: list[tuple[dict, dict]], names: list[str]) -> dict[str, Any]:
+def _value_tables(run: Run, names: list[str]) -> dict[str, dict[str, Any]]:
+    """metric → item id → its value (float, None failed, MISSING), read once per run."""
+    rows = _by_id(run)
+    return {name: {key: item_value(item, name) for key, item in rows.items()} for name in names}
+
+
+def _per_item(tables: tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]], paired_ids: list[str],
+              names: list[str]) -> dict[str, Any]:
     """metric → (diffs, valid, failed in base, failed in candidate, base values) over the paired items."""
     out: dict[str, Any] = {}
-    tier = cand.report["tier"]
     for name in names:
-        bv = _values([b for b, _ in paired], name, tier)
-        cv = _values([c for _, c in paired], name, tier)
+        bv = [tables[0][name][key] for key in paired_ids]
+        cv = [tables[1][name][key] for key in paired_ids]
         if all(v is MISSING for v in bv) and all(v is MISSING for v in cv):
             continue
         b_ok = np.array([isinstance(v, float) for v in bv])
@@ -261,18 +259,14 @@ def _per_item(base: Run, cand: Run, paired: list[tuple[dict, dict]], names: list
     return out
 
 
-def _lost_and_gained(base: Run, cand: Run, items: dict[str, Any], names: list[str]) -> dict[str, dict[str, Any]]:
+def _lost_and_gained(tables: tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]],
+                     names: list[str]) -> dict[str, dict[str, Any]]:
     """Per metric, the items that had a value in the base and have none in the candidate (undetermined, failed,
     or gone from its items) — lost — and the other way round — gained. Paired means leave them out, so they
     are counted here: a candidate that stops answering a third of its questions has not improved."""
-    if not items.get("available"):
-        return {}
-    tier = cand.report["tier"]
-    b_rows, c_rows = _by_id(base), _by_id(cand)
     out: dict[str, dict[str, Any]] = {}
     for name in names:
-        b_values = dict(zip(b_rows, _values(list(b_rows.values()), name, tier), strict=True))
-        c_values = dict(zip(c_rows, _values(list(c_rows.values()), name, tier), strict=True))
+        b_values, c_values = tables[0][name], tables[1][name]
         scored_base = [i for i, v in b_values.items() if isinstance(v, float)]
         lost = [i for i in scored_base if not isinstance(c_values.get(i), float)]
         gained = [i for i, v in c_values.items() if isinstance(v, float) and not isinstance(b_values.get(i), float)]
@@ -281,21 +275,9 @@ def _lost_and_gained(base: Run, cand: Run, items: dict[str, Any], names: list[st
     return out
 
 
-def _values(items: list[dict[str, Any]], name: str, tier: str) -> list[Any]:
-    """item_value over many items, with a fast path for tier-1 style `metrics` objects."""
-    out: list[Any] = []
-    for item in items:
-        metrics = item.get("metrics")
-        value = metrics.get(name, MISSING) if isinstance(metrics, dict) else MISSING
-        if value is MISSING or isinstance(value, dict):
-            out.append(item_value(item, name, tier))
-        else:
-            out.append(float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else None)
-    return out
-
-
-def _most_regressed(rows: list[dict[str, Any]], per_item: dict[str, Any], paired: list[tuple[dict, dict]],
-                    paired_rows: list[dict[str, Any]], primaries: list[str]) -> dict[str, Any] | None:
+def _most_regressed(rows: list[dict[str, Any]], per_item: dict[str, Any],
+                    paired: list[tuple[ItemRecord, ItemRecord]], paired_rows: list[ItemRecord],
+                    primaries: list[str]) -> dict[str, Any] | None:
     name = next((n for n in primaries if n in per_item), None) or next(iter(per_item), None)
     if name is None:
         return None
@@ -309,10 +291,15 @@ def _most_regressed(rows: list[dict[str, Any]], per_item: dict[str, Any], paired
         if not np.isfinite(worse[i]) or worse[i] >= 0:
             break
         base_value = float(per_item[name][4][i])
-        listed.append({"id": str(paired[i][0]["id"]), "base": round(base_value, 6),
+        listed.append({"id": paired[i][0]["id"], "base": round(base_value, 6),
                        "candidate": round(base_value + float(d[i]), 6), "delta": round(float(d[i]), 6),
-                       "question": paired_rows[i].get("question")})
+                       "question": _shown_input(paired_rows[i])})
     return {"metric": name, "items": listed}
+
+
+def _shown_input(item: ItemRecord) -> str | None:
+    """What a reader recognises an item by: the first text among its inputs (the question, the user input)."""
+    return next((value for value in item["inputs"].values() if isinstance(value, str) and value), None)
 
 
 def config_diff(base: dict[str, Any], cand: dict[str, Any]) -> list[dict[str, Any]]:

@@ -1,4 +1,6 @@
-"""A run for `bench compare`: its report.json, checked, and, when present, its items.jsonl.
+"""A run for `bench compare`: its report.json and, when present, its items.jsonl, validated against their
+declared models (`item_record.ReportDocument`, `item_record.ItemRecord`), so compare reads every tier the same
+way.
 
 The files are read by `benchmarks.services.report_files`; BrokenRun lives there and is re-exported here.
 """
@@ -9,34 +11,54 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
+from benchmarks.errors import BenchError
+from benchmarks.item_record import ITEM_RECORD, REPORT_DOCUMENT, REPORT_SCHEMA_VERSION, ItemRecord
 from benchmarks.services import report_files
 from benchmarks.services.report_files import BrokenRun
 
-__all__ = ["REQUIRED", "BrokenRun", "Run", "load_run"]
-
-REQUIRED = ("tier", "tier_version", "dataset", "metrics", "main_metric")
+__all__ = ["BrokenRun", "Run", "load_run"]
 
 
 @dataclass
 class Run:
     path: Path
     report: dict[str, Any]
-    items: list[dict[str, Any]] | None = field(default=None)  # None: no items.jsonl beside the report
+    items: list[ItemRecord] | None = field(default=None)  # None: no items.jsonl beside the report
 
 
 def load_run(path: Path | str) -> Run:
     """A run folder (holding report.json) or a report.json path; items.jsonl is read from beside it.
 
-    A path that does not exist is a usage error (exit 2); a run that exists but cannot be read is a
-    broken run (exit 3)."""
+    A path that does not exist, or a report another bench wrote in an older schema, is a usage error (exit 2);
+    a run that exists but cannot be read is a broken run (exit 3)."""
     report_path, report = report_files.read_report(path)
-    if not isinstance(report, dict) or any(key not in report for key in REQUIRED):
-        missing = [k for k in REQUIRED if not isinstance(report, dict) or k not in report]
-        raise BrokenRun(f"{report_path}: not a bench report (missing {', '.join(missing)})")
-    if not isinstance(report["metrics"], dict) or not isinstance(report["dataset"], dict):
-        raise BrokenRun(f"{report_path}: not a bench report (metrics and dataset must be objects)")
-    for name, metric in report["metrics"].items():
-        if not isinstance(metric, dict) or "value" not in metric:
-            raise BrokenRun(f"{report_path}: metric '{name}' has no value")
-    return Run(report_path, report, report_files.read_items(report_path.parent / "items.jsonl"))
+    version = report.get("schema_version") if isinstance(report, dict) else None
+    if isinstance(version, int) and version != REPORT_SCHEMA_VERSION:
+        raise BenchError(f"{report_path}: a report of schema version {version}, and this bench compares version "
+                         f"{REPORT_SCHEMA_VERSION}; run it again with this bench to compare it")
+    try:
+        REPORT_DOCUMENT.validate_python(report)
+    except ValidationError as exc:
+        raise BrokenRun(f"{report_path}: not a bench report ({_first_problem(exc)})") from None
+    rows = report_files.read_items(report_path.parent / "items.jsonl")
+    return Run(report_path, report, None if rows is None else _items(report_path.parent / "items.jsonl", rows))
 
+
+def _items(path: Path, lines: list[tuple[int, str]]) -> list[ItemRecord]:
+    """Each line parsed and checked in one pass (pydantic's JSON reader)."""
+    items: list[ItemRecord] = []
+    for number, line in lines:
+        try:
+            items.append(ITEM_RECORD.validate_json(line))
+        except ValidationError as exc:
+            raise BrokenRun(f"{path}:{number}: not an item record ({_first_problem(exc)})") from None
+    return items
+
+
+def _first_problem(exc: ValidationError) -> str:
+    """The first of pydantic's complaints, as `field.path: message`."""
+    error = exc.errors()[0]
+    where = ".".join(str(part) for part in error["loc"])
+    return f"{where}: {error['msg']}" if where else error["msg"]

@@ -1,20 +1,10 @@
 """Per-item values behind a report's metrics, and a vectorised paired (cluster) bootstrap of their mean difference
 (expanded percentile intervals and the p-values that invert them).
 
-A metric has per-item values when the report's value is a mean over items.jsonl rows:
-
-- tier1 (and any tier whose items carry a `metrics` object): `item["metrics"][name]`; in bench evaluate's
-  items that is one row per judge model, and the value is the mean over the judges that scored it
-  (`name/model` picks one judge);
-- tier2/tier3: `item["grades"]["ragas:" + name]` (a --metrics metric) or `item["grades"][name]` (or
-  without an `avg_` prefix) when its status is `ok`; `item["retrieval_hit"]` for retrieval_hit_rate@k;
-  else the unprefixed name in `item["text"]` / `item["similarity"]` / `item["repeats"]` (exact_match,
-  semantic_consistency for the response_* metrics); failed when the item's first answer failed;
-- judge-pipeline `accuracy`: 1.0 when `decision` equals `ground_truth_show`, 0.0 when it differs,
-  missing when the endpoint failed or the reply was unparseable.
-
-An item that has the metric's field but no usable value counts as failed (None); an item without
-the field at all has no value for that metric (tier1 questions without a relevant document).
+A metric has per-item values when the items carry scores for it (`item_record`): every tier writes the same
+record, so the value of an item is `item_record.value_of` of its scores for the metric (the mean over the
+scorers that scored it; failed when none did and one failed; missing when none applies), and a report's
+"<name>/<model>" is one scorer's own. compare knows no tier's layout.
 """
 
 from __future__ import annotations
@@ -27,105 +17,21 @@ from typing import Any
 import numpy as np
 from scipy.special import ndtr, ndtri, stdtr, stdtrit
 
-MISSING = object()  # the item does not carry this metric at all
-# tiers 2 and 3: the item block holding each answer metric (under its name without avg_), and the
-# per-item key of each repeatability metric
-ANSWER_BLOCKS = {"rouge1_f": "text", "rouge2_f": "text", "rougeL_f": "text", "bleu": "text",
-                 "semantic_similarity": "similarity", "dot_similarity": "similarity",
-                 "euclidean_distance": "similarity", "exact_match": "repeats", "semantic_consistency": "repeats"}
-REPEAT_KEYS = {"response_exact_match_rate": "exact_match", "response_semantic_consistency": "semantic_consistency"}
+from benchmarks.item_record import ItemRecord, value_of
+
+MISSING = object()  # the item has no value for this metric: it does not apply, or every scorer left it undetermined
 BLOCK_CELLS = 4_000_000  # index-matrix cells per block: bounds memory (about 32 MB of float64 weights)
 
 
-def item_value(item: dict[str, Any], metric: str, tier: str) -> Any:
+def item_value(item: ItemRecord, metric: str) -> Any:
     """The item's value for `metric`: a float, None (failed) or MISSING."""
-    if tier == "judge-pipeline" and metric == "accuracy":
-        if "decision" not in item:
-            return MISSING
-        if item.get("status", "ok") != "ok" or item.get("decision") is None:
-            return None
-        return 1.0 if item["decision"] == item.get("ground_truth_show") else 0.0
-    metrics = item.get("metrics")
-    if isinstance(metrics, dict):
-        if metric in metrics:
-            value = metrics[metric]
-            return _over_judges(value) if isinstance(value, dict) else _number(value)
-        base, _, model = metric.partition("/")  # bench evaluate's per-model metric "<metric>/<model>"
-        judged = metrics.get(base)
-        if model and isinstance(judged, dict) and isinstance(judged.get(model), dict):
-            return _over_judges({model: judged[model]})
-    grades = item.get("grades")
-    if isinstance(grades, dict):
-        # a `bench evaluate` metric added with --metrics is kept under "ragas:<name>", apart from the seed
-        # rating of the same name, which its report key "avg_<name>" reaches
-        for key in (f"ragas:{metric}", metric, metric.removeprefix("avg_")):
-            if key in grades:
-                grade = grades[key]
-                if isinstance(grade, dict):
-                    status = grade.get("status", "ok")
-                    if status == "undetermined":  # no reference answer, no offline proxy: no value, no error
-                        return MISSING
-                    return _number(grade.get("value")) if status == "ok" else None
-                return _number(grade)
-    if metric.startswith("retrieval_hit_rate@") and "retrieval_hit" in item:
-        hit = item["retrieval_hit"]
-        return MISSING if hit is None else float(bool(hit))
-    key = REPEAT_KEYS.get(metric, metric.removeprefix("avg_"))
-    block = item.get(ANSWER_BLOCKS.get(key, ""))
-    if isinstance(block, dict):
-        if block.get(key) is not None:
-            return _number(block[key])
-        return None if _answer_failed(item, over_repeats=ANSWER_BLOCKS[key] == "repeats") else MISSING
-    return MISSING
-
-
-def _answer_failed(item: dict[str, Any], *, over_repeats: bool) -> bool:
-    """As tiers 2 and 3 count errors: a failed first answer fails the answer's metrics; a failed call among
-    the repeats fails the repeatability metrics (a repeat the dataset lacks leaves them undetermined)."""
-    answers = [a for a in item.get("answers") or () if isinstance(a, dict)]
-    if over_repeats:
-        return any(a.get("status") == "api_error" for a in answers)
-    return bool(answers) and answers[0].get("status") != "ok"
-
-
-def _over_judges(by_model: dict[str, Any]) -> Any:
-    """bench evaluate's sample value: the mean over the judges that scored it (as its report takes it); failed
-    when none did and a call failed, MISSING when every judge found it undetermined."""
-    rows = [r for r in by_model.values() if isinstance(r, dict)]
-    scored = [float(r["value"]) for r in rows if r.get("status") == "ok" and _number(r.get("value")) is not None]
-    if scored:
-        return sum(scored) / len(scored)
-    return MISSING if rows and all(r.get("status") == "undetermined" for r in rows) else None
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value)
-
-
-def cluster_key(item: dict[str, Any]) -> str | None:
-    """The source document an item is about, when it names one: several questions on one document are
-    not independent, so the bootstrap resamples documents, not questions."""
-    for field in ("cluster", "source", "document_id", "url", "confluence_url"):
-        value = item.get(field)
-        if isinstance(value, str) and value:
-            return value
-    relevant = item.get("relevant")
-    if isinstance(relevant, dict) and relevant:
-        return _document(sorted(relevant, key=lambda c: (-_grade(relevant[c]), c))[0])
-    contexts = item.get("context_ids")
-    if isinstance(contexts, list) and contexts and isinstance(contexts[0], str):
-        return _document(contexts[0])
-    return None
-
-
-def _grade(value: Any) -> float:
-    return float(value) if isinstance(value, (int, float)) else 0.0
-
-
-def _document(chunk_id: str) -> str:
-    return chunk_id.split("#", 1)[0]
+    scores = item["scores"].get(metric)
+    if scores is None and "/" in metric:  # one scorer's own mean, "<name>/<model>"
+        name, _, scorer = metric.partition("/")
+        own = item["scores"].get(name, {}).get(scorer)
+        scores = {scorer: own} if own is not None else None
+    value = value_of(scores)
+    return MISSING if value == "missing" else value
 
 
 def clusters_of(keys: Sequence[str | None]) -> np.ndarray | None:

@@ -6,23 +6,26 @@ named in `extra_metrics`) and compared with the reference (ROUGE, BLEU); all ans
 repeatability metrics. Generation and judging of different cases overlap, bounded only by the
 services' concurrency, so a run costs about its calls × latency / concurrency.
 
-A failed generation is an error of every metric of its case (it could not be graded); a failed
-judge call is an error of that metric only; an undetermined value (no reference answer, a rating
-with no offline proxy) is left out of the mean and counted in notes, never scored as zero.
+A failed generation is an error of every metric of its case (it could not be graded), a failed repeat an
+error of the repeatability metrics; a failed judge call is an error of that metric only; an undetermined
+value (no reference answer, a rating with no offline proxy) is left out of the mean and counted in notes,
+never scored as zero. Every metric is one outcome per case, keyed by its report name (`item_record`): the
+report's mean and errors are computed from those outcomes, and the item records carry the same ones, so
+`bench compare` reproduces the report from items.jsonl.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 import numpy as np
 
-from benchmarks import outcome
+from benchmarks import item_record, outcome
 from benchmarks.config import Settings
 from benchmarks.dataset import Dataset, Question
 from benchmarks.errors import BenchError
@@ -82,6 +85,12 @@ class Plan:
     def keys(self) -> tuple[str, ...]:
         """Names of an item's grades: a rating's own, a metric's `metric_key`."""
         return (*self.ratings, *map(metric_key, self.extra_metrics))
+
+    @property
+    def report_names(self) -> dict[str, str]:
+        """Each grade's metric in the report, by grade name: avg_<rating>, a `bench evaluate` metric's own."""
+        return {**{name: f"avg_{name}" for name in self.ratings},
+                **{metric_key(metric): metric for metric in self.extra_metrics}}
 
 
 def metric_key(metric: str) -> str:
@@ -166,7 +175,7 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
         todo = [c for c in cases if ctx.journal is None or _case_key(c) not in ctx.journal.restored]
         embed.prefetch(_texts_ahead(todo, offline_fields, extractive=isinstance(generator, ExtractiveGenerator)),
                        ctx.progress, label="embedding the texts known before answering")
-        judge_model = str(model_for(s, "judge")) if s.judge_backend == "llm" else "offline"
+        judge_model = scorer(s)
         rater = Rater(service, language, s.judge_mode) if s.judge_backend == "llm" and service else None
         ragas = (LLMJudge(service, language, embed, JudgeOptions.from_settings(s), metrics=known)
                  if rater and service else None)
@@ -291,16 +300,30 @@ def _grade_offline(item: Graded, plan: Plan, embed: Callable[[Sequence[str]], np
 # --- numbers ------------------------------------------------------------------------------------
 
 
+Scores = dict[str, Outcome]  # a case's outcome per report metric; a metric that does not apply is absent
+TEXT_METRICS = ("avg_rouge1_f", "avg_rouge2_f", "avg_rougeL_f", "avg_bleu")
+REPEAT_METRICS = ("response_exact_match_rate", "response_semantic_consistency")
+
+
 def grade_metrics(graded: Sequence[Graded], plan: Plan, settings: Settings) -> dict[str, Metric]:
     """avg_<rating> for the seed ratings, the metric's own name for `bench evaluate` metrics."""
-    metrics = {}
-    for name in plan.ratings:
-        metrics[f"avg_{name}"] = _summary([g.grades[name] for g in graded], settings, higher_is_better=True)
     known = judged_metrics(settings)
-    for metric in plan.extra_metrics:
-        metrics[metric] = _summary([g.grades[metric_key(metric)] for g in graded], settings,
-                                   higher_is_better=known[metric].higher_is_better)
-    return metrics
+    lower = {m for m in plan.extra_metrics if not known[m].higher_is_better}
+    return summaries([grade_scores(g, plan) for g in graded], list(plan.report_names.values()), settings,
+                     lower_is_better=lower)
+
+
+def grade_scores(item: Graded, plan: Plan) -> Scores:
+    """The case's grades under their report names."""
+    return {plan.report_names[name]: grade for name, grade in item.grades.items()}
+
+
+def summaries(rows: Sequence[Scores], names: Sequence[str], settings: Settings, *,
+              lower_is_better: Collection[str] = ()) -> dict[str, Metric]:
+    """Each named metric's mean over the cases' outcomes: ok values in the mean, failures (errors and failed
+    answers) counted as errors, undetermined and absent ones left out, as `item_record.value_of` reads them."""
+    return {name: _summary([row[name] for row in rows if name in row], settings,
+                           higher_is_better=name not in lower_is_better) for name in names}
 
 
 def _summary(grades: Sequence[Outcome], settings: Settings, *, higher_is_better: bool) -> Metric:
@@ -317,56 +340,72 @@ def mean_metric(values: Sequence[float], settings: Settings, *, errors: int = 0,
                                higher_is_better=higher_is_better)
 
 
-def text_metrics(graded: Sequence[Graded], settings: Settings
-                 ) -> tuple[dict[str, Metric], list[dict[str, Any]]]:
-    """ROUGE-1/2/L F and BLEU of each first answer against the reference, and the per-item values."""
-    per_item: list[dict[str, Any]] = []
-    columns: dict[str, list[float]] = {"avg_rouge1_f": [], "avg_rouge2_f": [], "avg_rougeL_f": [], "avg_bleu": []}
-    errors = 0
-    for item in graded:
-        reference = reference_answer(item.case)
-        if item.first.status != "ok":
-            errors += 1
-            per_item.append({})
-            continue
-        if reference is None:
-            per_item.append({})
-            continue
-        rouge = text.rouge(str(item.first.text), reference)
-        scores = {"avg_rouge1_f": rouge.rouge1, "avg_rouge2_f": rouge.rouge2, "avg_rougeL_f": rouge.rougeL,
-                  "avg_bleu": text.bleu(str(item.first.text), reference)}
-        for name, score in scores.items():
-            if score.value is not None:
-                columns[name].append(score.value)
-        per_item.append({name.removeprefix("avg_"): score.value for name, score in scores.items()})
-    return {name: mean_metric(values, settings, errors=errors) for name, values in columns.items()}, per_item
+def no_answer(item: Graded) -> Outcome:
+    """What a metric of the first answer is when that answer failed: an error of the metric, not a zero."""
+    return Outcome.failed("no_answer", item.first.error or "no answer")
+
+
+def answer_scores(item: Graded, names: Sequence[str], score: Callable[[str, str], Scores]) -> Scores:
+    """Metrics of the first answer against the reference (`score(answer, reference)`): no_answer when the
+    answer failed (whether or not a reference exists, as a failed generation fails every metric of its case),
+    absent when the question has no reference."""
+    if item.first.status != "ok":
+        return dict.fromkeys(names, no_answer(item))
+    reference = reference_answer(item.case)
+    return {} if reference is None else score(str(item.first.text), reference)
+
+
+def text_metrics(graded: Sequence[Graded], settings: Settings) -> tuple[dict[str, Metric], list[Scores]]:
+    """ROUGE-1/2/L F and BLEU of each first answer against the reference, and each case's outcomes."""
+    rows = [answer_scores(item, TEXT_METRICS, _text_scores) for item in graded]
+    return summaries(rows, TEXT_METRICS, settings), rows
+
+
+def _text_scores(answer: str, reference: str) -> Scores:
+    rouge = text.rouge(answer, reference)
+    return {"avg_rouge1_f": rouge.rouge1, "avg_rouge2_f": rouge.rouge2, "avg_rougeL_f": rouge.rougeL,
+            "avg_bleu": text.bleu(answer, reference)}
 
 
 def repeat_metrics(graded: Sequence[Graded], embedder: CachedEmbedder, settings: Settings
-                   ) -> tuple[dict[str, Metric], list[dict[str, Any]]]:
-    """Exact-match rate and semantic consistency over the ok answers of each case's repeats."""
-    answers = [[str(a.text) for a in item.answers if a.status == "ok"] for item in graded]
+                   ) -> tuple[dict[str, Metric], list[Scores]]:
+    """Exact-match rate and semantic consistency over the ok answers of each case's repeats; a case whose
+    repeats include a failed call has api_error for both (its agreement over the rest would not be the run's).
+    No metrics, and no outcomes, with fewer than two repeats."""
+    if settings.repeats < 2:
+        return {}, [{} for _ in graded]
+    failures = [next((a for a in item.answers if a.status == "api_error"), None) for item in graded]
+    answers = [[str(a.text) for a in item.answers if a.status == "ok"] if failed is None else []
+               for item, failed in zip(graded, failures, strict=True)]
     texts = [t for group in answers if len(group) > 1 for t in group]  # a single answer has nothing to agree with
     vectors = embedder.encode(texts, purpose="answers") if texts else np.zeros((0, 1))
-    matches, cosines, per_item = [], [], []
+    rows: list[Scores] = []
     start = 0
-    for group in answers:
-        exact = text.exact_match(group)
+    for group, failed in zip(answers, failures, strict=True):
+        if failed is not None:
+            rows.append(dict.fromkeys(REPEAT_METRICS, Outcome.failed("api_error", failed.error or "a repeat failed")))
+            continue
         compared = len(group) if len(group) > 1 else 0
-        consistency = text.semantic_consistency(vectors[start:start + compared])
+        rows.append({"response_exact_match_rate": text.exact_match(group),
+                     "response_semantic_consistency": text.semantic_consistency(vectors[start:start + compared])})
         start += compared
-        if exact.value is not None:
-            matches.append(exact.value)
-        if consistency.value is not None:
-            cosines.append(consistency.value)
-        per_item.append({"exact_match": exact.value, "semantic_consistency": consistency.value})
-    errors = sum(any(a.status == "api_error" for a in item.answers) for item in graded)
-    if settings.repeats < 2:
-        return {}, per_item
-    return {
-        "response_exact_match_rate": mean_metric(matches, settings, errors=errors),
-        "response_semantic_consistency": mean_metric(cosines, settings, errors=errors),
-    }, per_item
+    return summaries(rows, REPEAT_METRICS, settings), rows
+
+
+def item_scores(judged: Scores, computed: Scores, judge: str) -> dict[str, dict[str, dict[str, Any]]]:
+    """An item record's scores: the grades under the judge model ("offline" for the proxies), what bench
+    computes itself (text, similarity, repeatability, retrieval) under `item_record.BENCH`."""
+    return {**{name: {judge: _score(g)} for name, g in judged.items()},
+            **{name: {item_record.BENCH: _score(g)} for name, g in computed.items()}}
+
+
+def _score(grade: Outcome) -> dict[str, Any]:
+    return item_record.score(grade.value, grade.status, grade.explanation)
+
+
+def scorer(settings: Settings) -> str:
+    """Who graded a run's answers: the judge model, or "offline" for the proxies."""
+    return str(model_for(settings, "judge")) if settings.judge_backend == "llm" else "offline"
 
 
 def grading_counts(graded: Sequence[Graded], plan: Plan) -> dict[str, dict[str, int]]:
@@ -396,7 +435,8 @@ def judge_notes(settings: Settings, plan: Plan) -> dict[str, Any]:
         "graded_answer": "the first of each question's repeated answers",
         "repeats": settings.repeats,
         "means": "over questions whose value is determined; failed generations and failed judge calls are the "
-                 "metric's errors; undetermined values are counted under statuses",
+                 "metric's errors, a failed repeat an error of the repeatability metrics; undetermined values "
+                 "are counted under statuses",
     }
     known = judged_metrics(settings)
     if settings.judge_backend == "offline":
@@ -431,9 +471,5 @@ def latency_block(graded: Sequence[Graded]) -> dict[str, Any]:
 
 
 def answer_rows(item: Graded) -> list[dict[str, Any]]:
+    """Every repeat's answer with its status, error and latency: the detail beside the record's first answer."""
     return [{key: value for key, value in asdict(a).items() if value is not None} for a in item.answers]
-
-
-def grade_rows(item: Graded) -> dict[str, Any]:
-    return {name: {"value": g.value, "status": g.status, "explanation": g.explanation}
-            for name, g in item.grades.items()}

@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import item_record
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge import catalog
@@ -249,16 +250,17 @@ def _value(outcome: Outcome) -> float:
 
 def _item(sample: Sample, metrics: tuple[str, ...], models: tuple[str, ...],
           by_key: Mapping[UnitKey, Outcome]) -> dict[str, Any]:
-    return {
-        "id": sample.id,
-        "user_input": sample.user_input,
-        "metrics": {
-            metric: {model: _outcome_row(by_key[sample.id, metric, model]) for model in models}
-            for metric in metrics
-        },
-    }
+    """A sample's record: its question and reference are the inputs, its response and retrieved contexts what
+    the system under test answered (as `SampleSet.report_block` splits them); every metric scored by each judge
+    model. A sample names no document, so it is its own cluster."""
+    inputs = {"user_input": sample.user_input, "reference": sample.reference}
+    contexts = None if sample.retrieved_contexts is None else list(sample.retrieved_contexts)
+    scores = {metric: {model: _score(by_key[sample.id, metric, model]) for model in models} for metric in metrics}
+    return item_record.record(sample.id, inputs, {"response": sample.response, "retrieved_contexts": contexts},
+                              scores)
 
 
-def _outcome_row(outcome: Outcome) -> dict[str, Any]:
-    return {"value": outcome.value, "status": outcome.status, "explanation": outcome.explanation,
+def _score(outcome: Outcome) -> dict[str, Any]:
+    """The outcome with the cost of getting it and the raw completions, which a changed metric can re-score."""
+    return {**item_record.score(outcome.value, outcome.status, outcome.explanation),
             "calls": outcome.calls, "duration_ms": outcome.duration_ms, "raw": list(outcome.raw)}

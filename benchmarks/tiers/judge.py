@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from benchmarks import item_record
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.inputs import ItemSet
@@ -246,8 +247,7 @@ def _ratings_result(items: Sequence[RatedItem], outcomes: Outcomes, models: Sequ
         volatile["latency_ms_by_model"] = {
             model: latency_summary(live_latencies([o for item in items for o in outcomes[item.id, model]]))
             for model in models}
-    rows = [_item_row(item, {m: outcomes[item.id, m] for m in models}, mean, delta)
-            for item, mean in zip(items, item_means, strict=True)]
+    rows = [_item_row(item, {m: outcomes[item.id, m] for m in models}, rating, delta) for item in items]
     return TierResult(metrics=metrics, items=sorted(rows, key=lambda row: row["id"]), notes=notes,
                       provenance=provenance, volatile=volatile)
 
@@ -269,20 +269,52 @@ def live_latencies(outcomes: Sequence[Outcome]) -> list[float]:
             if call["status"] == "ok" and not call["cached"]]
 
 
-def _item_row(item: RatedItem, by_model: dict[str, list[Outcome]], mean: float, delta: float
-              ) -> dict[str, Any]:
-    row: dict[str, Any] = {"id": item.id, "question": item.question, "mean": None if np.isnan(mean) else float(mean)}
-    if item.show is not None:
-        row["ground_truth_show"] = item.show
-    row["judges"] = {}
+def _item_row(item: RatedItem, by_model: dict[str, list[Outcome]], rating: str, delta: float) -> dict[str, Any]:
+    """The judge is the system under test: its answer is every model's repeated score, and each per-item metric
+    is scored by the model whose repeats it reads, so a report's "<metric>/<model>" is scores[metric][model]."""
+    needs = RATINGS[rating].needs
+    inputs = {field: value for field, value in item.variables().items() if field in needs}
+    answer = {model: _repeat_scores(found) for model, found in by_model.items()}
+    scores: dict[str, dict[str, dict[str, Any]]] = {"consistency_score": {}, "mean_abs_difference": {},
+                                                    f"avg_{rating}": {}}
     for model, found in by_model.items():
-        scores = [o.value if o.status == "ok" else None for o in found]
-        row["judges"][model] = {
-            "scores": scores,
-            "statuses": [o.status for o in found],
-            "explanations": [o.explanation for o in found],
-            "consistent": repeats_agree(scores, delta),
-            "mean_abs_difference": repeat_difference(scores),
-            "raw": [list(o.raw) for o in found],
-        }
-    return row
+        for metric, outcome in _model_scores(found, rating, delta).items():
+            scores[metric][model] = outcome
+    detail: dict[str, Any] = {"judges": {model: call_detail(found) for model, found in by_model.items()}}
+    if item.show is not None:
+        detail["ground_truth_show"] = item.show
+    return item_record.record(item.id, inputs, answer, scores, **detail)
+
+
+def call_detail(found: Sequence[Outcome]) -> dict[str, list[Any]]:
+    """What only the row keeps of a model's repeats: how each call ended, what the judge said, its raw replies."""
+    return {"statuses": [o.status for o in found], "explanations": [o.explanation for o in found],
+            "raw": [list(o.raw) for o in found]}
+
+
+def _repeat_scores(found: Sequence[Outcome]) -> list[float | None]:
+    return [o.value if o.status == "ok" else None for o in found]
+
+
+def _model_scores(found: Sequence[Outcome], rating: str, delta: float) -> dict[str, dict[str, Any]]:
+    """One model's per-item values, as the report's means take them. A value the repeats cannot give (no scored
+    repeat for the mean, fewer than two for agreement and spread) carries the failed repeat's status, so compare
+    counts it as failed, or undetermined when none failed: no value, no error."""
+    scores = _repeat_scores(found)
+    mean, agree, spread = _mean(scores), repeats_agree(scores, delta), repeat_difference(scores)
+    unscored = _unscored(found)
+    scored = f"{len(scored_of(scores))} of {len(found)} repeats scored"
+    return {
+        "consistency_score": unscored if agree is None else item_record.score(float(agree), explanation=scored),
+        "mean_abs_difference": unscored if spread is None else item_record.score(spread, explanation=scored),
+        f"avg_{rating}": unscored if math.isnan(mean) else item_record.score(mean, explanation=scored),
+    }
+
+
+def _unscored(found: Sequence[Outcome]) -> dict[str, Any]:
+    """Why too few repeats were scored: the first failed repeat's error, else the first undetermined one's reason."""
+    failed = next((o for o in found if o.status in ERRORS), None) or next((o for o in found if o.status != "ok"),
+                                                                           None)
+    if failed is None:
+        return item_record.score(None, "undetermined", "too few repeats scored")
+    return item_record.score(None, failed.status, failed.explanation)

@@ -13,12 +13,14 @@ import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, cast
 
+from benchmarks import item_record
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge.prompts import Language
 from benchmarks.judge.ratings import Rater, prompt_hashes
 from benchmarks.metrics.judge_quality import error_rate
 from benchmarks.metrics.pairwise import (
+    Better,
     Preference,
     Verdict,
     pairwise_indicators,
@@ -35,6 +37,7 @@ from benchmarks.tiers.base import Metric, RunContext, TierResult
 from benchmarks.tiers.judge import (
     LATENCY_CALLS,
     by_unit_and_model,
+    call_detail,
     journal_row,
     live_latencies,
     restore,
@@ -179,17 +182,32 @@ def _verdict_pair(found: tuple[Outcome, Outcome]) -> tuple[Verdict | None, Verdi
 
 
 def _pair_row(pair: AnswerPair, by_model: dict[str, tuple[Outcome, Outcome]]) -> dict[str, Any]:
-    judges = {}
+    """The judge is the system under test: its answer is every model's two verdicts and the preference they make;
+    the per-pair metrics are scored by the model whose verdicts they read, so a report's "<metric>/<model>" is
+    scores[metric][model]. First-position and tie rates are means over verdicts, not pairs: no per-pair value."""
+    inputs = {"question": pair.question, "context": pair.context, "answer_a": pair.answer_a,
+              "answer_b": pair.answer_b}
+    answer: dict[str, dict[str, str | None]] = {}
+    scores: dict[str, dict[str, dict[str, Any]]] = {}
     for model, found in by_model.items():
         original, swapped = _verdict_pair(found)
-        chosen = preference(original, swapped) if original and swapped else None
-        judges[model] = {
-            "original": original,
-            "swapped": swapped,
-            "preference": chosen,
-            "correct": None if chosen is None or pair.better is None else chosen == pair.better,
-            "statuses": [o.status for o in found],
-            "explanations": [o.explanation for o in found],
-            "raw": [list(o.raw) for o in found],
-        }
-    return {"id": pair.id, "question": pair.question, "better": pair.better, "judges": judges}
+        answer[model] = {"original": original, "swapped": swapped, "preference": _preference(found)}
+        for metric, outcome in _model_scores(found, pair.better).items():
+            scores.setdefault(metric, {})[model] = outcome
+    judges = {model: call_detail(found) for model, found in by_model.items()}
+    return item_record.record(pair.id, inputs, answer, scores, better=pair.better, judges=judges)
+
+
+def _model_scores(found: tuple[Outcome, Outcome], better: Better | None) -> dict[str, dict[str, Any]]:
+    """One model's per-pair values, as the report's means take them: whether its preference survived the swap and,
+    for a labelled pair, whether it equals the label; a failed verdict fails both (it carries the call's error)."""
+    chosen = _preference(found)
+    if chosen is None:
+        failed = next(o for o in found if o.value is None)
+        unscored = item_record.score(None, failed.status, failed.explanation)
+        return {"position_consistency": unscored, **({} if better is None else {"pairwise_accuracy": unscored})}
+    scores = {"position_consistency": item_record.score(float(chosen != "inconsistent"), explanation=chosen)}
+    if better is not None:
+        scores["pairwise_accuracy"] = item_record.score(float(chosen == better),
+                                                        explanation=f"{chosen}, labelled {better}")
+    return scores

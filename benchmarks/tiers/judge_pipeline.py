@@ -18,10 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import item_record
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge.prompts import Language
-from benchmarks.judge.show_decision import parse_show_decision
+from benchmarks.judge.show_decision import ShowDecision, parse_show_decision
 from benchmarks.metrics.classification import Ratio, classification_report
 from benchmarks.metrics.judge_quality import rate_against_thresholds
 from benchmarks.metrics.stats import latency_summary, summarize
@@ -165,7 +166,7 @@ def _result(items: list[ShowItem], replies: list[Outcome], judge: ProductionJudg
     judged = [i for i, c in enumerate(replies) if c.ok]
     errors = len(items) - len(judged)
     predicted = [decisions[i].decision for i in judged]  # type: ignore[union-attr]
-    truth = ["yes" if items[i].show else "no" for i in judged]
+    truth = [_label(items[i]) for i in judged]
     report = classification_report(predicted, truth)
     correct = np.array([p == t for p, t in zip(predicted, truth, strict=True)], dtype=float)
     metrics = {
@@ -191,12 +192,7 @@ def _result(items: list[ShowItem], replies: list[Outcome], judge: ProductionJudg
     }
     volatile = {"latency_ms": {**latency_summary(live),
                                "what": "calls answered by the endpoint (cached replies excluded)"}}
-    items_out = [
-        {"id": item.id, "ground_truth_show": item.show, "status": c.status,
-         "decision": d.decision if d else None, "rule": d.rule if d else None, "raw": c.value,
-         "error": None if c.ok else c.explanation, "latency_ms": round(sum(c.latency_ms), 3), "cached": c.cached}
-        for item, c, d in zip(items, replies, decisions, strict=True)
-    ]
+    items_out = [_item_row(item, c, d) for item, c, d in zip(items, replies, decisions, strict=True)]
     return TierResult(
         metrics=metrics,
         items=sorted(items_out, key=lambda row: row["id"]),
@@ -204,6 +200,30 @@ def _result(items: list[ShowItem], replies: list[Outcome], judge: ProductionJudg
         provenance={"production_judge": judge.provenance()},
         volatile=volatile,
     )
+
+
+def _item_row(item: ShowItem, reply: Outcome, decision: ShowDecision | None) -> dict[str, Any]:
+    """The production judge is the system under test: its answer is the decision. Accuracy and the unparseable
+    rate are means over the judged items, so each item scores both (bench checks them); an unparseable reply
+    counts as wrong, as the report counts it, and a failed call fails both with the call's error."""
+    inputs = {"question": item.question, "context": item.context, "answer": item.answer}
+    if decision is None:
+        failed = item_record.score(None, reply.status, reply.explanation)
+        scores = {"accuracy": failed, "unparseable_rate": failed}
+    else:
+        said = decision.decision or "unparseable"
+        correct = decision.decision == _label(item)
+        scores = {"accuracy": item_record.score(float(correct), explanation=f"{said}, labelled {_label(item)}"),
+                  "unparseable_rate": item_record.score(float(decision.decision is None), explanation=decision.rule)}
+    return item_record.record(
+        item.id, inputs, decision.decision if decision else None,
+        {metric: {item_record.BENCH: outcome} for metric, outcome in scores.items()},
+        ground_truth_show=item.show, rule=decision.rule if decision else None, raw=reply.value,
+        latency_ms=round(sum(reply.latency_ms), 3), cached=reply.cached)
+
+
+def _label(item: ShowItem) -> str:
+    return "yes" if item.show else "no"
 
 
 def _ratio_metric(ratio: Ratio, n: int, errors: int) -> Metric:

@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import item_record
 from benchmarks.errors import BenchError
 from benchmarks.metrics import retrieval
 from benchmarks.metrics.sources import chunk_utilization, topic_coverage
@@ -20,7 +21,7 @@ from benchmarks.metrics.stats import summarize
 from benchmarks.services.corpus_index import open_index
 from benchmarks.services.logs import load_logs
 from benchmarks.tiers.base import Metric, RunContext, TierResult
-from benchmarks.tiers.tier1 import URL_OVERSAMPLE, rank_results
+from benchmarks.tiers.tier1 import URL_OVERSAMPLE, rank_results, retrieval_scores
 
 WEAK = ("a topic with at least the median question count whose unique chunks per question are below half "
         "the median over topics: many questions answered from few chunks")
@@ -103,18 +104,12 @@ def _coverage_notes(coverage: Any) -> dict[str, Any]:
 
 def _items(entries: Any, run_map: dict[str, list[tuple[str, float]]], per_query: retrieval.PerQuery,
            coverage: Any) -> list[dict[str, Any]]:
+    """One record per logged turn: its ranked pages are the answer, its confluence_url the ground truth and
+    the document it is about; a turn without a url has no retrieval scores (it is left out of the means)."""
     row_of = {qid: i for i, qid in enumerate(per_query.qids)}
-    items = []
-    for index, entry in enumerate(entries):
-        row = row_of.get(entry.id)
-        items.append({
-            "id": entry.id,
-            "question": entry.question,
-            "session_id": entry.session_id,
-            "confluence_url": entry.url,
-            "retrieved_urls": [[url, score] for url, score in run_map[entry.id]],
-            "evaluated": row is not None,
-            "metrics": {name: float(v[row]) for name, v in per_query.values.items()} if row is not None else {},
-            "topic": int(coverage.labels[index]),
-        })
+    items = [item_record.record(
+        entry.id, {"question": entry.question}, [[url, score] for url, score in run_map[entry.id]],
+        retrieval_scores(per_query, row_of.get(entry.id)), cluster=entry.url or None,
+        session_id=entry.session_id, confluence_url=entry.url, topic=int(coverage.labels[index]))
+        for index, entry in enumerate(entries)]
     return sorted(items, key=lambda item: item["id"])

@@ -10,6 +10,8 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import item_record
+from benchmarks.dataset import Dataset
 from benchmarks.metrics.geometry import embedding_geometry
 from benchmarks.services.corpus_index import open_index
 from benchmarks.tiers.base import Metric, RunContext, TierResult
@@ -55,18 +57,26 @@ def run(ctx: RunContext) -> TierResult:
     values = geometry.as_dict()
     metrics = {name: Metric(value=values[name], n=len(matrix), higher_is_better=None) for name in METRICS}
     spread = np.linalg.norm(matrix - matrix.mean(axis=0), axis=1)
-    items = [
-        {"id": i, "kind": kind, "distance_to_centroid": float(d)}
-        for i, kind, d in sorted(zip(ids, kinds, spread, strict=True))
-    ]
     return TierResult(
         metrics=metrics,
-        items=items,
+        items=_items(ids, kinds, spread, dataset),
         notes=_notes(values, s.embeddings_of),
         provenance=provenance,
         volatile=volatile,
         warnings=warnings,
     )
+
+
+def _items(ids: list[str], kinds: list[str], spread: np.ndarray, dataset: Dataset) -> list[dict[str, Any]]:
+    """One record per embedding, scored for avg_spread by its distance to the centroid: the one metric of the
+    table that is a mean over embeddings with a value for each. The others are over neighbour lists, pairs,
+    a spectrum or are extremes, so no item scores them. The embedder's answer is the vector: not kept."""
+    relevant = {q.id: q.relevant for q in dataset.questions}
+    return [item_record.record(i, {"kind": kind}, None,
+                               {"avg_spread": {item_record.BENCH: item_record.score(float(d))}},
+                               cluster=item_record.top_document(relevant[i]) if kind == "question"
+                               else item_record.document_of(i))
+            for i, kind, d in sorted(zip(ids, kinds, spread, strict=True))]
 
 
 def _notes(values: dict[str, Any], embeddings_of: str) -> dict[str, Any]:

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import item_record
 from benchmarks.dataset import Dataset
 from benchmarks.errors import BenchError
 from benchmarks.metrics import retrieval
@@ -54,9 +55,8 @@ def run(ctx: RunContext) -> TierResult:
             summarize(consistency, resamples=s.bootstrap_resamples, seed=s.seed)
         )
     if ann is not None:
-        recalls, exact_seconds = ann
         metrics[f"ann_recall@{s.top_k}"] = Metric.from_summary(
-            summarize(recalls, resamples=s.bootstrap_resamples, seed=s.seed))
+            summarize([r for r in ann[0] if r is not None], resamples=s.bootstrap_resamples, seed=s.seed))
     volatile["retrieval"] = {
         "search": "pgvector HNSW, batched" if s.index == "hnsw" else "numpy exact (benchmarks.nearest)",
         "vectors_read_seconds": round(corpus.vectors_read_seconds or 0.0, 4),
@@ -73,7 +73,8 @@ def run(ctx: RunContext) -> TierResult:
     }
     return TierResult(
         metrics=metrics,
-        items=_items(dataset, qrels, run_map, per_query, consistency),
+        items=_items(dataset, qrels, run_map, per_query, consistency,
+                     (f"ann_recall@{s.top_k}", ann[0]) if ann else None),
         notes={
             "relevance": s.relevance,
             "depth": s.top_k,
@@ -109,16 +110,16 @@ def _retrieve(corpus: IndexedCorpus, vectors: np.ndarray, ctx: RunContext, repea
 
 
 def _ann_recall(corpus: IndexedCorpus, vectors: np.ndarray, approximate: list[list[Hit]], ctx: RunContext
-                ) -> tuple[list[float], float]:
+                ) -> tuple[list[float | None], float]:
     """Per question, the share of exact search's top-k chunks the index returned in its top k (as
-    ann-benchmarks measures an index), and the seconds of the exact pass, for its throughput beside the
-    index's."""
+    ann-benchmarks measures an index; None when exact search found nothing, so there is nothing to recall),
+    and the seconds of the exact pass, for its throughput beside the index's."""
     k = ctx.settings.top_k
     started = time.perf_counter()
     exact = corpus.retrieve(vectors, k, progress=ctx.progress, label="exact search (for ANN recall)", exact=True)
     seconds = time.perf_counter() - started
     recalls = [len({h.chunk_id for h in found[:k]} & {h.chunk_id for h in truth}) / len(truth)
-               for found, truth in zip(approximate, exact, strict=True) if truth]
+               if truth else None for found, truth in zip(approximate, exact, strict=True)]
     return recalls, seconds
 
 
@@ -163,23 +164,36 @@ def _items(
     run_map: dict[str, list[tuple[str, float]]],
     per_query: retrieval.PerQuery,
     consistency: np.ndarray | None,
+    ann: tuple[str, list[float | None]] | None,
 ) -> list[dict[str, Any]]:
+    """One record per question: its ranking is the answer; the retrieval metrics score only questions with a
+    relevant document (as the report's means), consistency and ANN recall each question they measured."""
     row_of = {qid: i for i, qid in enumerate(per_query.qids)}
     items = []
     for index, question in enumerate(dataset.questions):
-        row = row_of.get(question.id)
-        item: dict[str, Any] = {
-            "id": question.id,
-            "question": question.text,
-            "relevant": qrels[question.id],
-            "retrieved": [[doc, score] for doc, score in run_map[question.id]],
-            "evaluated": row is not None,
-            "metrics": {name: float(v[row]) for name, v in per_query.values.items()} if row is not None else {},
-        }
+        scores = retrieval_scores(per_query, row_of.get(question.id))
         if consistency is not None:
-            item["retrieval_consistency"] = float(consistency[index])
-        items.append(item)
+            scores["retrieval_consistency"] = _bench(float(consistency[index]))
+        if ann is not None and ann[1][index] is not None:
+            scores[ann[0]] = _bench(ann[1][index])
+        relevant = qrels[question.id]
+        items.append(item_record.record(
+            question.id, {"question": question.text}, [[doc, score] for doc, score in run_map[question.id]],
+            scores, cluster=item_record.top_document(relevant), relevant=relevant))
     return sorted(items, key=lambda item: item["id"])
+
+
+def retrieval_scores(per_query: retrieval.PerQuery, row: int | None) -> dict[str, dict[str, dict[str, Any]]]:
+    """A question's retrieval metrics as bench computed them; none for a question left out of the means
+    (no relevant document: the metrics do not apply to it)."""
+    if row is None:
+        return {}
+    return {name: _bench(float(values[row])) for name, values in per_query.values.items()}
+
+
+def _bench(value: float) -> dict[str, dict[str, Any]]:
+    """A value bench computed itself, so its scorer is bench, not a judge."""
+    return {item_record.BENCH: item_record.score(value)}
 
 
 def _trec(run_map: dict[str, list[tuple[str, float]]], tag: str) -> str:

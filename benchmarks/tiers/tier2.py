@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarks import item_record
 from benchmarks.dataset import Dataset
 from benchmarks.services.embedder import open_embedder
 from benchmarks.tiers import answering
@@ -47,7 +48,9 @@ def run(ctx: RunContext) -> TierResult:
         embedder_info = embedder.provenance()
     language = answering.language_of(dataset)
     metrics = {**answering.grade_metrics(graded, plan, s), **text_metrics, **repeat_metrics}
-    items = [_item(g, t, r) for g, t, r in zip(graded, text_rows, repeat_rows, strict=True)]
+    judge = answering.scorer(s)
+    items = [_item(g, answering.item_scores(answering.grade_scores(g, plan), {**t, **r}, judge))
+             for g, t, r in zip(graded, text_rows, repeat_rows, strict=True)]
     provenance = {**answering.judge_provenance(s, plan, language, generator), "embedder": embedder_info}
     return TierResult(
         metrics=metrics,
@@ -66,8 +69,10 @@ def run(ctx: RunContext) -> TierResult:
     )
 
 
-def _item(graded: answering.Graded, text_row: dict[str, Any], repeat_row: dict[str, Any]) -> dict[str, Any]:
+def _item(graded: answering.Graded, scores: dict[str, Any]) -> dict[str, Any]:
+    """The case's record: the question with its fixed context and reference, the graded (first) answer, every
+    metric's score; every repeated answer beside them."""
     q = graded.case.question
-    return {"id": q.id, "question": q.text, "context_ids": list(graded.case.context_ids),
-            "reference_answer": q.reference_answer, "answers": answering.answer_rows(graded),
-            "grades": answering.grade_rows(graded), "text": text_row, "repeats": repeat_row}
+    inputs = {"question": q.text, "context_ids": list(graded.case.context_ids), "reference_answer": q.reference_answer}
+    return item_record.record(q.id, inputs, graded.first.text, scores, cluster=item_record.top_document(dict(q.relevant)),
+                              answers=answering.answer_rows(graded))

@@ -12,9 +12,11 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import item_record
 from benchmarks.config import Settings
 from benchmarks.dataset import Dataset, Question
 from benchmarks.metrics import text
+from benchmarks.outcome import Outcome
 from benchmarks.services.corpus_index import IndexedCorpus, open_index
 from benchmarks.tiers import answering
 from benchmarks.tiers.answering import Case, Graded, Plan
@@ -43,16 +45,18 @@ def run(ctx: RunContext) -> TierResult:
         warnings = corpus.warnings(dataset)
         volatile = corpus.volatile()
     hits = [_hit(g.case) for g in graded]
-    grades = answering.grade_metrics(graded, plan, s)
+    hit_name = f"retrieval_hit_rate@{s.e2e_top_k}"
+    hit_rows = [{} if hit is None else {hit_name: Outcome.scored(float(hit))} for hit in hits]
     metrics = {
-        **grades,
+        **answering.grade_metrics(graded, plan, s),
         **similarity_metrics,
         **repeat_metrics,
         **text_metrics,
-        f"retrieval_hit_rate@{s.e2e_top_k}": answering.mean_metric([h for h in hits if h is not None], s),
+        **answering.summaries(hit_rows, [hit_name], s),
     }
-    items = [_item(g, hit, sim, t, r)
-             for g, hit, sim, t, r in zip(graded, hits, similarity_rows, text_rows, repeat_rows, strict=True)]
+    judge = answering.scorer(s)
+    items = [_item(g, answering.item_scores(answering.grade_scores(g, plan), {**sim, **t, **r, **h}, judge))
+             for g, sim, t, r, h in zip(graded, similarity_rows, text_rows, repeat_rows, hit_rows, strict=True)]
     return TierResult(
         metrics=metrics,
         items=sorted(items, key=lambda item: item["id"]),
@@ -97,39 +101,34 @@ def e2e_by_retrieval(hits: list[bool | None], scores: list[float | None]) -> dic
     return {"hit": group(True), "miss": group(False), "no_relevant_chunk": sum(h is None for h in hits)}
 
 
+SIMILARITY_METRICS = ("avg_semantic_similarity", "avg_dot_similarity", "avg_euclidean_distance")
+
+
 def _similarities(graded: list[Graded], corpus: IndexedCorpus, settings: Settings
-                  ) -> tuple[dict[str, Metric], list[dict[str, Any]]]:
-    """Cosine, dot product and euclidean distance between each first answer and its reference."""
+                  ) -> tuple[dict[str, Metric], list[answering.Scores]]:
+    """Cosine, dot product and euclidean distance between each first answer and its reference, and each
+    case's outcomes (the pairs embedded in one call)."""
     pairs = [(str(g.first.text), str(answering.reference_answer(g.case))) for g in graded
              if g.first.status == "ok" and answering.reference_answer(g.case) is not None]
-    vectors = corpus.embedder.encode([t for pair in pairs for t in pair], purpose="answers") if pairs else None
-    rows: list[dict[str, Any]] = []
-    columns: dict[str, list[float]] = {"avg_semantic_similarity": [], "avg_dot_similarity": [],
-                                       "avg_euclidean_distance": []}
-    row = 0
-    for g in graded:
-        if g.first.status != "ok" or answering.reference_answer(g.case) is None:
-            rows.append({})
-            continue
-        assert vectors is not None
-        sim = text.embedding_similarity(vectors[2 * row], vectors[2 * row + 1])
-        row += 1
-        if sim.cosine is not None:
-            columns["avg_semantic_similarity"].append(sim.cosine)
-        columns["avg_dot_similarity"].append(sim.dot)
-        columns["avg_euclidean_distance"].append(sim.euclidean)
-        rows.append({"semantic_similarity": sim.cosine, "dot_similarity": sim.dot, "euclidean_distance": sim.euclidean})
-    errors = sum(g.first.status != "ok" for g in graded)
-    metrics = {name: answering.mean_metric(values, settings, errors=errors,
-                                           higher_is_better=name != "avg_euclidean_distance")
-               for name, values in columns.items()}
+    texts = [t for pair in pairs for t in pair]
+    vector = dict(zip(texts, corpus.embedder.encode(texts, purpose="answers"), strict=True)) if texts else {}
+
+    def similarity(answer: str, reference: str) -> answering.Scores:
+        sim = text.embedding_similarity(vector[answer], vector[reference])
+        cosine = (Outcome.undetermined("an embedding is the zero vector") if sim.cosine is None
+                  else Outcome.scored(sim.cosine))
+        return {"avg_semantic_similarity": cosine, "avg_dot_similarity": Outcome.scored(sim.dot),
+                "avg_euclidean_distance": Outcome.scored(sim.euclidean)}
+
+    rows = [answering.answer_scores(g, SIMILARITY_METRICS, similarity) for g in graded]
+    metrics = answering.summaries(rows, SIMILARITY_METRICS, settings, lower_is_better={"avg_euclidean_distance"})
     return metrics, rows
 
 
-def _item(graded: Graded, hit: bool | None, similarity: dict[str, Any], text_row: dict[str, Any],
-          repeat_row: dict[str, Any]) -> dict[str, Any]:
+def _item(graded: Graded, scores: dict[str, Any]) -> dict[str, Any]:
+    """The case's record: the question with its reference and judgments, the graded (first) answer, every
+    metric's score; what retrieval returned and every repeated answer beside them."""
     q: Question = graded.case.question
-    return {"id": q.id, "question": q.text, "retrieved_ids": list(graded.case.context_ids),
-            "relevant": q.relevant, "retrieval_hit": hit, "reference_answer": q.reference_answer,
-            "answers": answering.answer_rows(graded), "grades": answering.grade_rows(graded),
-            "similarity": similarity, "text": text_row, "repeats": repeat_row}
+    inputs = {"question": q.text, "reference_answer": q.reference_answer, "relevant": q.relevant}
+    return item_record.record(q.id, inputs, graded.first.text, scores, cluster=item_record.top_document(dict(q.relevant)),
+                              retrieved_ids=list(graded.case.context_ids), answers=answering.answer_rows(graded))

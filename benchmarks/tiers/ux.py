@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks import item_record
 from benchmarks.errors import BenchError
 from benchmarks.logs import LogEntry
 from benchmarks.metrics.stats import summarize
@@ -107,10 +108,28 @@ def run(ctx: RunContext) -> TierResult:
 
 
 def _items(asked: list[LogEntry], best: np.ndarray, threshold: float, cached: list[LogEntry]) -> list[dict[str, Any]]:
-    return sorted(({"id": e.id, "question": e.question, "session_id": e.session_id,
-                    "best_cache_similarity": float(b) if cached and np.isfinite(b) else None,
-                    "cache_hit": bool(cached) and bool(b > threshold)}
-                   for e, b in zip(asked, best, strict=True)), key=lambda item: item["id"])
+    """One record per test question: the cache's answer is its best similarity and whether that is a hit,
+    scored 1 or 0 for cache_hit_rate; undetermined for every question when the cache is empty, as the report's
+    rate is. The session metrics are means over sessions, not over these items, so no item scores them."""
+    return sorted((item_record.record(
+        e.id, {"question": e.question}, _cache_answer(b, threshold, cached),
+        {"cache_hit_rate": {item_record.BENCH: _hit_score(b, threshold, cached)}},
+        cluster=e.session_id or None, session_id=e.session_id)  # one user's questions are not independent
+        for e, b in zip(asked, best, strict=True)), key=lambda item: item["id"])
+
+
+def _cache_answer(best: float, threshold: float, cached: list[LogEntry]) -> dict[str, Any]:
+    """What the cache would answer: its best cosine (None for no cache, or a question without a direction) and
+    whether it is a hit."""
+    return {"best_cache_similarity": float(best) if cached and np.isfinite(best) else None,
+            "cache_hit": bool(cached) and bool(best > threshold)}
+
+
+def _hit_score(best: float, threshold: float, cached: list[LogEntry]) -> dict[str, Any]:
+    """1 for a hit, 0 for a miss; no cache to hit leaves the question undetermined, not failed."""
+    if not cached:
+        return item_record.score(None, "undetermined", "no question rated 5 in the earlier sessions")
+    return item_record.score(1.0 if best > threshold else 0.0)
 
 
 def _turn_key(entry: LogEntry) -> tuple[int, float, str]:

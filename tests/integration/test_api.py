@@ -12,6 +12,7 @@ import pytest
 
 from benchmarks import BenchError, Sample, aevaluate, evaluate, run
 from benchmarks._api import canonical_jsonl, samples_to_set
+from benchmarks.item_record import ITEM_RECORD, value_of
 from tests.integration.openai_server import Reply
 
 pytestmark = pytest.mark.integration
@@ -51,7 +52,7 @@ def test_evaluate_gives_the_clis_numbers_per_sample_and_in_the_report(bench, tmp
     for sample in api.samples:
         assert list(sample.scores) == METRICS
         for metric, score in sample.scores.items():
-            row = cli_items[sample.id]["metrics"][metric]["offline"]
+            row = cli_items[sample.id]["scores"][metric]["offline"]
             assert (score.value, score.status, score.explanation) == (row["value"], row["status"],
                                                                       row["explanation"])
             assert score.per_model == {"offline": row["value"]}
@@ -116,7 +117,7 @@ def test_two_judge_models_come_through_per_model_with_their_explanations(llm):
     assert (sky.value, sky.status) == (None, "parse_error")  # none scored: the first model's status
     assert sky.per_model == {"api-judge-a": None, "api-judge-b": None}
 
-    rows = {item["id"]: item["metrics"]["faithfulness"] for item in result.items}
+    rows = {item["id"]: item["scores"]["faithfulness"] for item in result.items}
     for sample in result.samples:
         score = sample.scores["faithfulness"]
         assert score.duration_ms == pytest.approx(sum(row["duration_ms"] for row in rows[sample.id].values()))
@@ -126,6 +127,14 @@ def test_two_judge_models_come_through_per_model_with_their_explanations(llm):
     assert result.metrics["faithfulness/api-judge-b"] == 0.5
     assert result.report["metrics"]["faithfulness"]["n"] == 2
     assert result.report["metrics"]["faithfulness/api-judge-b"]["errors"] == 2
+    # the items' scores give each judge's mean and errors, and the samples' mean over judges
+    records = [ITEM_RECORD.validate_python(item) for item in result.items]
+    for model in ("api-judge-a", "api-judge-b"):
+        values = [value_of({model: r["scores"]["faithfulness"][model]}) for r in records]
+        expected = result.report["metrics"][f"faithfulness/{model}"]
+        assert (sum(isinstance(v, float) for v in values), values.count(None)) == (expected["n"], expected["errors"])
+    assert [value_of(r["scores"]["faithfulness"]) for r in records] == [0.75, 0.0, None]
+    assert result.report["metrics"]["faithfulness"]["errors"] == 3  # failed calls, not failed samples (1)
     assert result.report["provenance"]["judge"]["models"] == ["api-judge-a", "api-judge-b"]
     assert result.directory is None and not list(Path.cwd().glob("reports/**/report.json"))  # nothing written
 

@@ -1,10 +1,11 @@
-"""`bench compare` reads tier 2 and tier 3 items as those tiers write them: for every metric, the
-per-item values it pairs give back the report's own mean, n and error count."""
+"""`bench compare` reads tier 2, tier 3 and evaluate items through the one item record, as it loads a run: for
+every metric the items score, the per-item values it pairs give back the report's own mean, n and error count."""
 
 import json
 
 import pytest
 
+from benchmarks.compare import load_run
 from benchmarks.compare.paired import MISSING, item_value
 from tests.integration.test_tier2_cli import CORPUS, QUESTIONS, write_dataset
 
@@ -23,11 +24,11 @@ def test_per_item_values_reproduce_every_metric_of_the_report(bench, tmp_path, t
     result = bench(tier, "--dataset", data, "--generator", "precomputed", "--judge", "offline",
                    "--metrics", "faithfulness,semantic_similarity", "-o", out)
     assert result.exit_code == 0, result.output
-    report = json.loads((out / "report.json").read_text())
-    items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
+    run = load_run(out)
+    report, items = run.report, run.items
     assert "faithfulness" in report["metrics"]  # the RAGAS form; tier 2 has the seed rating avg_faithfulness too
     for name, metric in report["metrics"].items():
-        values = [item_value(item, name, tier) for item in items]
+        values = [item_value(item, name) for item in items]
         numbers = [v for v in values if v is not MISSING and v is not None]
         assert (len(numbers), sum(v is None for v in values)) == (metric["n"], metric["errors"]), name
         if metric["value"] is not None:
@@ -44,11 +45,11 @@ def test_per_sample_values_of_evaluate_reproduce_its_report(bench, tmp_path):
     result = bench("evaluate", "--dataset", samples, "--judge", "offline",
                    "--metrics", "faithfulness,semantic_similarity", "-o", out)
     assert result.exit_code == 0, result.output
-    report = json.loads((out / "report.json").read_text())
-    items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
+    run = load_run(out)
+    report, items = run.report, run.items
     assert report["metrics"]["semantic_similarity"]["n"] == sum("reference_answer" in q for q in QUESTIONS)
     for name, metric in report["metrics"].items():
-        values = [item_value(item, name, "evaluate") for item in items]
+        values = [item_value(item, name) for item in items]
         numbers = [v for v in values if v is not MISSING and v is not None]
         assert (len(numbers), sum(v is None for v in values)) == (metric["n"], metric["errors"]), name
         assert sum(numbers) / len(numbers) == pytest.approx(metric["value"], abs=1e-6), name

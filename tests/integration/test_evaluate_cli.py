@@ -4,6 +4,8 @@ import json
 
 import pytest
 
+from tests.integration.item_scores import assert_scores_reproduce_report
+from tests.integration.judge_item_scores import check_scores_reproduce_report
 from tests.integration.openai_server import FakeOpenAI, Reply
 
 pytestmark = pytest.mark.integration
@@ -66,8 +68,16 @@ def test_faithfulness_on_two_judges_with_agreement(bench, tmp_path, monkeypatch)
     assert calls_second == 0  # every answer came from the cache
     assert "en/statements" in report["provenance"]["prompts_sha256"]
     items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
-    s2 = next(i for i in items if i["id"] == "s2")["metrics"]["faithfulness"]["judge-a"]
-    assert s2["value"] == 0.0 and "Marlowe" in s2["explanation"] and s2["calls"] == 2
+    s2 = next(i for i in items if i["id"] == "s2")
+    judged = s2["scores"]["faithfulness"]["judge-a"]
+    assert judged["value"] == 0.0 and "Marlowe" in judged["explanation"] and judged["calls"] == 2
+    # the sample's question and reference are its inputs, its response and contexts what the RAG system answered
+    assert s2["inputs"] == {"user_input": SAMPLES[1]["question"], "reference": None}
+    assert s2["answer"] == {"response": SAMPLES[1]["answer"], "retrieved_contexts": SAMPLES[1]["contexts"]}
+    assert s2["cluster"] is None
+    # the scores reproduce the report, each judge's own mean too (read as scores[metric][model])
+    assert check_scores_reproduce_report(out, errors_per_item=frozenset({"faithfulness"})) == {
+        "faithfulness", "faithfulness/judge-a", "faithfulness/judge-b"}
 
 
 def test_a_malformed_answer_is_repaired_once_then_counted(bench, tmp_path, monkeypatch):
@@ -100,9 +110,10 @@ def test_missing_fields_are_reported_per_sample_by_name(bench, tmp_path, monkeyp
         result = bench("evaluate", "--dataset", samples, "--metrics", "semantic_similarity", "-o", out)
     assert result.exit_code == 0, result.output
     items = {i["id"]: i for i in map(json.loads, (out / "items.jsonl").read_text().splitlines())}
-    s2 = items["s2"]["metrics"]["semantic_similarity"]["judge-a"]
+    s2 = items["s2"]["scores"]["semantic_similarity"]["judge-a"]
     assert s2["status"] == "undetermined" and s2["explanation"] == "missing field(s): reference"
-    assert items["s1"]["metrics"]["semantic_similarity"]["judge-a"]["status"] == "ok"
+    assert items["s1"]["scores"]["semantic_similarity"]["judge-a"]["status"] == "ok"
+    assert assert_scores_reproduce_report(out) == {"semantic_similarity"}
 
 
 def test_dry_run_counts_calls_and_makes_none(bench, tmp_path, monkeypatch):

@@ -159,7 +159,7 @@ def items_without_timings(folder):
     """items.jsonl with each outcome's wall time left out: the one field that differs between two runs."""
     items = [json.loads(line) for line in (folder / "items.jsonl").read_text().splitlines()]
     for item in items:
-        for by_model in item["metrics"].values():
+        for by_model in item["scores"].values():
             for row in by_model.values():
                 row.pop("duration_ms")
     return items

@@ -269,8 +269,9 @@ def test_judge_pipeline_via_http_on_the_synthetic_items(bench, tmp_path, monkeyp
         "request_template_sha256": hashlib.sha256(JUDGE_TEMPLATE.encode()).hexdigest()}
     assert report["volatile"]["http"] == {"calls": 200, "http_requests": 201, "api_errors": 1}
     rows = {r["id"]: r for r in map(json.loads, (out / "items.jsonl").read_text().splitlines())}
-    assert rows[failing]["status"] == "api_error" and rows[failing]["error"] == "HTTP 400: context too long"
-    assert rows[unparseable]["decision"] is None and rows[flaky]["decision"] == "yes"
+    assert rows[failing]["scores"]["accuracy"]["bench"] == {"value": None, "status": "api_error",
+                                                            "explanation": "HTTP 400: context too long"}
+    assert rows[unparseable]["answer"] is None and rows[flaky]["answer"] == "yes"
 
 
 def test_judge_pipeline_via_http_refuses_llm_options_and_names_a_missing_url(bench, tmp_path, monkeypatch):

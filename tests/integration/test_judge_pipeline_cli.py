@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from tests.integration.judge_item_scores import check_scores_reproduce_report
 from tests.integration.openai_server import FakeOpenAI, Reply
 
 pytestmark = pytest.mark.integration
@@ -51,8 +52,16 @@ def test_classifier_metrics_confusion_and_unparseable(bench, tmp_path, monkeypat
     assert report["provenance"]["production_judge"]["template"] == "bench:en"
     assert report["dataset"]["name"] == "items" and report["dataset"]["items"] == 5
     items = {i["id"]: i for i in map(json.loads, (out / "items.jsonl").read_text().splitlines())}
-    assert items["b"]["decision"] == "no" and items["b"]["rule"] == "marker"
-    assert items["e"]["decision"] is None
+    assert items["b"]["answer"] == "no" and items["b"]["rule"] == "marker"
+    assert items["b"]["inputs"] == {"question": "Q2", "context": "C2", "answer": "A2"}
+    assert items["b"]["scores"]["accuracy"] == {"bench": {"value": 0.0, "status": "ok",
+                                                          "explanation": "no, labelled yes"}}
+    assert items["e"]["answer"] is None
+    assert items["e"]["scores"]["accuracy"]["bench"]["value"] == 0.0  # unparseable: wrong, as the report counts it
+    assert items["e"]["scores"]["unparseable_rate"]["bench"] == {"value": 1.0, "status": "ok",
+                                                                 "explanation": "no_verdict"}
+    assert check_scores_reproduce_report(out, errors_per_item=frozenset({"accuracy", "unparseable_rate"})) == {
+        "accuracy", "unparseable_rate"}
 
 
 def test_a_users_template_and_failed_calls(bench, tmp_path, monkeypatch):
@@ -75,6 +84,12 @@ def test_a_users_template_and_failed_calls(bench, tmp_path, monkeypatch):
     assert report["notes"]["api_errors"] == 1 and report["metrics"]["accuracy"]["errors"] == 1
     assert report["metrics"]["accuracy"]["n"] == 4
     assert report["provenance"]["production_judge"]["template"] == "prod.txt"
+    failed = [row for row in map(json.loads, (out / "items.jsonl").read_text().splitlines())
+              if row["scores"]["accuracy"]["bench"]["status"] == "api_error"]
+    assert len(failed) == 1 and failed[0]["answer"] is None
+    assert failed[0]["scores"]["unparseable_rate"]["bench"]["status"] == "api_error"
+    assert check_scores_reproduce_report(out, errors_per_item=frozenset({"accuracy", "unparseable_rate"})) == {
+        "accuracy", "unparseable_rate"}
 
 
 def test_missing_fields_are_listed_in_one_message(bench, tmp_path, monkeypatch):

@@ -13,6 +13,7 @@ from collections import Counter
 import pytest
 
 from benchmarks.services.shipped import shipped_dir
+from tests.integration.judge_item_scores import check_scores_reproduce_report
 from tests.integration.openai_server import Reply
 
 pytestmark = pytest.mark.integration
@@ -84,8 +85,16 @@ def test_consistency_over_two_repeats_and_a_rerun_from_the_cache(bench, tmp_path
     assert set(judge["prompts_sha256"]) == {"en/rate_faithfulness", "en/formats/score_direct"}
     assert judge["metrics"] == ["avg_faithfulness"]  # its grade of the items; the rest describe the judge
     assert report["volatile"]["latency_ms"]["n"] == 8
-    row = items_of(tmp_path / "out")["a"]["judges"]["jt-two-repeats"]
-    assert sorted(row["scores"]) == [0.3, 0.9] and row["statuses"] == ["ok", "ok"] and row["consistent"] is False
+    row = items_of(tmp_path / "out")["a"]
+    assert row["inputs"] == {"question": "Q1?", "context": "C1.", "answer": "A1."} and row["cluster"] is None
+    assert sorted(row["answer"]["jt-two-repeats"]) == [0.3, 0.9]
+    assert row["judges"]["jt-two-repeats"]["statuses"] == ["ok", "ok"]
+    assert row["scores"]["consistency_score"] == {"jt-two-repeats": {"value": 0.0, "status": "ok",
+                                                                     "explanation": "2 of 2 repeats scored"}}
+    assert row["scores"]["avg_faithfulness"]["jt-two-repeats"]["value"] == pytest.approx(0.6)
+    assert items_of(tmp_path / "out")["b"]["ground_truth_show"] is True
+    assert check_scores_reproduce_report(tmp_path / "out") == {"consistency_score", "mean_abs_difference",
+                                                               "avg_faithfulness"}
 
     again = bench("judge", "--dataset", items, "--models", "jt-two-repeats", "-o", tmp_path / "again")
     assert again.exit_code == 0, again.output
@@ -117,6 +126,26 @@ def test_a_failed_call_and_an_unparseable_reply_are_errors_and_the_run_goes_on(b
     assert "HTTP 400" in rows["b"]["judges"]["jt-failures"]["explanations"][1]
     c = rows["c"]["judges"]["jt-failures"]
     assert c["statuses"] == ["parse_error", "ok", "ok"] and [len(raw) for raw in c["raw"]] == [2, 1, 1]
+    assert rows["c"]["answer"] == {"jt-failures": [None, 0.1, 0.3]}
+    assert check_scores_reproduce_report(tmp_path / "out") == {"consistency_score", "mean_abs_difference",
+                                                               "avg_faithfulness"}
+
+
+def test_an_item_no_repeat_scored_fails_its_metrics_with_the_calls_error(bench, tmp_path, llm):
+    failed = Reply(status=400, message="bad request")
+    llm.responder = Judge({"jt-all-failed": {"A1.": [0.5, 0.7], "A2.": [failed, failed], "A3.": [0.1, failed]}})
+    items = write_jsonl(tmp_path / "items.jsonl", ITEMS[:3])
+    result = bench("judge", "--dataset", items, "--models", "jt-all-failed", "--concurrency", "1",
+                   "-o", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    rows = items_of(tmp_path / "out")
+    b, c = rows["b"]["scores"], rows["c"]["scores"]
+    assert {metric: s["jt-all-failed"]["status"] for metric, s in b.items()} == {
+        "consistency_score": "api_error", "mean_abs_difference": "api_error", "avg_faithfulness": "api_error"}
+    assert c["avg_faithfulness"]["jt-all-failed"]["value"] == pytest.approx(0.1)
+    assert c["consistency_score"]["jt-all-failed"]["status"] == "api_error"  # one scored repeat: nothing to compare
+    assert check_scores_reproduce_report(tmp_path / "out") == {"consistency_score", "mean_abs_difference",
+                                                               "avg_faithfulness"}
 
 
 def test_reasoned_mode_reads_the_reasoning_and_the_score(bench, tmp_path, llm):
@@ -137,8 +166,9 @@ def test_reasoned_mode_reads_the_reasoning_and_the_score(bench, tmp_path, llm):
     assert report["metrics"]["error_rate"]["value"] == 0.5
     assert report["notes"]["mode"] == "reasoned"
     assert "en/formats/score_reasoned" in report["provenance"]["judge"]["prompts_sha256"]
-    a = items_of(tmp_path / "out")["a"]["judges"]["jt-reasoned"]
-    assert a["explanations"] == ["The context states it."] * 2 and a["scores"] == [1.0, 1.0]
+    a = items_of(tmp_path / "out")["a"]
+    assert a["judges"]["jt-reasoned"]["explanations"] == ["The context states it."] * 2
+    assert a["answer"] == {"jt-reasoned": [1.0, 1.0]}
     assert items_of(tmp_path / "out")["b"]["judges"]["jt-reasoned"]["statuses"] == ["parse_error"] * 2
 
 
@@ -165,6 +195,10 @@ def test_two_models_each_with_their_numbers_and_their_agreement(bench, tmp_path,
     # expected Σ_{i≠j} over all six values (two each of 0, 0.5, 1) = 2 × (4 × 0.25 + 4 × 1 + 4 × 0.25) = 12
     assert agreement["krippendorff_alpha_interval"] == pytest.approx(1 - (6 - 1) * 1.0 / 12)
     assert set(report["volatile"]["latency_ms_by_model"]) == {"jt-m1", "jt-m2"}
+    assert items_of(tmp_path / "out")["a"]["answer"] == {"jt-m1": [1.0, 1.0], "jt-m2": [0.0, 1.0]}
+    metrics = {"consistency_score", "mean_abs_difference", "avg_faithfulness"}
+    assert check_scores_reproduce_report(tmp_path / "out") == metrics | {f"{name}/{model}" for name in metrics
+                                                                          for model in ("jt-m1", "jt-m2")}
 
 
 def pairwise_judge(better_of):
@@ -223,10 +257,16 @@ def test_pairwise_shows_a_judge_that_always_picks_the_first_answer(bench, tmp_pa
     assert report["provenance"]["judge"]["metrics"] == []  # every metric describes the judge: none is its grade
     rows = items_of(tmp_path / "out")
     assert rows["p2"]["better"] == "b"
-    assert rows["p2"]["judges"]["jt-first"] | {"explanations": None, "raw": None} == {
-        "original": "A", "swapped": "A", "preference": "inconsistent", "correct": False, "statuses": ["ok", "ok"],
-        "explanations": None, "raw": None}
-    assert rows["p4"]["judges"]["jt-fair"]["preference"] == "b" and rows["p4"]["judges"]["jt-fair"]["correct"] is None
+    assert rows["p2"]["inputs"] == {"question": "Q2?", "context": "C2.", "answer_a": "wrong 2", "answer_b": "right 2"}
+    assert rows["p2"]["answer"]["jt-first"] == {"original": "A", "swapped": "A", "preference": "inconsistent"}
+    assert rows["p2"]["judges"]["jt-first"]["statuses"] == ["ok", "ok"]
+    assert {metric: s["jt-first"]["value"] for metric, s in rows["p2"]["scores"].items()} == {
+        "position_consistency": 0.0, "pairwise_accuracy": 0.0}
+    assert rows["p4"]["answer"]["jt-fair"]["preference"] == "b"
+    assert "pairwise_accuracy" not in rows["p4"]["scores"]  # an unlabelled pair has no accuracy
+    metrics = {"position_consistency", "pairwise_accuracy"}
+    assert check_scores_reproduce_report(tmp_path / "out") == metrics | {f"{name}/{model}" for name in metrics
+                                                                          for model in ("jt-first", "jt-fair")}
 
 
 def test_the_shipped_pairs_give_a_fair_judge_full_marks_and_no_position_bias(bench, tmp_path, llm):
@@ -269,8 +309,10 @@ def test_offline_ratings_are_consistent_by_construction(bench, tmp_path):
     assert "by construction" in report["notes"]["offline"]
     assert report["provenance"]["judge"]["backend"] == "offline" and report["notes"]["mode"] is None
     assert report["provenance"]["embedder"]["id"] == "intfloat/multilingual-e5-small@q4"  # the default
-    scores = {i: row["judges"]["offline"]["scores"] for i, row in items_of(tmp_path / "out").items()}
+    scores = {i: row["answer"]["offline"] for i, row in items_of(tmp_path / "out").items()}
     assert scores["x"][0] > scores["y"][0] and len(set(scores["x"])) == 1
+    assert check_scores_reproduce_report(tmp_path / "out") == {"consistency_score", "mean_abs_difference",
+                                                               "avg_faithfulness"}
 
 
 def test_offline_has_no_answer_relevance_and_no_pairwise(bench, tmp_path):
@@ -300,3 +342,21 @@ def test_a_rating_that_needs_a_reference_names_the_missing_field(bench, tmp_path
                                       "answer_correctness, e2e_score, got 'faithfullness'") in result.output
     result = bench("judge", "--dataset", items, "--repeats", "1")
     assert result.exit_code == 2 and "at least 2" in result.output
+
+
+def test_pairwise_a_failed_verdict_fails_its_pairs_scores_with_the_calls_error(bench, tmp_path, llm):
+    def fails_on_pair_two(body):
+        if "Q2?" in body["messages"][0]["content"]:
+            return Reply(status=400, message="bad request")
+        return Reply(text='{"verdict": "A"}')
+
+    llm.responder = fails_on_pair_two
+    pairs = write_jsonl(tmp_path / "pairs.jsonl", PAIRS)
+    result = bench("judge", "--pairwise", "--dataset", pairs, "--models", "jt-pair-failures", "--concurrency", "1",
+                   "-o", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    p2 = items_of(tmp_path / "out")["p2"]
+    assert p2["answer"] == {"jt-pair-failures": {"original": None, "swapped": None, "preference": None}}
+    assert {metric: s["jt-pair-failures"]["status"] for metric, s in p2["scores"].items()} == {
+        "position_consistency": "api_error", "pairwise_accuracy": "api_error"}
+    assert check_scores_reproduce_report(tmp_path / "out") == {"position_consistency", "pairwise_accuracy"}

@@ -5,6 +5,8 @@ import math
 
 import pytest
 
+from tests.integration.item_scores import assert_scores_reproduce_report
+
 
 def _report(folder):
     return json.loads((folder / "report.json").read_text())
@@ -34,9 +36,11 @@ def test_ux_on_the_synthetic_log(bench, tmp_path):
     assert cache["test_sessions"] == math.ceil(0.2 * report["notes"]["sessions"]["total"])
     items = _items(out)
     assert len(items) == cache["test_questions"] == report["metrics"]["cache_hit_rate"]["n"]
-    hits = sum(item["cache_hit"] for item in items)
+    hits = sum(item["answer"]["cache_hit"] for item in items)
     assert report["metrics"]["cache_hit_rate"]["value"] == pytest.approx(hits / len(items), abs=1e-6)
-    assert all(item["cache_hit"] == (item["best_cache_similarity"] > 0.85) for item in items)
+    assert all(item["answer"]["cache_hit"] == (item["answer"]["best_cache_similarity"] > 0.85) for item in items)
+    assert all(item["scores"]["cache_hit_rate"]["bench"]["value"] == item["answer"]["cache_hit"] for item in items)
+    assert assert_scores_reproduce_report(out) == {"cache_hit_rate"}  # the others are means over sessions
     curve = [point["hit_rate"] for point in cache["hit_rate_curve"]]
     assert [point["threshold"] for point in cache["hit_rate_curve"]] == [0.7, 0.75, 0.8, 0.85, 0.9, 0.95]
     assert curve == sorted(curve, reverse=True)
@@ -62,12 +66,27 @@ def test_ux_on_a_hand_made_log(bench, tmp_path):
     assert report["notes"]["cache"]["cached_questions"] == 2  # s1's turns; s2 is rated 2
     assert report["metrics"]["cache_hit_rate"]["value"] == 0.5
     by_id = {item["id"]: item for item in _items(out)}
-    assert by_id["5"]["best_cache_similarity"] == pytest.approx(1.0, abs=1e-6)
-    assert by_id["6"]["cache_hit"] is False
+    assert by_id["5"]["inputs"] == {"question": password} and by_id["5"]["session_id"] == "s3"
+    assert by_id["5"]["answer"]["best_cache_similarity"] == pytest.approx(1.0, abs=1e-6)
+    assert by_id["6"]["answer"]["cache_hit"] is False
+    assert by_id["6"]["scores"]["cache_hit_rate"]["bench"] == {"value": 0.0, "status": "ok", "explanation": ""}
     # s1 and s2 repeat one question (cosine 1); s3 pairs two unrelated ones: the mean is within sessions first
     value = report["metrics"]["context_preservation"]["value"]
     assert report["metrics"]["context_preservation"]["n"] == 3
     assert 2 / 3 - 1 / 3 < value < 1
+
+
+def test_ux_without_a_cache_leaves_every_question_undetermined(bench, tmp_path):
+    """No earlier question rated 5: the report's rate has no value (the run measured nothing, exit 3), and no
+    item has one either, without an error."""
+    log = _write_log(tmp_path / "log.jsonl", [{**turn, "score": 4} for turn in _six_turns()])
+    out = tmp_path / "out"
+    result = bench("ux", "--dataset", "synthetic", "--logs", log, "--output-dir", out)
+    assert result.exit_code == 3, result.output
+    assert _report(out)["metrics"]["cache_hit_rate"]["value"] is None
+    assert {item["scores"]["cache_hit_rate"]["bench"]["status"] for item in _items(out)} == {"undetermined"}
+    assert all(item["answer"] == {"best_cache_similarity": None, "cache_hit": False} for item in _items(out))
+    assert assert_scores_reproduce_report(out) == {"cache_hit_rate"}
 
 
 def test_real_users_on_the_synthetic_log(bench, tmp_path):
@@ -78,9 +97,14 @@ def test_real_users_on_the_synthetic_log(bench, tmp_path):
     entries = report["notes"]["log_entries"]
     assert entries["with_url"] + entries["without_url"] == entries["total"] == len(_items(out))
     assert report["metrics"]["hit_rate@1"]["n"] == entries["evaluated"] == entries["with_url"]
-    evaluated = [item for item in _items(out) if item["evaluated"]]
-    first_hits = sum(item["retrieved_urls"][0][0] == item["confluence_url"] for item in evaluated)
+    items = _items(out)
+    evaluated = [item for item in items if item["confluence_url"]]
+    assert all(("hit_rate@1" in item["scores"]) == bool(item["confluence_url"]) for item in items)
+    assert all(item["cluster"] == item["confluence_url"] for item in items)
+    first_hits = sum(item["answer"][0][0] == item["confluence_url"] for item in evaluated)
     assert report["metrics"]["hit_rate@1"]["value"] == pytest.approx(first_hits / len(evaluated), abs=1e-6)
+    checked = assert_scores_reproduce_report(out)
+    assert checked == set(report["metrics"]) - {"chunk_utilization"}  # a share of the corpus, not of the turns
     usage = report["notes"]["chunk_utilization"]
     assert usage["used_chunks"] + usage["unused_chunks"] == usage["total_chunks"] == 311
     topics = report["notes"]["topic_coverage"]["topics"]

@@ -107,15 +107,17 @@ def test_batched_tiers_answer_and_score_as_a_call_per_question_would(bench, tmp_
     given, sizes, embed = per_call_model()
     scores = []
     for item in items:
-        contexts = [corpus[cid] for cid in item["context_ids" if tier == "tier2" else "retrieved_ids"]]
-        answer = closest_sentences(item["question"], contexts, embed, 2)
-        assert item["answers"][0]["text"] == answer
-        variables = {"question": item["question"], "context": CONTEXT_SEPARATOR.join(contexts), "answer": answer,
-                     "reference": item["reference_answer"]}
+        inputs = item["inputs"]
+        contexts = [corpus[cid] for cid in (inputs["context_ids"] if tier == "tier2" else item["retrieved_ids"])]
+        answer = closest_sentences(inputs["question"], contexts, embed, 2)
+        assert item["answer"] == answer
+        variables = {"question": inputs["question"], "context": CONTEXT_SEPARATOR.join(contexts), "answer": answer,
+                     "reference": inputs["reference_answer"]}
         for name in RATINGS[tier]:
             expected = offline_rating(name, variables, embed, language="en")
-            assert item["grades"][name]["status"] == expected.status
-            assert item["grades"][name]["value"] == normalise(expected.value)  # as the report rounds it
+            graded = item["scores"][f"avg_{name}"]["offline"]
+            assert graded["status"] == expected.status
+            assert graded["value"] == normalise(expected.value)  # as the report rounds it
             scores.append(expected.value)
     assert len(set(scores) - {None}) > 2, scores  # the scores differ from item to item: the equality says something
     assert len(sizes) >= 2 * len(items)  # the reference did pay a call per question and rating

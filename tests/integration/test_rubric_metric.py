@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from tests.integration.interrupt import ctrl_c_on_call
+from tests.integration.item_scores import assert_scores_reproduce_report
 from tests.integration.openai_server import FakeOpenAI, Reply
 from tests.integration.test_tier2_cli import CORPUS, QUESTIONS, write_dataset
 
@@ -97,10 +98,11 @@ def test_evaluate_scores_a_rubric_from_bench_toml(bench, tmp_path, monkeypatch, 
     assert set(report["provenance"]["prompts_sha256"]) == {"en/rubric/politeness", "en/rubric/helpfulness"}
     assert report["settings"]["rubrics"]["politeness"]["scale"] == "binary"
     assert len(requests) == 4  # one call per metric and sample with a response
-    s2 = items["s2"]["metrics"]["politeness"]["rubric-a"]
+    s2 = items["s2"]["scores"]["politeness"]["rubric-a"]
     assert (s2["value"], s2["status"], s2["explanation"], s2["calls"]) == (0.0, "ok", "politeness judged by rubric-a", 1)
-    s3 = items["s3"]["metrics"]["politeness"]["rubric-a"]
+    s3 = items["s3"]["scores"]["politeness"]["rubric-a"]
     assert (s3["status"], s3["explanation"]) == ("undetermined", "missing field(s): response")
+    assert assert_scores_reproduce_report(out) == {"politeness", "helpfulness"}
 
 
 def test_dry_run_counts_one_call_per_sample(bench, tmp_path, monkeypatch, rubrics):
@@ -247,7 +249,9 @@ def test_tier2_grades_the_answers_with_a_rubric(bench, tmp_path, monkeypatch, ru
     assert report["metrics"]["politeness"]["value"] == pytest.approx(2 / 3, abs=1e-6)  # q2's answer is curt
     assert report["metrics"]["politeness"]["n"] == 3
     assert report["notes"]["statuses"]["ragas:politeness"] == {"ok": 3}
-    assert items["q2"]["grades"]["ragas:politeness"] == {"value": 0.0, "status": "ok", "explanation": "tone checked"}
+    assert items["q2"]["scores"]["politeness"] == {"rubric-tier2": {"value": 0.0, "status": "ok",
+                                                                    "explanation": "tone checked"}}
+    assert assert_scores_reproduce_report(out) == set(report["metrics"])
     assert report["notes"]["rubrics"]["politeness"]["needs"] == ["user_input", "response"]
     assert "en/rubric/politeness" in report["provenance"]["judge"]["prompts_sha256"]
     assert len(rubric_calls) == 3  # one per answered question

@@ -8,6 +8,7 @@ from scipy.spatial.distance import pdist
 
 from benchmarks.tiers.tier0 import METRICS
 from tests.integration.conftest import CORPUS, QUESTIONS
+from tests.integration.item_scores import assert_scores_reproduce_report, read_items
 
 pytestmark = pytest.mark.integration
 
@@ -31,10 +32,11 @@ def test_tier0_on_corpus_matches_a_reference_on_the_stored_vectors(bench, tiny, 
     distances = pdist(vectors)
     assert report["metrics"]["avg_pairwise_distance"]["value"] == pytest.approx(distances.mean(), abs=1e-5)
     assert report["metrics"]["max_pairwise_distance"]["value"] == pytest.approx(distances.max(), abs=1e-5)
-    items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
+    items = read_items(out)
     assert sorted(i["id"] for i in items) == sorted(CORPUS)
-    assert max(i["distance_to_centroid"] for i in items) == pytest.approx(
+    assert max(i["scores"]["avg_spread"]["bench"]["value"] for i in items) == pytest.approx(
         report["metrics"]["max_spread"]["value"], abs=1e-6)
+    assert assert_scores_reproduce_report(out) == {"avg_spread"}  # the table's one mean over embeddings
 
 
 def test_tier0_on_corpus_and_questions(bench, tiny, tmp_path):
@@ -45,6 +47,11 @@ def test_tier0_on_corpus_and_questions(bench, tiny, tmp_path):
     assert report["metrics"]["total_samples"]["value"] == len(CORPUS) + len(QUESTIONS)
     assert report["notes"]["embeddings_of"] == "both"
     assert report["notes"]["pairwise"] == "exact over all pairs"
+    by_id = {item["id"]: item for item in read_items(out)}
+    assert (by_id["vpn#2"]["inputs"], by_id["vpn#2"]["cluster"]) == ({"kind": "corpus"}, "vpn")
+    assert (by_id["q1"]["inputs"], by_id["q1"]["cluster"]) == ({"kind": "question"}, "vpn")
+    assert by_id["q5"]["cluster"] is None  # nothing answers it: about no document
+    assert assert_scores_reproduce_report(out) == {"avg_spread"}
 
 
 def test_tier0_pairwise_sample_beyond_the_limit(bench, tiny, tmp_path):

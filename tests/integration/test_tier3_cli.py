@@ -14,6 +14,7 @@ import pytest
 
 from benchmarks.services.corpus_index import EXACT_SEARCH
 from tests.integration.conftest import CORPUS
+from tests.integration.item_scores import assert_scores_reproduce_report
 from tests.integration.openai_server import FakeOpenAI, Reply
 
 pytestmark = pytest.mark.integration
@@ -89,6 +90,16 @@ def read(out):
     return report, items
 
 
+def hit(item, depth=1):
+    """Whether retrieval found a relevant chunk for the item (its retrieval hit score), None when it has none."""
+    scored = item["scores"].get(f"retrieval_hit_rate@{depth}")
+    return None if scored is None else scored["bench"]["value"] == 1.0
+
+
+def bench_value(item, metric):
+    return item["scores"][metric]["bench"]["value"]
+
+
 def test_e2e_score_by_retrieval_hit_and_miss_and_similarity_to_the_reference(bench, tmp_path, monkeypatch):
     out = tmp_path / "out"
     with FakeOpenAI() as server:
@@ -100,7 +111,7 @@ def test_e2e_score_by_retrieval_hit_and_miss_and_similarity_to_the_reference(ben
     report, items = read(out)
     assert {qid: items[qid]["retrieved_ids"] for qid in items if qid != "q5"} == {
         qid: [top] for qid, *_, top in QUESTIONS if top is not None}
-    assert [items[q]["retrieval_hit"] for q in sorted(items)] == [True, True, False, True, None, False]
+    assert [hit(items[q]) for q in sorted(items)] == [True, True, False, True, None, False]
     m = report["metrics"]
     # e2e: (1 + 0.5 + 0 + 0.75 + 1 + 0.25) / 6; by retrieval: hit q1 q2 q4, miss q3 q6, q5 has no relevant chunk
     assert m["avg_e2e_score"]["value"] == pytest.approx(3.5 / 6, abs=1e-6) and m["avg_e2e_score"]["n"] == 6
@@ -117,8 +128,11 @@ def test_e2e_score_by_retrieval_hit_and_miss_and_similarity_to_the_reference(ben
     assert m["avg_euclidean_distance"]["higher_is_better"] is False
     assert m["avg_rouge1_f"]["value"] == 1.0 and m["response_exact_match_rate"]["value"] == 1.0
     assert all(m[name]["errors"] == 0 for name in m)
-    assert items["q1"]["similarity"]["semantic_similarity"] == pytest.approx(1.0, abs=1e-6)
-    assert items["q3"]["grades"]["e2e_score"] == {"value": 0.0, "status": "ok", "explanation": ""}
+    assert bench_value(items["q1"], "avg_semantic_similarity") == pytest.approx(1.0, abs=1e-6)
+    assert items["q3"]["scores"]["avg_e2e_score"] == {"e2e-scripted": {"value": 0.0, "status": "ok", "explanation": ""}}
+    assert items["q1"]["inputs"]["question"] == QUESTIONS[0][1] and items["q1"]["answer"] == QUESTIONS[0][3]
+    assert items["q1"]["cluster"] == "vpn" and items["q3"]["cluster"] == "laptop" and items["q5"]["cluster"] is None
+    assert assert_scores_reproduce_report(out) == set(m)
     assert report["notes"]["retrieval"]["depth"] == 1
     assert report["provenance"]["index"] == {"type": "exact", "exact_search": EXACT_SEARCH}
     assert report["provenance"]["generator"]["model"] == "e2e-scripted"
@@ -151,8 +165,11 @@ def test_top_k_2_numbers_both_contexts_and_a_failed_generation_is_counted(bench,
     # q2 failed: an error of every metric of its case, left out of the means, never judged
     assert not any(not is_generator(b) and question_of(b) == failing for b in calls)
     assert [a["status"] for a in items["q2"]["answers"]] == ["api_error", "api_error"]
-    assert items["q2"]["grades"]["e2e_score"]["status"] == "no_answer"
-    assert items["q2"]["similarity"] == {} and items["q2"]["text"] == {}
+    failed = items["q2"]["scores"]
+    assert failed["avg_e2e_score"]["e2e-top2"]["status"] == "no_answer"
+    assert {failed[name]["bench"]["status"] for name in ("avg_semantic_similarity", "avg_rouge1_f")} == {"no_answer"}
+    assert failed["response_exact_match_rate"]["bench"]["status"] == "api_error"
+    assert assert_scores_reproduce_report(out) == set(m)
     for name in ("avg_e2e_score", "avg_semantic_similarity", "avg_euclidean_distance", "avg_rouge1_f",
                  "response_exact_match_rate"):
         assert (m[name]["n"], m[name]["errors"]) == (5, 1), name
@@ -161,12 +178,12 @@ def test_top_k_2_numbers_both_contexts_and_a_failed_generation_is_counted(bench,
     assert m["avg_semantic_similarity"]["value"] == pytest.approx(1.0, abs=1e-6)
     by_retrieval = report["notes"]["e2e_by_retrieval"]
     for group, flag in (("hit", True), ("miss", False)):
-        members = [q for q in QUESTIONS if items[q[0]]["retrieval_hit"] is flag]
+        members = [q for q in QUESTIONS if hit(items[q[0]], depth=2) is flag]
         values = [q[4] for q in members if q[0] != "q2"]
         assert by_retrieval[group]["questions"] == len(members)
         assert by_retrieval[group]["scored"] == len(values)
         assert by_retrieval[group]["avg_e2e_score"] == pytest.approx(sum(values) / len(values), abs=1e-6)
-    assert items["q2"]["retrieval_hit"] is True and by_retrieval["hit"]["questions"] == \
+    assert hit(items["q2"], depth=2) is True and by_retrieval["hit"]["questions"] == \
         by_retrieval["hit"]["scored"] + 1
     assert report["notes"]["statuses"]["generation"] == {"api_error": 2, "ok": 10}
 
@@ -203,14 +220,15 @@ def test_extractive_and_offline_judge_on_the_synthetic_set_need_no_llm(bench, tm
     # unit-length embeddings: dot = cosine and distance = √(2 − 2·cosine), item by item
     assert m["avg_dot_similarity"]["value"] == pytest.approx(m["avg_semantic_similarity"]["value"], abs=1e-5)
     for item in list(items.values())[:50]:
-        sim = item["similarity"]
-        assert sim["euclidean_distance"] == pytest.approx((2 - 2 * sim["semantic_similarity"]) ** 0.5, abs=1e-4)
+        distance, cosine = bench_value(item, "avg_euclidean_distance"), bench_value(item, "avg_semantic_similarity")
+        assert distance == pytest.approx((2 - 2 * cosine) ** 0.5, abs=1e-4)
     assert 0.2 < m["avg_semantic_similarity"]["value"] < 1.0
     assert m["response_exact_match_rate"]["value"] == 1.0  # the baseline is deterministic
     assert report["provenance"]["generator"]["adapter"] == "extractive"
     assert report["provenance"]["judge"] == {"backend": "offline", "language": "en", "metrics": ["avg_e2e_score"]}
     assert "answer_correctness" in report["notes"]["offline_proxies"]["avg_e2e_score"]
     assert report["volatile"]["llm"] is None
+    assert assert_scores_reproduce_report(out) == set(m)
 
 
 def test_an_unreachable_llm_fails_a_fresh_run_before_the_corpus_is_indexed(bench, tmp_path, monkeypatch):

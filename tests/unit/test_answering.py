@@ -146,8 +146,10 @@ def test_text_metrics_skip_no_reference_and_count_failed_answers():
     # q1 identical → 1.0; q2 shares no word with the reference → 0.0; q3 has no reference; q4 failed
     rouge1 = metrics["avg_rouge1_f"]
     assert (rouge1.value, rouge1.n, rouge1.errors) == (0.5, 2, 1)
-    assert rows[0] == {"rouge1_f": 1.0, "rouge2_f": 1.0, "rougeL_f": 1.0, "bleu": 100.0}
-    assert rows[1]["rouge1_f"] == 0.0 and rows[2] == {} and rows[3] == {}
+    assert {name: o.value for name, o in rows[0].items()} == {"avg_rouge1_f": 1.0, "avg_rouge2_f": 1.0,
+                                                             "avg_rougeL_f": 1.0, "avg_bleu": 100.0}
+    assert rows[1]["avg_rouge1_f"].value == 0.0 and rows[2] == {}  # no reference: the metrics do not apply
+    assert {(o.status, o.explanation) for o in rows[3].values()} == {("no_answer", "HTTP 400: bad request")}
     assert metrics["avg_bleu"].n == 2
 
 
@@ -172,13 +174,42 @@ def test_repeat_metrics_over_the_ok_answers_of_each_question():
     # q1 identical, q2 differs; q3 and q4 have fewer than two ok answers (their failures are errors)
     assert (exact.value, exact.n, exact.errors) == (0.5, 2, 2)
     assert consistency.value == pytest.approx((1.0 + 1 / math.sqrt(2)) / 2, abs=1e-12)
-    assert rows[2] == {"exact_match": None, "semantic_consistency": None}
+    assert [o.status for o in rows[0].values()] == ["ok", "ok"]
+    assert {(o.status, o.explanation) for o in rows[2].values()} == {("api_error", "HTTP 400: bad request")}
+
+
+def test_a_failed_repeat_fails_the_repeatability_metrics_even_when_others_agree():
+    three = [Graded(case("q1"), [ok("same"), ok("same"), FAILED], {}), Graded(case("q2"), [ok("a"), ok("b")], {})]
+    metrics, rows = answering.repeat_metrics(three, VectorsByText({"a": [1.0, 0.0], "b": [0.0, 1.0]}), SETTINGS)
+    exact = metrics["response_exact_match_rate"]
+    assert (exact.value, exact.n, exact.errors) == (0.0, 1, 1)  # q1's two agreeing answers are not its value
+    assert rows[0]["response_exact_match_rate"].status == "api_error"
 
 
 def test_repeat_metrics_need_two_repeats():
     metrics, rows = answering.repeat_metrics(graded()[:1], VectorsByText({"the reference answer": [1.0]}),
                                              Settings(repeats=1))
-    assert metrics == {} and len(rows) == 1
+    assert metrics == {} and rows == [{}]
+
+
+# --- the item record --------------------------------------------------------------------------------
+
+
+def test_item_scores_put_grades_under_the_judge_and_computed_metrics_under_bench():
+    item = graded()[1]
+    texts = answering.text_metrics([item], SETTINGS)[1][0]
+    scores = answering.item_scores(answering.grade_scores(item, PLAN), texts, "judge-model")
+    assert scores["avg_faithfulness"] == {"judge-model": {"value": 0.5, "status": "ok", "explanation": ""}}
+    assert scores["avg_answer_correctness"] == {"judge-model": {"value": None, "status": "parse_error",
+                                                                "explanation": "bad JSON"}}
+    assert scores["avg_rouge1_f"] == {"bench": {"value": 0.0, "status": "ok", "explanation": ""}}
+
+
+def test_grade_scores_name_a_metric_as_the_report_does():
+    plan = Plan(("faithfulness",), ("faithfulness",))
+    item = Graded(case("q1"), [ok("x")], {"faithfulness": Outcome(1.0, "ok"), "ragas:faithfulness": Outcome(0.5, "ok")})
+    assert {name: o.value for name, o in answering.grade_scores(item, plan).items()} == \
+        {"avg_faithfulness": 1.0, "faithfulness": 0.5}
 
 
 def test_status_counts_per_metric_and_per_generation():

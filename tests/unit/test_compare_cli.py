@@ -5,13 +5,14 @@ import hashlib
 import json
 
 import pytest
-from compare_helpers import shifted, tier1_items, write_run
+from compare_helpers import item, shifted, tier1_items, write_run
 from typer.testing import CliRunner
 
 from benchmarks.cli import app
 from benchmarks.compare import compare, load_run, render
 from benchmarks.compare.gates import Gates, parse
 from benchmarks.compare.markdown import LIMIT, MARKER
+from benchmarks.item_record import score
 
 N = 400
 
@@ -112,7 +113,7 @@ def test_exit_3_on_a_broken_run(run_cli, tmp_path):
 
 def test_exit_3_when_the_candidate_primary_metric_has_no_value(run_cli, tmp_path):
     b, _ = two_runs(tmp_path, 0.0)
-    items = [{"id": f"q{i:05d}", "metrics": {"ndcg@10": None}} for i in range(N)]
+    items = [item(f"q{i:05d}", {"ndcg@10": None}) for i in range(N)]
     c = write_run(tmp_path / "dead", items, {"ndcg@10": {"value": None, "n": 0, "errors": N, "ci95": None,
                                                           "higher_is_better": True}})
     result = run_cli(b, c)
@@ -121,12 +122,13 @@ def test_exit_3_when_the_candidate_primary_metric_has_no_value(run_cli, tmp_path
 
 def test_a_changed_judge_makes_judged_metrics_not_comparable(tmp_path):
     def items(v):
-        return [{"id": f"q{i}", "context_ids": [f"d{i % 7}#1"], "grades": {"faithfulness": {"value": x, "status": "ok"}},
-                 "text": {"rouge_l": x}} for i, x in enumerate(v)]
+        return [item(f"q{i}", {"avg_faithfulness": {"gpt": score(x)}, "rouge_l": x}, cluster=f"d{i % 7}")
+                for i, x in enumerate(v)]
     base, cand = shifted(N, -0.1)
     metrics = lambda v: {"avg_faithfulness": {"value": sum(v) / N, "n": N, "higher_is_better": True},  # noqa: E731
                          "rouge_l": {"value": sum(v) / N, "n": N, "higher_is_better": True}}
-    judge = lambda model: {"judge": {"backend": "llm", "model": model, "prompts_sha256": {"f": "x"}}}  # noqa: E731
+    judge = lambda model: {"judge": {"backend": "llm", "model": model, "prompts_sha256": {"f": "x"},  # noqa: E731
+                                     "metrics": ["avg_faithfulness"]}}
     b = write_run(tmp_path / "b", items(base), metrics(base), tier="tier2", main="avg_faithfulness",
                   provenance=judge("gpt-a"))
     c = write_run(tmp_path / "c", items(cand), metrics(cand), tier="tier2", main="avg_faithfulness",
@@ -143,8 +145,8 @@ def test_dropped_and_failed_items_are_reported(tmp_path):
     base, cand = shifted(N, 0.0, noise=0.0)
     b = write_run(tmp_path / "b", tier1_items({"ndcg@10": base}))
     items = tier1_items({"ndcg@10": cand})[:-3]
-    for item in items[:5]:
-        item["metrics"]["ndcg@10"] = None
+    for row_ in items[:5]:
+        row_["scores"]["ndcg@10"] = {"bench": score(None, "api_error", "the search failed")}
     c = write_run(tmp_path / "c", items, {"ndcg@10": {"value": 0.5, "n": N - 8, "errors": 5, "higher_is_better": True}})
     result = result_of(b, c)
     assert result["items"]["n_dropped"] == 3 and result["items"]["dropped"] == ["q00397", "q00398", "q00399"]
@@ -230,8 +232,8 @@ def test_runs_from_different_floating_point_paths_are_flagged(tmp_path):
 
 def evaluate_items(values: list[float | None]) -> list[dict]:
     """bench evaluate's rows: one judge's outcome per sample; None is undetermined (no statements)."""
-    return [{"id": f"s{i:02d}", "metrics": {"faithfulness": {"offline": (
-        {"value": v, "status": "ok"} if v is not None else {"value": None, "status": "undetermined"})}}}
+    return [item(f"s{i:02d}", {"faithfulness": {"offline": (
+        score(v) if v is not None else score(None, "undetermined", "no statements"))}})
         for i, v in enumerate(values)]
 
 
@@ -326,3 +328,22 @@ def test_an_evaluate_sets_question_identity_ignores_responses_and_contexts():
     changed = SampleSet(name="x", format="jsonl", content_sha256="-",
                         samples=(Sample("s1", "How many days?", None, None, "30"),))
     assert changed.report_block()["questions_sha256"] != first
+
+
+def test_a_report_of_an_older_schema_is_one_line_and_exit_2(run_cli, tmp_path):
+    b, c = two_runs(tmp_path, 0.0)
+    report = json.loads((c / "report.json").read_text())
+    (c / "report.json").write_text(json.dumps({**report, "schema_version": 1}))
+    result = run_cli(b, c)
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert f"{c / 'report.json'}: a report of schema version 1, and this bench compares version 2" in result.output
+
+
+def test_an_item_that_is_not_an_item_record_names_its_line(run_cli, tmp_path):
+    b, c = two_runs(tmp_path, 0.0)
+    lines = (c / "items.jsonl").read_text().splitlines()
+    lines[2] = json.dumps({"id": "q00002", "metrics": {"ndcg@10": 0.5}})  # a tier's own layout, no scores
+    (c / "items.jsonl").write_text("\n".join(lines) + "\n")
+    result = run_cli(b, c)
+    assert result.exit_code == 3
+    assert f"{c / 'items.jsonl'}:3: not an item record (inputs: Field required)" in result.output

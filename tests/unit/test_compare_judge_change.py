@@ -1,15 +1,15 @@
 """`bench compare` when the judge changed, for every tier with a judge: the metrics a report declares its judge
-graded (`provenance.judge.metrics`) are not comparable, the rest compare as usual; older reports without the
-declaration are read by their layout."""
+graded (`provenance.judge.metrics`) are not comparable, the rest compare as usual."""
 
 import json
 
 import pytest
-from compare_helpers import shifted, write_run
+from compare_helpers import item, shifted, write_run
 
 from benchmarks.compare import compare, load_run, render
 from benchmarks.compare.core import judge_identity
 from benchmarks.compare.gates import Gates
+from benchmarks.item_record import BENCH, score
 
 N = 200
 OFFLINE = {"judge": {"backend": "offline", "models": ["offline"], "language": "en",
@@ -21,10 +21,8 @@ LLM = {"judge": {"backend": "llm", "models": ["gpt-judge"], "language": "en", "u
 
 def evaluate_run(folder, faithfulness, similarity, provenance, *, model="offline", volatile=None):
     """A bench evaluate run of two metrics, faithfulness (judged) and semantic_similarity (embeddings only)."""
-    items = [{"id": f"s{i:03d}", "user_input": "q", "metrics": {
-        "faithfulness": {model: {"value": f, "status": "ok"}},
-        "semantic_similarity": {model: {"value": s, "status": "ok"}}}}
-        for i, (f, s) in enumerate(zip(faithfulness, similarity, strict=True))]
+    items = [item(f"s{i:03d}", {"faithfulness": {model: score(f)}, "semantic_similarity": {BENCH: score(s)}})
+             for i, (f, s) in enumerate(zip(faithfulness, similarity, strict=True))]
     metrics = {name: {"value": sum(v) / N, "n": N, "errors": 0, "ci95": None, "higher_is_better": True}
                for name, v in (("faithfulness", faithfulness), ("semantic_similarity", similarity))}
     folder = write_run(folder, items, metrics, tier="evaluate", main="faithfulness", provenance=provenance)

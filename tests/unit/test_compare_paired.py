@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchmarks.compare.paired import MISSING, cluster_key, clusters_of, item_value, paired_bootstrap
+from benchmarks.compare.paired import MISSING, clusters_of, item_value, paired_bootstrap
+from benchmarks.item_record import ITEM_RECORD, ItemRecord, score
 
 
 def reference(diffs, valid, clusters, resamples, seed):
@@ -118,43 +119,23 @@ def test_clusters_only_when_items_share_a_document():
     assert list(clusters_of(["a", "b", "a", None])) == [0, 1, 0, 2]
 
 
-def test_cluster_keys_by_tier():
-    assert cluster_key({"relevant": {"doc-x#2": 1, "doc-y#1": 3}}) == "doc-y"
-    assert cluster_key({"context_ids": ["doc#1", "other#2"]}) == "doc"
-    assert cluster_key({"id": "q1", "relevant": {}}) is None
+def record_of(scores: dict) -> ItemRecord:
+    return ITEM_RECORD.validate_python({"id": "i1", "inputs": {}, "scores": scores})
 
 
-def test_item_values_by_tier():
-    assert item_value({"metrics": {"mrr": 0.5}}, "mrr", "tier1") == 0.5
-    assert item_value({"metrics": {}}, "mrr", "tier1") is MISSING
-    ok = {"grades": {"faithfulness": {"value": 0.8, "status": "ok"}}}
-    bad = {"grades": {"faithfulness": {"value": None, "status": "judge_error"}}}
-    assert item_value(ok, "avg_faithfulness", "tier2") == 0.8
-    assert item_value(bad, "avg_faithfulness", "tier2") is None
-    assert item_value({"text": {"rougeL_f": 0.4}}, "avg_rougeL_f", "tier2") == 0.4
-    both = {"grades": {"faithfulness": {"value": 0.8, "status": "ok"},
-                       "ragas:faithfulness": {"value": 0.25, "status": "ok"}}}
-    assert (item_value(both, "avg_faithfulness", "tier2"), item_value(both, "faithfulness", "tier2")) == (0.8, 0.25)
-    failed = {"answers": [{"status": "api_error"}, {"status": "ok"}], "text": {}, "repeats": {"exact_match": None}}
-    assert item_value(failed, "avg_bleu", "tier2") is None and item_value(failed, "response_exact_match_rate", "t") is None
-    unreferenced = {"answers": [{"status": "ok"}], "text": {}, "grades": {"e2e_score": {"status": "undetermined"}}}
-    assert item_value(unreferenced, "avg_bleu", "tier3") is MISSING
-    assert item_value(unreferenced, "avg_e2e_score", "tier3") is MISSING
-    assert item_value({"retrieval_hit": False}, "retrieval_hit_rate@1", "tier3") == 0.0
-    assert item_value({"retrieval_hit": None}, "retrieval_hit_rate@1", "tier3") is MISSING
-    jp = {"decision": True, "ground_truth_show": True, "status": "ok"}
-    assert item_value(jp, "accuracy", "judge-pipeline") == 1.0
-    assert item_value({**jp, "ground_truth_show": False}, "accuracy", "judge-pipeline") == 0.0
-    assert item_value({**jp, "status": "error", "decision": None}, "accuracy", "judge-pipeline") is None
-
-
-def test_evaluate_sample_values_are_the_mean_over_the_judges_that_scored():
-    two = {"metrics": {"faithfulness": {"a": {"value": 0.5, "status": "ok"}, "b": {"value": 1.0, "status": "ok"}}}}
-    assert item_value(two, "faithfulness", "evaluate") == 0.75
-    assert item_value(two, "faithfulness/b", "evaluate") == 1.0
-    one_failed = {"metrics": {"faithfulness": {"a": {"value": None, "status": "api_error"},
-                                               "b": {"value": 1.0, "status": "ok"}}}}
-    assert item_value(one_failed, "faithfulness", "evaluate") == 1.0
-    assert item_value(one_failed, "faithfulness/a", "evaluate") is None
-    undetermined = {"metrics": {"faithfulness": {"a": {"value": None, "status": "undetermined"}}}}
-    assert item_value(undetermined, "faithfulness", "evaluate") is MISSING
+def test_an_items_value_is_the_mean_over_the_scorers_that_scored_it():
+    """The one reading of every tier's items: a number per scorer, failed when none scored and one failed,
+    missing when the metric does not apply or every scorer left it undetermined."""
+    assert item_value(record_of({"mrr": {"bench": score(0.5)}}), "mrr") == 0.5
+    assert item_value(record_of({}), "mrr") is MISSING
+    two = record_of({"faithfulness": {"a": score(0.5), "b": score(1.0)}})
+    assert item_value(two, "faithfulness") == 0.75
+    assert item_value(two, "faithfulness/b") == 1.0
+    assert item_value(two, "faithfulness/c") is MISSING
+    one_failed = record_of({"faithfulness": {"a": score(None, "api_error", "503"), "b": score(1.0)}})
+    assert item_value(one_failed, "faithfulness") == 1.0
+    assert item_value(one_failed, "faithfulness/a") is None
+    for status in ("parse_error", "truncated", "api_error", "no_answer"):
+        assert item_value(record_of({"bleu": {"bench": score(None, status, "why")}}), "bleu") is None
+    undetermined = record_of({"faithfulness": {"a": score(None, "undetermined", "no statements")}})
+    assert item_value(undetermined, "faithfulness") is MISSING

@@ -121,7 +121,7 @@ def test_dumps_is_byte_identical_for_equal_input():
 
 
 def test_build_identifies_tier_dataset_and_schema(built):
-    assert built["schema_version"] == report.SCHEMA_VERSION == 1
+    assert built["schema_version"] == report.SCHEMA_VERSION == 2
     assert (built["tier"], built["tier_version"], built["title"], built["main_metric"]) == (
         "tier1", "3", "Retrieval quality", "ndcg@10")
     assert built["dataset"] == {
