@@ -157,16 +157,26 @@ def resolve_settings(suite: Suite, flags: Mapping[str, Any], *, config_file: Pat
 # ---------------------------------------------------------------------------------------------- index.jsonl
 
 
-def previous_run(index: Path | Iterable[Mapping[str, Any]], tier: str, dataset: str, *,
+def entry_key(run: SuiteRun) -> str:
+    """What tells a suite's entries of one tier and dataset apart: the settings of its own [[run]] table
+    ("index=hnsw, ef_search=100"; "" for none), so an HNSW run is compared with last night's HNSW run, never
+    with the exact one beside it."""
+    return ", ".join(f"{name}={value}" for name, value in sorted(run.settings.items()))
+
+
+def previous_run(index: Path | Iterable[Mapping[str, Any]], tier: str, dataset: str, *, entry: str = "",
                  before: str | None = None) -> dict[str, Any] | None:
-    """The latest ok line of this tier and dataset, earlier than run `before` when given (else the last)."""
+    """The latest ok line of this tier, dataset and suite entry (`entry_key`; a line written before entries were
+    recorded counts as an entry of no settings of its own), earlier than run `before` when given (else the
+    last)."""
     lines = read_index(index) if isinstance(index, Path) else [dict(line) for line in index]
     if before is not None:
         ids = [line.get("run_id") for line in lines]
         if before in ids:
             lines = lines[:ids.index(before)]
     for line in reversed(lines):
-        if line.get("status") == "ok" and line.get("tier") == tier and line.get("dataset") == dataset:
+        if line.get("status") == "ok" and line.get("tier") == tier and line.get("dataset") == dataset \
+                and line.get("entry", "") == entry:
             return line
     return None
 
@@ -186,8 +196,8 @@ def run_suite(suite: Suite, resolved: Sequence[tuple[Settings, dict[str, Source]
         folder = _free_folder(settings.reports_dir / NIGHTLY_DIR / day / f"{run.tier}-{_slug(run.dataset)}")
         stderr.print(f"nightly [{number}/{len(suite.runs)}]: {run.tier} on {run.dataset}", highlight=False)
         started = datetime.now(UTC)
-        base = {"tier": run.tier, "dataset": run.dataset, "suite": str(suite.path), "nightly": day,
-                "informational": run.informational}
+        base = {"tier": run.tier, "dataset": run.dataset, "entry": entry_key(run), "suite": str(suite.path),
+                "nightly": day, "informational": run.informational}
         try:
             outcome = run_tier(run.tier, run.dataset, settings, sources, output_dir=folder, stderr=stderr)
         except Exception as exc:  # a failing tier must not stop the suite; BenchError included
@@ -213,7 +223,7 @@ def run_suite(suite: Suite, resolved: Sequence[tuple[Settings, dict[str, Source]
         record = RunRecord(line)
         index = index_path(settings.reports_dir)
         if line["status"] == "ok":
-            record.previous = previous_run(index, run.tier, run.dataset)
+            record.previous = previous_run(index, run.tier, run.dataset, entry=line["entry"])
             if record.previous is not None:
                 compare_with_previous(record, settings.reports_dir)
                 line["previous_run_id"] = record.previous.get("run_id")

@@ -93,6 +93,21 @@ def test_previous_run_is_the_latest_earlier_ok_line_of_the_same_tier_and_dataset
     assert previous_run(index, "tier1", "synthetic", before="a") is None
     assert previous_run(index, "tier3", "synthetic") is None
     assert previous_run(read_index(index), "tier0", "synthetic")["run_id"] == "d"
+
+
+def test_two_entries_of_one_tier_and_dataset_each_compare_with_their_own_last_run(tmp_path):
+    """An HNSW entry beside an exact one: each night each is compared with itself, never with the other."""
+    from benchmarks.nightly import SuiteRun, entry_key
+
+    exact, hnsw = SuiteRun("tier1", "synthetic", {}), SuiteRun("tier1", "synthetic", {"index": "hnsw", "ef_search": 100})
+    assert entry_key(exact) == "" and entry_key(hnsw) == "ef_search=100, index=hnsw"
+    index = tmp_path / "index.jsonl"
+    for line in (_line("old"), {**_line("x1"), "entry": ""}, {**_line("h1"), "entry": entry_key(hnsw)},
+                 {**_line("x2"), "entry": ""}):
+        append_index(index, line)
+    assert previous_run(index, "tier1", "synthetic", entry=entry_key(hnsw))["run_id"] == "h1"
+    assert previous_run(index, "tier1", "synthetic", entry="")["run_id"] == "x2"
+    assert previous_run(index, "tier1", "synthetic", entry="", before="x1")["run_id"] == "old"  # written before entries
     assert previous_run(tmp_path / "missing.jsonl", "tier1", "synthetic") is None
 
 
