@@ -19,15 +19,17 @@ This module sits at the bottom with `outcome`: it imports nothing else from benc
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Literal
 
 from pydantic import ConfigDict, TypeAdapter, with_config
 from typing_extensions import NotRequired, TypedDict
 
-from benchmarks.outcome import ERRORS, Status
+from benchmarks.outcome import ERRORS, Outcome, Status
 
 REPORT_SCHEMA_VERSION = 2  # 2: items carry `scores`; reports of schema 1 cannot be compared by this bench
 BENCH = "bench"  # the scorer of what bench computes itself
+MISSING: Any = object()  # an item's value for a metric that does not apply, or that every scorer left undetermined
 
 
 @with_config(ConfigDict(extra="allow"))
@@ -81,18 +83,23 @@ def score(value: float | str | None, status: Status = "ok", explanation: str = "
     return {"value": value, "status": status, "explanation": explanation}
 
 
+def outcome_score(outcome: Outcome) -> dict[str, Any]:
+    """An Outcome as a record holds it (a failed one has no value, by Outcome's own rule)."""
+    return score(outcome.value, outcome.status, outcome.explanation)
+
+
 def record(item_id: str, inputs: dict[str, Any], answer: Any, scores: dict[str, dict[str, dict[str, Any]]], *,
            cluster: str | None = None, **detail: Any) -> dict[str, Any]:
     """An item's line of items.jsonl: the shared fields first, then the tier's own detail."""
     return {"id": item_id, "inputs": inputs, "answer": answer, "scores": scores, "cluster": cluster, **detail}
 
 
-def value_of(scores: dict[str, Any] | None) -> float | None | Literal["missing"]:
-    """An item's value for a metric: the mean of its scorers' ok numbers; None (failed) when none scored it and
-    one failed (an error, or no answer to grade); "missing" when every scorer found it undetermined, or the
-    metric does not apply to the item (it has no scores for it)."""
+def value_of(scores: dict[str, Any] | None) -> Any:
+    """An item's value for a metric: the mean of its scorers' ok numbers (a float); None (failed) when none
+    scored it and one failed (an error, or no answer to grade); MISSING when every scorer found it undetermined,
+    or the metric does not apply to the item (it has no scores for it)."""
     if not scores:
-        return "missing"
+        return MISSING
     if len(scores) == 1:  # the common case, one scorer with a number: no lists (compare reads millions)
         (only,) = scores.values()
         if only["status"] == "ok" and type(only["value"]) in (float, int):
@@ -101,10 +108,10 @@ def value_of(scores: dict[str, Any] | None) -> float | None | Literal["missing"]
                if s["status"] == "ok" and isinstance(s["value"], (int, float)) and not isinstance(s["value"], bool)]
     if numbers:
         return sum(numbers) / len(numbers)
-    return None if any(s["status"] in ERRORS or s["status"] == "no_answer" for s in scores.values()) else "missing"
+    return None if any(s["status"] in ERRORS or s["status"] == "no_answer" for s in scores.values()) else MISSING
 
 
-def top_document(relevant: dict[str, int]) -> str | None:
+def top_document(relevant: Mapping[str, int]) -> str | None:
     """The document an item is about, for `cluster`: that of its most relevant chunk (or page), the lowest id
     of equals; None when nothing is judged relevant (grade ≥ 1). Several questions on one document are not
     independent."""

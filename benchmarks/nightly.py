@@ -48,9 +48,9 @@ from benchmarks.config import Settings, Source, load_settings
 from benchmarks.errors import BenchError
 from benchmarks.services import reports
 from benchmarks.services.files import atomic_write, check_writable_folder
-from benchmarks.toml_file import read_toml
 from benchmarks.services.run_index import append_index, index_path, read_index
 from benchmarks.tiers import TIERS
+from benchmarks.toml_file import read_toml
 
 NIGHTLY_DIR = "nightly"
 TRENDS_FILE = "trends.html"

@@ -9,9 +9,9 @@ import numpy as np
 from benchmarks.compare import status as st
 from benchmarks.compare.gates import Gates
 from benchmarks.compare.load import BrokenRun, Run
-from benchmarks.compare.paired import MISSING, clusters_of, item_value, paired_bootstrap
-from benchmarks.item_record import ItemRecord
+from benchmarks.compare.paired import clusters_of, item_value, paired_bootstrap
 from benchmarks.errors import BenchError
+from benchmarks.item_record import MISSING, ItemRecord
 
 # a run on a real-user log (ux, real-users) is over the log's rows: another log, or rows added under one name,
 # is another input, as another dataset is
@@ -42,9 +42,10 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
     judge_changed = _judge_diff(base.report, cand.report)
     judged = judged_metrics(base) | judged_metrics(cand) if judge_changed else frozenset()
     numeric_path_changed = _numeric_path_diff(base.report, cand.report)
-    items = _pair_items(base, cand)
+    by_id = (_by_id(base), _by_id(cand)) if base.items is not None and cand.items is not None else None
+    items = _pair_items(by_id)
     names = [n for n in base.report["metrics"] if n in cand.report["metrics"]]
-    tables = (_value_tables(base, names), _value_tables(cand, names)) if items["available"] else ({}, {})
+    tables = (_value_tables(by_id[0], names), _value_tables(by_id[1], names)) if by_id else ({}, {})
     per_item = _per_item(tables, [b["id"] for b, _ in items["paired"]], names)
     lost = _lost_and_gained(tables, [n for n in names if n in per_item])
     keys = [row.get("cluster") for row in items["paired_rows"]]
@@ -211,11 +212,12 @@ def _identity(run: Run) -> dict[str, Any]:
             "items": None if run.items is None else len(run.items)}
 
 
-def _pair_items(base: Run, cand: Run) -> dict[str, Any]:
-    if base.items is None or cand.items is None:
+def _pair_items(by_id: tuple[dict[str, ItemRecord], dict[str, ItemRecord]] | None) -> dict[str, Any]:
+    """The items of both runs paired by id (None: a run without items.jsonl)."""
+    if by_id is None:
         return {"available": False, "paired": [], "paired_rows": [], "dropped": [], "added": [],
                 "n_base": None, "n_candidate": None}
-    b, c = _by_id(base), _by_id(cand)
+    b, c = by_id
     paired = [i for i in b if i in c]
     dropped = [i for i in b if i not in c]
     added = [i for i in c if i not in b]
@@ -234,9 +236,8 @@ def _by_id(run: Run) -> dict[str, ItemRecord]:
     return out
 
 
-def _value_tables(run: Run, names: list[str]) -> dict[str, dict[str, Any]]:
+def _value_tables(rows: dict[str, ItemRecord], names: list[str]) -> dict[str, dict[str, Any]]:
     """metric → item id → its value (float, None failed, MISSING), read once per run."""
-    rows = _by_id(run)
     return {name: {key: item_value(item, name) for key, item in rows.items()} for name in names}
 
 

@@ -38,21 +38,8 @@ def _render(r: dict[str, Any], rows: int | None) -> str:
            f"{'source documents' if r['bootstrap']['unit'] == 'source document' else 'items'}, "
            f"{r['bootstrap']['resamples']} resamples, seed {r['bootstrap']['seed']}, "
            f"{r['bootstrap']['interval']} intervals", ""]
-    for m in r["mismatches"]:
-        out.append(f"> ⚠️ compared with --allow-mismatch: {m['what']} differs "
-                   f"(`{_cell(_sha(m['base']))}` vs `{_cell(_sha(m['candidate']))}`)")
-    if r["judge_changed"]:
-        out.append(f"> ⚠️ the judge changed ({', '.join(r['judge_changed'])}): {_judged_words(r['metrics'])}")
-    for m in r["metrics"]:
-        if m["primary"] and (m.get("n_lost") or m.get("n_gained")):
-            out.append(f"> ⚠️ {_lost_words(m)}")
-    if r.get("numeric_path_changed"):
-        out.append(f"> ⚠️ computed on different floating-point paths ({', '.join(r['numeric_path_changed'])}): the "
-                   "embedder's vectors can differ in their last digits and reorder a question or two; compute both "
-                   "runs on one machine, or share one embedding cache (README: numbers across machines)")
-    if r["mismatches"] or r["judge_changed"] or r.get("numeric_path_changed") \
-            or any(m["primary"] and (m.get("n_lost") or m.get("n_gained")) for m in r["metrics"]):
-        out.append("")
+    warnings = _warnings(r)
+    out += [*warnings, ""] if warnings else []
     primary = [m for m in r["metrics"] if m["primary"]]
     rest = [m for m in r["metrics"] if not m["primary"]]
     out += _table(primary) + _holm_note(r) + _unreliable_note(primary) + [""]
@@ -98,6 +85,20 @@ def _verdict(r: dict[str, Any]) -> str:
     regressed = [m["metric"] for m in r["metrics"] if m["status"] == "regressed"]
     tail = f" ({len(regressed)} non-gating metric{'s' if len(regressed) != 1 else ''} regressed)" if regressed else ""
     return "no gated regression" + tail
+
+
+def _warnings(r: dict[str, Any]) -> list[str]:
+    """The ⚠️ lines above the tables: what a reader must know before trusting the verdict."""
+    out = [f"> ⚠️ compared with --allow-mismatch: {m['what']} differs "
+           f"(`{_cell(_sha(m['base']))}` vs `{_cell(_sha(m['candidate']))}`)" for m in r["mismatches"]]
+    if r["judge_changed"]:
+        out.append(f"> ⚠️ the judge changed ({', '.join(r['judge_changed'])}): {_judged_words(r['metrics'])}")
+    out += [f"> ⚠️ {_lost_words(m)}" for m in r["metrics"] if m["primary"] and (m.get("n_lost") or m.get("n_gained"))]
+    if r.get("numeric_path_changed"):
+        out.append(f"> ⚠️ computed on different floating-point paths ({', '.join(r['numeric_path_changed'])}): the "
+                   "embedder's vectors can differ in their last digits and reorder a question or two; compute both "
+                   "runs on one machine, or share one embedding cache (README: numbers across machines)")
+    return out
 
 
 def _judged_words(metrics: list[dict[str, Any]]) -> str:

@@ -19,7 +19,6 @@ from scipy.special import ndtr, ndtri, stdtr, stdtrit
 
 from benchmarks.item_record import ItemRecord, value_of
 
-MISSING = object()  # the item has no value for this metric: it does not apply, or every scorer left it undetermined
 BLOCK_CELLS = 4_000_000  # index-matrix cells per block: bounds memory (about 32 MB of float64 weights)
 
 
@@ -30,8 +29,7 @@ def item_value(item: ItemRecord, metric: str) -> Any:
         name, _, scorer = metric.partition("/")
         own = item["scores"].get(name, {}).get(scorer)
         scores = {scorer: own} if own is not None else None
-    value = value_of(scores)
-    return MISSING if value == "missing" else value
+    return value_of(scores)
 
 
 def clusters_of(keys: Sequence[str | None]) -> np.ndarray | None:

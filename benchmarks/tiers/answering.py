@@ -395,12 +395,8 @@ def repeat_metrics(graded: Sequence[Graded], embedder: CachedEmbedder, settings:
 def item_scores(judged: Scores, computed: Scores, judge: str) -> dict[str, dict[str, dict[str, Any]]]:
     """An item record's scores: the grades under the judge model ("offline" for the proxies), what bench
     computes itself (text, similarity, repeatability, retrieval) under `item_record.BENCH`."""
-    return {**{name: {judge: _score(g)} for name, g in judged.items()},
-            **{name: {item_record.BENCH: _score(g)} for name, g in computed.items()}}
-
-
-def _score(grade: Outcome) -> dict[str, Any]:
-    return item_record.score(grade.value, grade.status, grade.explanation)
+    return {**{name: {judge: item_record.outcome_score(g)} for name, g in judged.items()},
+            **{name: {item_record.BENCH: item_record.outcome_score(g)} for name, g in computed.items()}}
 
 
 def scorer(settings: Settings) -> str:
@@ -470,6 +466,10 @@ def latency_block(graded: Sequence[Graded]) -> dict[str, Any]:
     return {"generation_latency_ms": latency_summary(generation), "judge_latency_ms": latency_summary(judging)}
 
 
-def answer_rows(item: Graded) -> list[dict[str, Any]]:
-    """Every repeat's answer with its status, error and latency: the detail beside the record's first answer."""
-    return [{key: value for key, value in asdict(a).items() if value is not None} for a in item.answers]
+def case_record(item: Graded, inputs: dict[str, Any], scores: dict[str, Any], **detail: Any) -> dict[str, Any]:
+    """A case's item record, as tiers 2 and 3 write it: the graded (first) answer, the document its question is
+    about, and beside them every repeat's answer with its status, error and latency."""
+    q = item.case.question
+    answers = [{key: value for key, value in asdict(a).items() if value is not None} for a in item.answers]
+    return item_record.record(q.id, inputs, item.first.text, scores, cluster=item_record.top_document(q.relevant),
+                              **detail, answers=answers)

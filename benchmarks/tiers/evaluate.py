@@ -262,5 +262,5 @@ def _item(sample: Sample, metrics: tuple[str, ...], models: tuple[str, ...],
 
 def _score(outcome: Outcome) -> dict[str, Any]:
     """The outcome with the cost of getting it and the raw completions, which a changed metric can re-score."""
-    return {**item_record.score(outcome.value, outcome.status, outcome.explanation),
+    return {**item_record.outcome_score(outcome),
             "calls": outcome.calls, "duration_ms": outcome.duration_ms, "raw": list(outcome.raw)}

@@ -317,4 +317,4 @@ def _unscored(found: Sequence[Outcome]) -> dict[str, Any]:
                                                                            None)
     if failed is None:
         return item_record.score(None, "undetermined", "too few repeats scored")
-    return item_record.score(None, failed.status, failed.explanation)
+    return item_record.outcome_score(failed)

@@ -204,7 +204,7 @@ def _model_scores(found: tuple[Outcome, Outcome], better: Better | None) -> dict
     chosen = _preference(found)
     if chosen is None:
         failed = next(o for o in found if o.value is None)
-        unscored = item_record.score(None, failed.status, failed.explanation)
+        unscored = item_record.outcome_score(failed)
         return {"position_consistency": unscored, **({} if better is None else {"pairwise_accuracy": unscored})}
     scores = {"position_consistency": item_record.score(float(chosen != "inconsistent"), explanation=chosen)}
     if better is not None:

@@ -208,7 +208,7 @@ def _item_row(item: ShowItem, reply: Outcome, decision: ShowDecision | None) -> 
     counts as wrong, as the report counts it, and a failed call fails both with the call's error."""
     inputs = {"question": item.question, "context": item.context, "answer": item.answer}
     if decision is None:
-        failed = item_record.score(None, reply.status, reply.explanation)
+        failed = item_record.outcome_score(reply)
         scores = {"accuracy": failed, "unparseable_rate": failed}
     else:
         said = decision.decision or "unparseable"

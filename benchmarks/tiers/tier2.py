@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from benchmarks import item_record
 from benchmarks.dataset import Dataset
 from benchmarks.services.embedder import open_embedder
 from benchmarks.tiers import answering
@@ -74,5 +73,4 @@ def _item(graded: answering.Graded, scores: dict[str, Any]) -> dict[str, Any]:
     metric's score; every repeated answer beside them."""
     q = graded.case.question
     inputs = {"question": q.text, "context_ids": list(graded.case.context_ids), "reference_answer": q.reference_answer}
-    return item_record.record(q.id, inputs, graded.first.text, scores, cluster=item_record.top_document(dict(q.relevant)),
-                              answers=answering.answer_rows(graded))
+    return answering.case_record(graded, inputs, scores)

@@ -12,7 +12,6 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks import item_record
 from benchmarks.config import Settings
 from benchmarks.dataset import Dataset, Question
 from benchmarks.metrics import text
@@ -130,5 +129,4 @@ def _item(graded: Graded, scores: dict[str, Any]) -> dict[str, Any]:
     metric's score; what retrieval returned and every repeated answer beside them."""
     q: Question = graded.case.question
     inputs = {"question": q.text, "reference_answer": q.reference_answer, "relevant": q.relevant}
-    return item_record.record(q.id, inputs, graded.first.text, scores, cluster=item_record.top_document(dict(q.relevant)),
-                              retrieved_ids=list(graded.case.context_ids), answers=answering.answer_rows(graded))
+    return answering.case_record(graded, inputs, scores, retrieved_ids=list(graded.case.context_ids))

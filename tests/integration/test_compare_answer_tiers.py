@@ -6,7 +6,8 @@ import json
 import pytest
 
 from benchmarks.compare import load_run
-from benchmarks.compare.paired import MISSING, item_value
+from benchmarks.compare.paired import item_value
+from benchmarks.item_record import MISSING
 from tests.integration.test_tier2_cli import CORPUS, QUESTIONS, write_dataset
 
 pytestmark = pytest.mark.integration

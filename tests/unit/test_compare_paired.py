@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from benchmarks.compare.paired import MISSING, clusters_of, item_value, paired_bootstrap
-from benchmarks.item_record import ITEM_RECORD, ItemRecord, score
+from benchmarks.compare.paired import clusters_of, item_value, paired_bootstrap
+from benchmarks.item_record import ITEM_RECORD, MISSING, ItemRecord, score
 
 
 def reference(diffs, valid, clusters, resamples, seed):

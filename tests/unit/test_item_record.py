@@ -15,5 +15,5 @@ def test_a_value_is_the_mean_of_the_scorers_that_scored():
     assert item_record.value_of({"a": score(0.5), "b": score(1.0)}) == 0.75
     assert item_record.value_of({"a": score(None, "api_error", "503"), "b": score(1.0)}) == 1.0
     assert item_record.value_of({"a": score(None, "no_answer", "no answer")}) is None
-    assert item_record.value_of({"a": score(None, "undetermined", "no statements")}) == "missing"
-    assert item_record.value_of({}) == item_record.value_of(None) == "missing"
+    assert item_record.value_of({"a": score(None, "undetermined", "no statements")}) is item_record.MISSING
+    assert item_record.value_of({}) is item_record.value_of(None) is item_record.MISSING
