@@ -286,7 +286,12 @@ class Settings:
     )
     relevancy_questions: int = _setting(3, "response_relevancy: questions generated per response.")
     similarity_threshold: float | None = _setting(
-        None, "semantic_similarity: report 1.0 when the cosine is at least this, else 0.0."
+        None, "semantic_similarity: report 1.0 when the calibrated similarity (0 = as alike as unrelated texts, "
+        "1 = identical) is at least this, else 0.0."
+    )
+    similarity_baseline: float | None = _setting(
+        None, "Every calibrated similarity: the embedder's mean cosine between unrelated texts, given by hand for "
+        "a language bench has no unrelated-sentence set for (default: measured on bench's set for en or ru)."
     )
     correctness_weights: str = _setting(
         "default", "answer_correctness: default (0.75/0.25), equal, factual-focused, semantic-focused, or 'F,S' "
@@ -318,7 +323,8 @@ class Settings:
         "bench import-logs (default: the dataset's logs.jsonl; ignored when logs_database_url is set)."
     )
     cache_threshold: float = _setting(
-        0.85, "bench ux: a question is a cache hit when its best cosine to a cached question is above this."
+        0.85, "bench ux: a question is a cache hit when its best calibrated similarity to a cached question (0 = as "
+        "alike as unrelated texts, 1 = identical) is above this."
     )
     test_share: float = _setting(
         0.2, "bench ux: share of the log's sessions, the latest ones, asked against a cache of the earlier ones."
@@ -608,8 +614,12 @@ def _validate(s: Settings, origins: Mapping[str, str]) -> None:
         fail("llm_top_p", "must be above 0 and at most 1")
     if not 0 < s.test_share < 1:
         fail("test_share", "must be above 0 and below 1")
-    if not -1 <= s.cache_threshold <= 1:
-        fail("cache_threshold", "must be a cosine, between -1 and 1")
+    if not 0 <= s.cache_threshold <= 1:
+        fail("cache_threshold", "must be a calibrated similarity, between 0 and 1")
+    if s.similarity_threshold is not None and not 0 <= s.similarity_threshold <= 1:
+        fail("similarity_threshold", "must be a calibrated similarity, between 0 and 1")
+    if s.similarity_baseline is not None and not -1 <= s.similarity_baseline < 1:
+        fail("similarity_baseline", "must be a cosine, from -1 up to (not including) 1")
     if not 0 <= s.delta <= 4:
         fail("delta", "must be between 0 and 4 (the widest judge scale, 1–5)")
     if s.factual_beta <= 0:

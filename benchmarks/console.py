@@ -57,6 +57,10 @@ def print_summary(report: dict[str, Any], directory: Path, console: Console) -> 
         index = report["provenance"].get("index")
         console.print(f"embedder: {embedder['id']} ({embedder['dimension']} d)"
                       + (f" · index: {index['type']}" if index else ""))
+    scale = report["provenance"].get("similarity")
+    if scale and scale.get("metrics"):
+        console.print(f"similarities calibrated: baseline {scale['baseline']:.4f} ({scale['model']}, "
+                      f"{scale['language']}; 0 = as alike as unrelated texts)", soft_wrap=True)
     generator = report["provenance"].get("generator")
     if generator:
         console.print(f"system under test: {generator['adapter']}"

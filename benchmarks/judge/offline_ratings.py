@@ -12,6 +12,7 @@ from collections.abc import Mapping
 
 from benchmarks.judge.catalog import BUILTINS, describe, offline_score
 from benchmarks.judge.offline import Embed
+from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
 
@@ -31,7 +32,8 @@ def describe_rating(name: str) -> str:
     return _PROXIES[name][1] if name in _PROXIES else NO_PROXY
 
 
-def offline_rating(name: str, variables: Mapping[str, str], embed: Embed, *, language: str) -> Outcome:
+def offline_rating(name: str, variables: Mapping[str, str], embed: Embed, *, scale: SimilarityScale,
+                   language: str) -> Outcome:
     """The proxy of one rating for one answer; undetermined (with the reason) where there is none."""
     if name not in _PROXIES:
         return Outcome.undetermined(NO_PROXY)
@@ -39,10 +41,10 @@ def offline_rating(name: str, variables: Mapping[str, str], embed: Embed, *, lan
     if metric == "faithfulness":
         sample = Sample(id="", user_input=variables["question"], response=variables["answer"],
                         retrieved_contexts=(variables["context"],))
-        return offline_score(metric, sample, embed, language=language)
+        return offline_score(metric, sample, embed, scale=scale, language=language)
     sample = Sample(id="", user_input=variables["question"], response=variables["answer"],
                     reference=variables["reference"])
-    score = offline_score(metric, sample, embed, language=language)
+    score = offline_score(metric, sample, embed, scale=scale, language=language)
     if name == "answer_correctness" and score.value is not None:
         return Outcome.scored(1.0 + 4.0 * score.value, score.explanation)
     return score

@@ -39,12 +39,13 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 
-from benchmarks.outcome import Outcome
+from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.weights import WEIGHT_PRESETS, AnswerCorrectnessWeights
+from benchmarks.outcome import Outcome
 
 FactualMode = Literal["precision", "recall", "f1"]
 NoiseMode = Literal["relevant", "irrelevant"]
@@ -269,16 +270,18 @@ def response_relevancy(
     question: Vector,
     generated: Sequence[GeneratedQuestion],
     *,
+    scale: SimilarityScale,
     zero_when: Literal["all", "any"] = "all",
 ) -> Outcome:
     """How well questions reconstructed from the response match the question actually asked.
 
-    Formula: mean_i cos(e(q), e(g_i)) × m, where m = 0 when the response is judged noncommittal
-    and 1 otherwise. With `zero_when="all"` (default) the response is noncommittal when every
+    Formula: mean_i s(cos(e(q), e(g_i))) × m, where m = 0 when the response is judged noncommittal
+    and 1 otherwise, and s is the embedder's similarity scale (`similarity_scale`: 0 for texts as alike
+    as unrelated ones, 1 for identical; RAGAS averages raw cosines, which mean another thing under
+    each embedder). With `zero_when="all"` (default) the response is noncommittal when every
     generation is flagged: the seed's rule and today's RAGAS (`np.all`). With "any", one flag is
     enough, as in earlier RAGAS releases (`np.any`), for comparison with numbers they produced.
-    The cosine is raw, in [-1, 1]: real text embeddings do not go below 0 in practice, and
-    clipping would hide it if one did.
+    The explanation keeps the raw cosines.
     LLM calls: n (one generated question each; n defaults to 3). Embeddings: 1 + n.
     Degenerate: no generated question (the caller drops empty ones) → undetermined (RAGAS gives
     NaN or 0.0 depending on version); a noncommittal response → 0.0 even if an embedding is
@@ -294,16 +297,20 @@ def response_relevancy(
     cosines = [cosine(question, g.embedding) for g in generated]
     if any(c is None for c in cosines):
         return Outcome.undetermined("an embedding is the zero vector")
-    return Outcome.scored(math.fsum(cosines) / len(cosines))
+    raw = cast(list[float], cosines)
+    return Outcome.scored(math.fsum(scale(c) for c in raw) / len(raw),
+                          "; ".join(scale.explain(c) for c in raw))
 
 
-def semantic_similarity(response: Vector, reference: Vector, *, threshold: float | None = None) -> Outcome:
-    """Cosine between the response's and the reference's embeddings, optionally as pass/fail.
+def semantic_similarity(response: Vector, reference: Vector, *, scale: SimilarityScale,
+                        threshold: float | None = None) -> Outcome:
+    """How alike the response's and the reference's embeddings are, optionally as pass/fail.
 
-    Formula: cos(e(response), e(reference)), raw in [-1, 1] as for response_relevancy; with a
-    threshold t, 1.0 if cos >= t else 0.0.
-    `threshold=0.0` is a real threshold (tested with `is not None`, not truthiness).
-    LLM calls: 0 (two embeddings).
+    Formula: s(cos(e(response), e(reference))), with s the embedder's similarity scale (0 for texts
+    as alike as unrelated ones, 1 for identical; RAGAS reports the raw cosine, whose meaning changes
+    with the embedder); with a threshold t on that scale, 1.0 if s(cos) >= t else 0.0.
+    `threshold=0.0` is a real threshold (tested with `is not None`, not truthiness). The explanation
+    keeps the raw cosine. LLM calls: 0 (two embeddings).
     Degenerate: a zero-vector embedding → undetermined, thresholded or not.
     """
     if threshold is not None and not math.isfinite(threshold):
@@ -311,9 +318,10 @@ def semantic_similarity(response: Vector, reference: Vector, *, threshold: float
     similarity = cosine(response, reference)
     if similarity is None:
         return Outcome.undetermined("an embedding is the zero vector")
+    calibrated = scale(similarity)
     if threshold is not None:
-        return Outcome.scored(1.0 if similarity >= threshold else 0.0)
-    return Outcome.scored(similarity)
+        return Outcome.scored(1.0 if calibrated >= threshold else 0.0, scale.explain(similarity))
+    return Outcome.scored(calibrated, scale.explain(similarity))
 
 
 # --- factual correctness and answer correctness ------------------------------------------------

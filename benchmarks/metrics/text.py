@@ -32,12 +32,14 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
+from typing import cast
 
 import numpy as np
 import sacrebleu
 from rouge_score import rouge_scorer
 
 from benchmarks.metrics.judged import cosine
+from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome
 
 _WORD = re.compile(r"\w+")
@@ -150,11 +152,12 @@ def exact_match_rate(responses_per_item: Sequence[Sequence[str]]) -> float | Non
     return mean_determined([exact_match(responses) for responses in responses_per_item])
 
 
-def semantic_consistency(vectors: np.ndarray) -> Outcome:
-    """Mean cosine over all pairs of one item's response embeddings (rows of `vectors`).
+def semantic_consistency(vectors: np.ndarray, scale: SimilarityScale) -> Outcome:
+    """Mean calibrated similarity over all pairs of one item's response embeddings (rows of `vectors`).
 
-    Formula: (2 / (R(R-1))) Σ_{i<j} cos(e_i, e_j), raw in [-1, 1] like `semantic_similarity`;
-    each cosine is `judged.cosine`, so identical embeddings give exactly 1.0. All pairs rather
+    Formula: (2 / (R(R-1))) Σ_{i<j} s(cos(e_i, e_j)), s the embedder's similarity scale, as for
+    `semantic_similarity` (0 for texts as alike as unrelated ones, 1 for identical); each cosine is
+    `judged.cosine`, so identical embeddings give exactly 1.0. All pairs rather
     than pairs with the first run, so no run is privileged; for R = 2 the two coincide.
     Degenerate: fewer than two rows → undetermined (one answer is not "consistent", it is
     unrepeated); a zero-vector embedding → undetermined. A non-2-D array is a caller bug
@@ -168,7 +171,8 @@ def semantic_consistency(vectors: np.ndarray) -> Outcome:
     cosines = [cosine(a, b) for a, b in combinations(vectors, 2)]
     if any(c is None for c in cosines):
         return Outcome.undetermined("an embedding is the zero vector")
-    return Outcome.scored(math.fsum(cosines) / len(cosines))
+    raw = cast(list[float], cosines)
+    return Outcome.scored(math.fsum(scale(c) for c in raw) / len(raw), "; ".join(scale.explain(c) for c in raw))
 
 
 def mean_determined(scores: Sequence[Outcome]) -> float | None:

@@ -5,9 +5,11 @@ Pure functions on embeddings already computed; nothing here does I/O or draws ra
 Cache hit rate
 --------------
 For each test question, the highest cosine similarity to any cached question (the historical
-questions users rated 5) is found by :func:`max_similarity`; a question is a hit when that
-maximum is *strictly* above τ, as the seed's ``1[max cos > τ]`` says, so a similarity exactly
-equal to τ is not a hit. :func:`hit_rate_curve` gives the rate for several τ at once, so a user
+questions users rated 5) is found by :func:`max_similarity`; the caller puts it on the embedder's
+calibrated scale (``SimilarityScale.array``: 0 as alike as unrelated questions, 1 identical), and a
+question is a hit when that is *strictly* above τ, as the seed's ``1[max cos > τ]`` says, so a
+similarity exactly equal to τ is not a hit. τ = 0.85 was set on all-MiniLM-L6-v2's raw cosines,
+whose unrelated baseline is near 0, so the default keeps its meaning under every embedder. :func:`hit_rate_curve` gives the rate for several τ at once, so a user
 can choose τ from data instead of trusting 0.85.
 
 The Q x C similarity matrix is never held: queries are processed ``block`` rows at a time, each
@@ -28,8 +30,8 @@ rate as undetermined when the cache is empty.
 
 Sessions
 --------
-``context_preservation`` is the seed's per-session mean of the cosine between consecutive
-questions, averaged within each session first and then across sessions (each session weighs the
+``context_preservation`` is the seed's per-session mean of the (calibrated) similarity between
+consecutive questions, averaged within each session first and then across sessions (each session weighs the
 same, however long it is). A session of one turn has no consecutive pair and is left out, as is a
 pair whose cosine is undefined (a zero vector). ``multi_turn_consistency``: the seed (§10.3.3)
 says that in its current version it is computed by the same procedure as
@@ -44,6 +46,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome
 
 DEFAULT_THRESHOLD = 0.85
@@ -184,13 +187,15 @@ def hit_rate_curve(
     return [(tau, int(values.size - below) / values.size) for tau, below in zip(taus, at_or_below)]
 
 
-def session_similarities(vectors_by_session: Sequence[np.ndarray]) -> list[float | None]:
-    """Per session (its question embeddings in turn order, shape (T, D)), the mean cosine of
-    consecutive questions; None for a session with fewer than 2 turns or no defined pair.
+def session_similarities(vectors_by_session: Sequence[np.ndarray], scale: SimilarityScale) -> list[float | None]:
+    """Per session (its question embeddings in turn order, shape (T, D)), the mean calibrated
+    similarity (``scale``) of consecutive questions; None for a session with fewer than 2 turns or
+    no defined pair.
 
     A pair with a zero vector has no cosine and is left out of its session's mean rather than
     counted as 0 (which would say "unrelated"). Cosines are float64 on rows scaled then
-    normalised (as in :func:`max_similarity`), clipped to [-1, 1]; each mean is an fsum.
+    normalised (as in :func:`max_similarity`), clipped to [-1, 1], then calibrated; each mean is an
+    fsum.
     """
     means: list[float | None] = []
     for index, session in enumerate(vectors_by_session):
@@ -202,7 +207,7 @@ def session_similarities(vectors_by_session: Sequence[np.ndarray]) -> list[float
             continue
         unit, nonzero = _unit64(_matrix(turns, f"session {index} embeddings"))
         cosines = np.clip(np.einsum("ij,ij->i", unit[:-1], unit[1:]), -1.0, 1.0)
-        defined = cosines[nonzero[:-1] & nonzero[1:]]
+        defined = scale.array(cosines[nonzero[:-1] & nonzero[1:]])
         means.append(math.fsum(defined.tolist()) / defined.size if defined.size else None)
     return means
 

@@ -21,7 +21,7 @@ LLM = ("llm_base_url", "llm_api_key", "llm_model", "judge_model", "llm_temperatu
        "llm_concurrency", "llm_max_attempts", "llm_timeout_s", "llm_cache", "llm_prices", "llm_structured_output")
 # how the metrics of bench evaluate are asked (also tiers 2 and 3's --metrics)
 JUDGED = ("relevancy_questions", "similarity_threshold", "correctness_weights", "factual_mode", "factual_beta",
-          "noise_mode", "precision_against", "rubrics")
+          "noise_mode", "precision_against", "rubrics", "similarity_baseline")
 ANSWERING = (*EMBEDDING, *LLM, *JUDGED, *STATS, "generator", "generator_model", "generator_template",
              "generator_http_url", "generator_http_request", "generator_http_response_path", "generator_http_api_key",
              "extractive_sentences", "judge_backend", "judge_mode", "repeats", "extra_metrics")
@@ -76,23 +76,23 @@ TIERS: dict[str, Tier] = {tier.name: tier for tier in (
          metrics=(*RETRIEVAL, "retrieval_consistency", "ann_recall@{top_k}"),
          reads=(*EMBEDDING, *INDEX, *STATS, "top_k", "relevance", "consistency_runs", "latency_queries", "latency_seconds",
                 "limit")),
-    Tier("tier2", "1.0", "Tier 2 — generation on a fixed context", "avg_faithfulness", module="tier2", input=DATASET,
+    Tier("tier2", "1.1", "Tier 2 — generation on a fixed context", "avg_faithfulness", module="tier2", input=DATASET,
          summary="Tier 2: generation on the dataset's fixed context, judged (faithfulness, relevance, correctness "
                  "1–5), with ROUGE, BLEU and repeatability.",
          metrics=("avg_faithfulness", "avg_answer_relevance", "avg_answer_correctness", *ANSWER_TEXT),
          reads=(*ANSWERING, "limit"), flags=ANSWERING_FLAGS, resumable=True),
-    Tier("tier3", "1.0", "Tier 3 — end to end", "avg_e2e_score", module="tier3", input=DATASET,
+    Tier("tier3", "1.1", "Tier 3 — end to end", "avg_e2e_score", module="tier3", input=DATASET,
          summary="Tier 3: end to end: retrieve from pgvector, answer from the retrieved chunks, judge (e2e score, "
                  "similarity to the reference, ROUGE, BLEU, repeatability), with each item's retrieval hit.",
          metrics=("avg_e2e_score", "avg_semantic_similarity", "avg_dot_similarity", "avg_euclidean_distance",
                   *ANSWER_TEXT, "retrieval_hit_rate@{e2e_top_k}"),
          reads=(*ANSWERING, *INDEX, "e2e_top_k", "limit"), flags={**ANSWERING_FLAGS, "e2e_top_k": ("--top-k",)},
          resumable=True),
-    Tier("ux", "1.0", "UX — cache reuse and dialog continuity", "cache_hit_rate", module="ux", input=DATASET,
+    Tier("ux", "1.1", "UX — cache reuse and dialog continuity", "cache_hit_rate", module="ux", input=DATASET,
          summary="User experience from real-user logs: semantic cache hit rate (and its curve over thresholds), "
                  "context preservation and multi-turn consistency of sessions.",
          metrics=("cache_hit_rate", "context_preservation", "multi_turn_consistency"),
-         reads=(*EMBEDDING, *LOGS, *STATS, "cache_threshold", "test_share"),
+         reads=(*EMBEDDING, *LOGS, *STATS, "cache_threshold", "test_share", "similarity_baseline"),
          flags={"cache_threshold": ("--threshold",)}),
     Tier("real-users", "1.0", "Real users — retrieval on logged questions", "hit_rate@1", module="real_users",
          input=DATASET,
@@ -100,17 +100,17 @@ TIERS: dict[str, Tier] = {tier.name: tier for tier in (
                  "and topic coverage.",
          metrics=(*RETRIEVAL, "chunk_utilization"),
          reads=(*EMBEDDING, *INDEX, *LOGS, *STATS, "topics", "top_k")),
-    Tier("evaluate", "1.0", "RAGAS-style evaluation", "", module="evaluate", input=SAMPLES,
+    Tier("evaluate", "1.1", "RAGAS-style evaluation", "", module="evaluate", input=SAMPLES,
          summary="RAGAS-style metrics on single-turn samples, judged by one or several LLMs (or offline proxies).",
          metrics=per_judge("{metrics}"),
          reads=(*EMBEDDING, *LLM, *JUDGED, *STATS, "llm_models", "judge_backend", "language", "metrics", "limit"),
          flags=EVALUATE_FLAGS, resumable=True),
-    Tier("judge", "1.0", "Judge — repeatability, errors and latency of the LLM judge", "consistency_score",
+    Tier("judge", "1.1", "Judge — repeatability, errors and latency of the LLM judge", "consistency_score",
          module="judge", input=RATED_ITEMS,
          summary="The LLM judge itself: repeatability of its scores, errors, latency; with --pairwise, position bias.",
          metrics=per_judge("consistency_score", "mean_abs_difference", "error_rate", "avg_{judge_rating}"),
          reads=(*EMBEDDING, *LLM, *STATS, "llm_models", "judge_backend", "judge_mode", "repeats", "delta",
-                "judge_rating", "language", "limit"),
+                "judge_rating", "language", "limit", "similarity_baseline"),
          flags={"judge_rating": ("--metric", "-m"), "judge_backend": ("--judge",), "judge_mode": ("--mode",)},
          resumable=True),
     Tier("judge-pairwise", "1.0", "Judge — position bias and accuracy on answer pairs", "position_consistency",

@@ -41,6 +41,7 @@ from benchmarks.judge.offline_ratings import describe_rating, offline_rating, pr
 from benchmarks.judge.prompts import Language
 from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes, read_from_a_lone_number
 from benchmarks.metrics import text
+from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.stats import latency_summary, summarize
 from benchmarks.outcome import ERRORS, Outcome
 from benchmarks.resumable import each_once, progress_task, revive
@@ -153,14 +154,15 @@ def require_reachable_services(settings: Settings) -> None:
         asyncio.run(endpoint_config(settings).probe())
 
 
-def answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder
-                     ) -> tuple[list[Graded], dict[str, Any], Generator]:
-    """Run the generator and the judge over every case; returns the graded cases, LLM usage, the generator."""
-    return asyncio.run(_answer_and_grade(ctx, cases, plan, embedder))
+def answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder,
+                     scale: SimilarityScale) -> tuple[list[Graded], dict[str, Any], Generator]:
+    """Run the generator and the judge over every case; returns the graded cases, LLM usage, the generator.
+    `scale` is the embedder's similarity scale, on which the judged similarities are read."""
+    return asyncio.run(_answer_and_grade(ctx, cases, plan, embedder, scale))
 
 
-async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder
-                            ) -> tuple[list[Graded], dict[str, Any], Generator]:
+async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder,
+                            scale: SimilarityScale) -> tuple[list[Graded], dict[str, Any], Generator]:
     s = ctx.settings
     language = language_of(ctx.inputs)
     known = judged_metrics(s)
@@ -177,7 +179,7 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
                        ctx.progress, label="embedding the texts known before answering")
         judge_model = scorer(s)
         rater = Rater(service, language, s.judge_mode) if s.judge_backend == "llm" and service else None
-        ragas = (LLMJudge(service, language, embed, JudgeOptions.from_settings(s), metrics=known)
+        ragas = (LLMJudge(service, language, embed, JudgeOptions.from_settings(s), metrics=known, scale=scale)
                  if rater and service else None)
         task = progress_task(ctx.progress, f"answering ({generator.name}) and judging", cases, _case_key,
                              ctx.journal)
@@ -202,7 +204,7 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
             else:
                 await embed.gather(offline.texts_to_embed(_sample(case, graded.first, reference_answer(case)),
                                                           offline_fields))
-                _grade_offline(graded, plan, embed, language)
+                _grade_offline(graded, plan, embed, scale, language)
             return graded
 
         graded = await each_once(cases, _case_key, one, journal=ctx.journal, encode=_journal_row,
@@ -283,7 +285,7 @@ async def _llm_rating(rater: Rater, name: str, variables: dict[str, str], model:
     return await rater.rate(name, variables, model)
 
 
-def _grade_offline(item: Graded, plan: Plan, embed: Callable[[Sequence[str]], np.ndarray],
+def _grade_offline(item: Graded, plan: Plan, embed: Callable[[Sequence[str]], np.ndarray], scale: SimilarityScale,
                    language: Language) -> None:
     reference = reference_answer(item.case)
     variables = _variables(item.case, str(item.first.text), reference)
@@ -291,10 +293,10 @@ def _grade_offline(item: Graded, plan: Plan, embed: Callable[[Sequence[str]], np
         if RATINGS[name].needs - set(variables):
             item.grades[name] = Outcome.undetermined("no reference answer for this question")
         else:
-            item.grades[name] = offline_rating(name, variables, embed, language=language)
+            item.grades[name] = offline_rating(name, variables, embed, scale=scale, language=language)
     for metric in plan.extra_metrics:
         sample = _sample(item.case, item.first, reference)
-        item.grades[metric_key(metric)] = offline_score(metric, sample, embed, language=language)
+        item.grades[metric_key(metric)] = offline_score(metric, sample, embed, scale=scale, language=language)
 
 
 # --- numbers ------------------------------------------------------------------------------------
@@ -303,6 +305,16 @@ def _grade_offline(item: Graded, plan: Plan, embed: Callable[[Sequence[str]], np
 Scores = dict[str, Outcome]  # a case's outcome per report metric; a metric that does not apply is absent
 TEXT_METRICS = ("avg_rouge1_f", "avg_rouge2_f", "avg_rougeL_f", "avg_bleu")
 REPEAT_METRICS = ("response_exact_match_rate", "response_semantic_consistency")
+
+
+def calibrated_metrics(metrics: Mapping[str, Metric], plan: Plan, settings: Settings) -> list[str]:
+    """The report's metrics read on the similarity scale: every grade of the offline proxies (their support
+    test), the LLM metrics that compare embeddings, and what bench computes from embeddings itself."""
+    known, offline = judged_metrics(settings), settings.judge_backend == "offline"
+    graded = {plan.report_names[name] for name in plan.ratings if offline} | {
+        metric for metric in plan.extra_metrics if offline or known[metric].embeddings}
+    own = {"response_semantic_consistency", "avg_semantic_similarity"}
+    return [name for name in metrics if name in graded | own]
 
 
 def grade_metrics(graded: Sequence[Graded], plan: Plan, settings: Settings) -> dict[str, Metric]:
@@ -367,7 +379,7 @@ def _text_scores(answer: str, reference: str) -> Scores:
             "avg_bleu": text.bleu(answer, reference)}
 
 
-def repeat_metrics(graded: Sequence[Graded], embedder: CachedEmbedder, settings: Settings
+def repeat_metrics(graded: Sequence[Graded], embedder: CachedEmbedder, settings: Settings, scale: SimilarityScale
                    ) -> tuple[dict[str, Metric], list[Scores]]:
     """Exact-match rate and semantic consistency over the ok answers of each case's repeats; a case whose
     repeats include a failed call has api_error for both (its agreement over the rest would not be the run's).
@@ -387,7 +399,8 @@ def repeat_metrics(graded: Sequence[Graded], embedder: CachedEmbedder, settings:
             continue
         compared = len(group) if len(group) > 1 else 0
         rows.append({"response_exact_match_rate": text.exact_match(group),
-                     "response_semantic_consistency": text.semantic_consistency(vectors[start:start + compared])})
+                     "response_semantic_consistency": text.semantic_consistency(vectors[start:start + compared],
+                                                                                     scale)})
         start += compared
     return summaries(rows, REPEAT_METRICS, settings), rows
 

@@ -26,13 +26,17 @@ from benchmarks.errors import BenchError
 from benchmarks.judge import catalog
 from benchmarks.judge.catalog import JudgedMetric, offline_score
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
+from benchmarks.judge.offline import texts_to_embed as offline_texts
 from benchmarks.metrics.agreement import mean_over_models, model_agreement
+from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.stats import summarize
 from benchmarks.outcome import ERRORS, Outcome, status_counts
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.samples import Sample, SampleSet
 from benchmarks.services.embedder import CachedEmbedder, open_embedder
+from benchmarks.services.embedding_memo import EmbeddingMemo
 from benchmarks.services.llm import LLMService, judge_models, llm_url, require_llm
+from benchmarks.services.similarity_calibration import language_of_texts, similarity_scale
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 Judged = Mapping[str, JudgedMetric]  # the run's metrics by name: catalog.metrics(settings.rubrics)
@@ -75,18 +79,26 @@ def run(ctx: RunContext) -> TierResult:
     models = ("offline",) if offline else judge_models(settings)
     units = judged_units(samples.samples, metrics, models)
     with _embedder(settings, metrics, judged) as embedder:
+        scale = embed = None
+        if embedder is not None:
+            scale = similarity_scale(embedder, settings, sample_language(samples.samples, settings.language))
+            embed = EmbeddingMemo(embedder, purpose="evaluate")
+            todo = [u for u in units if ctx.journal is None or unit_key(u) not in ctx.journal.restored]
+            embed.prefetch(texts_ahead(todo, judged, offline=offline), ctx.progress,
+                           label="embedding the samples' sentences")
         task = progress_task(ctx.progress, "judging", units, unit_key, ctx.journal)
         # each unit judged once per run: the journal's units restored, the rest judged and journaled one by one
         each_unit: EachUnit = functools.partial(
             each_once, units, unit_key, journal=ctx.journal, encode=journal_row, decode=restore,
             advance=lambda: ctx.progress.advance(task))
         if offline:
-            found, usage = asyncio.run(_offline(settings.language, each_unit, embedder)), None
+            assert embed is not None and scale is not None
+            found, usage = asyncio.run(_offline(settings.language, each_unit, embed, scale)), None
         else:
-            found, usage = asyncio.run(_judge(settings, judged, each_unit, embedder))
+            found, usage = asyncio.run(_judge(settings, judged, each_unit, embed, scale))
         outcomes = {unit_key(unit): outcome for unit, outcome in zip(units, found, strict=True)}
         result = _result(settings, judged, samples, outcomes, models,
-                         embedder_info=embedder.provenance() if embedder else None)
+                         embedder_info=embedder.provenance() if embedder else None, scale=scale)
         result.volatile.update(llm=usage, embedding_cache=asdict(embedder.stats) if embedder else None)
     result.main_metric = metrics[0]
     return result
@@ -145,8 +157,12 @@ def plan(settings: Settings, samples: SampleSet) -> tuple[tuple[str, ...], list[
 
 
 def _sample_text(sample: Sample) -> str:
-    return "".join(filter(None, (sample.user_input, sample.response, sample.reference,
-                                 *(sample.retrieved_contexts or ()))))
+    return "".join(_texts(sample))
+
+
+def _texts(sample: Sample) -> list[str]:
+    return [t for t in (sample.user_input, sample.response, sample.reference, *(sample.retrieved_contexts or ()))
+            if t]
 
 
 @contextmanager
@@ -159,19 +175,32 @@ def _embedder(settings: Settings, metrics: Sequence[str], judged: Judged) -> Ite
         yield embedder
 
 
-def _embed_fn(embedder: CachedEmbedder | None) -> Any:
-    if embedder is None:
-        return None
-    return lambda texts: embedder.encode(list(texts), purpose="evaluate")
+def sample_language(samples: Sequence[Sample], declared: str) -> str:
+    """The language the samples' similarities are calibrated for: their script's, else the declared one."""
+    return language_of_texts([text for sample in samples for text in _texts(sample)], fallback=declared)
 
 
-async def _judge(settings: Settings, judged: Judged, each_unit: EachUnit, embedder: CachedEmbedder | None
-                 ) -> tuple[list[Outcome], dict[str, Any]]:
+def texts_ahead(units: Sequence[Unit], judged: Judged, *, offline: bool) -> list[str]:
+    """Every text the units will embed that is known before judging, so a cold run embeds each distinct
+    sentence once, in large batches, rather than a few per sample: the offline proxies' sentences, or the
+    whole response and reference the LLM metrics compare (the questions a judge writes come later)."""
+    texts: list[str] = []
+    for sample, metric, _ in units:
+        proxy = judged[metric].offline
+        if offline and proxy is not None:
+            texts += offline_texts(sample, proxy.needs)
+        elif judged[metric].embeddings:
+            texts += [t for t in (sample.user_input, sample.response, sample.reference) if t is not None]
+    return list(dict.fromkeys(texts))
+
+
+async def _judge(settings: Settings, judged: Judged, each_unit: EachUnit, embed: EmbeddingMemo | None,
+                 scale: SimilarityScale | None) -> tuple[list[Outcome], dict[str, Any]]:
     """Every unit's outcome by its judge model. Twice as many units open as calls may be in flight: a unit's
     calls follow one another (statements, then verdicts), so the endpoint stays busy while units finish."""
     async with LLMService(settings, roles=("judge",)) as service:
-        judge = LLMJudge(service, settings.language, _embed_fn(embedder), JudgeOptions.from_settings(settings),
-                         metrics=judged)
+        judge = LLMJudge(service, settings.language, embed, JudgeOptions.from_settings(settings),
+                         metrics=judged, scale=scale)
 
         async def one(unit: Unit) -> Outcome:
             sample, metric, model = unit
@@ -180,18 +209,19 @@ async def _judge(settings: Settings, judged: Judged, each_unit: EachUnit, embedd
         return await each_unit(one, open_at_once=2 * settings.llm_concurrency), service.usage_report()
 
 
-async def _offline(language: str, each_unit: EachUnit, embedder: CachedEmbedder | None) -> list[Outcome]:
-    embed = _embed_fn(embedder)
-
+async def _offline(language: str, each_unit: EachUnit, embed: EmbeddingMemo, scale: SimilarityScale
+                   ) -> list[Outcome]:
     async def one(unit: Unit) -> Outcome:
         sample, metric, _ = unit
-        return replace(offline_score(metric, sample, embed, language=language), name=metric, model="offline")
+        return replace(offline_score(metric, sample, embed, scale=scale, language=language), name=metric,
+                       model="offline")
 
     return await each_unit(one, open_at_once=1)  # CPU work: one unit at a time
 
 
 def _result(settings: Settings, judged: Judged, samples: SampleSet, by_key: Mapping[UnitKey, Outcome],
-            models: tuple[str, ...], *, embedder_info: dict[str, Any] | None) -> TierResult:
+            models: tuple[str, ...], *, embedder_info: dict[str, Any] | None,
+            scale: SimilarityScale | None) -> TierResult:
     """The report from every unit's outcome (`by_key`: by (sample id, metric, model)), restored or judged now:
     built from the units alone, so it is the same whichever session judged which unit."""
     metric_names, backend, language = tuple(settings.metrics), settings.judge_backend, settings.language
@@ -230,6 +260,9 @@ def _result(settings: Settings, judged: Judged, samples: SampleSet, by_key: Mapp
         provenance["prompts_sha256"] = catalog.prompt_hashes(metric_names, judged, language)
     if embedder_info:
         provenance["embedder"] = embedder_info
+    if scale is not None:
+        provenance["similarity"] = scale.describe([name for name in metrics if backend == "offline"
+                                                   or judged[name.split("/", 1)[0]].embeddings])
     items = sorted((_item(sample, metric_names, models, by_key) for sample in samples.samples),
                    key=lambda item: item["id"])
     return TierResult(metrics=metrics, items=items, notes=notes, provenance=provenance, volatile={})

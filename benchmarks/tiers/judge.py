@@ -37,11 +37,13 @@ from benchmarks.metrics.judge_quality import (
     repeats_agree,
     scored_of,
 )
+from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.stats import latency_summary, summarize
 from benchmarks.outcome import ERRORS, Outcome, status_counts
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.services.embedder import CachedEmbedder, open_embedder
 from benchmarks.services.llm import LLMService, judge_models, llm_url, require_llm
+from benchmarks.services.similarity_calibration import language_of_texts, similarity_scale
 from benchmarks.services.run_journal import RunJournal
 from benchmarks.services.show_items import RatedItem, rated_input
 from benchmarks.tiers.base import Metric, RunContext, TierResult
@@ -82,14 +84,16 @@ def run(ctx: RunContext) -> TierResult:
                              steps_per_unit=len(models) * settings.repeats)
         advance = functools.partial(ctx.progress.advance, task)
         if embedder is not None:
-            outcomes, usage = asyncio.run(_rate_offline(items, rating.name, embedder, language, settings.repeats,
-                                                        ctx.journal, advance)), None
+            texts = [text for item in items for text in item.variables().values()]
+            scale = similarity_scale(embedder, settings, language_of_texts(texts, fallback=language))
+            outcomes, usage = asyncio.run(_rate_offline(items, rating.name, embedder, scale, language,
+                                                        settings.repeats, ctx.journal, advance)), None
         else:
             outcomes, usage = asyncio.run(_rate_llm(items, rating.name, models, language, settings, ctx.journal,
                                                     advance))
         result = _ratings_result(items, outcomes, models, rating.name, language, settings)
         if embedder is not None:
-            result.provenance["embedder"] = embedder.provenance()
+            result.provenance.update(embedder=embedder.provenance(), similarity=scale.describe(list(result.metrics)))
         result.volatile.update(llm=usage, embedding_cache=asdict(embedder.stats) if embedder else None)
     return result
 
@@ -151,14 +155,15 @@ async def _rate_llm(items: Sequence[RatedItem], rating: str, models: Sequence[st
         return by_unit_and_model([item.id for item in items], found), service.usage_report()
 
 
-async def _rate_offline(items: Sequence[RatedItem], rating: str, embedder: CachedEmbedder, language: Language,
-                        repeats: int, journal: RunJournal, advance: Callable[[int], None]) -> Outcomes:
+async def _rate_offline(items: Sequence[RatedItem], rating: str, embedder: CachedEmbedder, scale: SimilarityScale,
+                        language: Language, repeats: int, journal: RunJournal, advance: Callable[[int], None]
+                        ) -> Outcomes:
     """A proxy is a deterministic function of its inputs: it is computed once and stands for every repeat.
     It is journaled like the LLM path's items, so every `bench judge` run can be resumed."""
     embed = functools.partial(embedder.encode, purpose="judge")
 
     async def rate_item(item: RatedItem) -> dict[str, list[Outcome]]:
-        score = offline_rating(rating, item.variables(), embed, language=language)
+        score = offline_rating(rating, item.variables(), embed, scale=scale, language=language)
         outcome = replace(score, name=rating, model="offline")
         advance(repeats)
         return {"offline": [outcome] * repeats}

@@ -12,6 +12,7 @@ from typing import Any
 
 from benchmarks.dataset import Dataset
 from benchmarks.services.embedder import open_embedder
+from benchmarks.services.similarity_calibration import similarity_scale
 from benchmarks.tiers import answering
 from benchmarks.tiers.answering import Case, Plan
 from benchmarks.tiers.base import RunContext, TierResult
@@ -40,17 +41,19 @@ def run(ctx: RunContext) -> TierResult:
         needed["response or responses"] = lambda q: bool(q.responses)
     answering.require_fields(dataset, "tier 2", needed)
     todo = cases(dataset)
-    with open_embedder(s) as embedder:
-        graded, usage, generator = answering.answer_and_grade(ctx, todo, plan, embedder)
-        text_metrics, text_rows = answering.text_metrics(graded, s)
-        repeat_metrics, repeat_rows = answering.repeat_metrics(graded, embedder, s)
-        embedder_info = embedder.provenance()
     language = answering.language_of(dataset)
+    with open_embedder(s) as embedder:
+        scale = similarity_scale(embedder, s, language)
+        graded, usage, generator = answering.answer_and_grade(ctx, todo, plan, embedder, scale)
+        text_metrics, text_rows = answering.text_metrics(graded, s)
+        repeat_metrics, repeat_rows = answering.repeat_metrics(graded, embedder, s, scale)
+        embedder_info = embedder.provenance()
     metrics = {**answering.grade_metrics(graded, plan, s), **text_metrics, **repeat_metrics}
     judge = answering.scorer(s)
     items = [_item(g, answering.item_scores(answering.grade_scores(g, plan), {**t, **r}, judge))
              for g, t, r in zip(graded, text_rows, repeat_rows, strict=True)]
-    provenance = {**answering.judge_provenance(s, plan, language, generator), "embedder": embedder_info}
+    provenance = {**answering.judge_provenance(s, plan, language, generator), "embedder": embedder_info,
+                  "similarity": scale.describe(answering.calibrated_metrics(metrics, plan, s))}
     return TierResult(
         metrics=metrics,
         items=sorted(items, key=lambda item: item["id"]),

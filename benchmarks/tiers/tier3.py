@@ -15,8 +15,10 @@ import numpy as np
 from benchmarks.config import Settings
 from benchmarks.dataset import Dataset, Question
 from benchmarks.metrics import text
+from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome
 from benchmarks.services.corpus_index import IndexedCorpus, open_index
+from benchmarks.services.similarity_calibration import similarity_scale
 from benchmarks.tiers import answering
 from benchmarks.tiers.answering import Case, Graded, Plan
 from benchmarks.tiers.base import Metric, RunContext, TierResult
@@ -33,14 +35,15 @@ def run(ctx: RunContext) -> TierResult:
         needed["response or responses"] = lambda q: bool(q.responses)
     answering.require_fields(dataset, "tier 3", needed)
     answering.require_reachable_services(s)  # before embedding and indexing the corpus
+    language = answering.language_of(dataset)
     with open_index(s, dataset, ctx.progress) as corpus:
         todo = _retrieve(corpus, dataset, ctx)
-        graded, usage, generator = answering.answer_and_grade(ctx, todo, plan, corpus.embedder)
-        similarity_metrics, similarity_rows = _similarities(graded, corpus, s)
+        scale = similarity_scale(corpus.embedder, s, language)
+        graded, usage, generator = answering.answer_and_grade(ctx, todo, plan, corpus.embedder, scale)
+        similarity_metrics, similarity_rows = _similarities(graded, corpus, s, scale)
         text_metrics, text_rows = answering.text_metrics(graded, s)
-        repeat_metrics, repeat_rows = answering.repeat_metrics(graded, corpus.embedder, s)
-        provenance = {**corpus.provenance(), **answering.judge_provenance(s, plan, answering.language_of(dataset),
-                                                                            generator)}
+        repeat_metrics, repeat_rows = answering.repeat_metrics(graded, corpus.embedder, s, scale)
+        provenance = {**corpus.provenance(), **answering.judge_provenance(s, plan, language, generator)}
         warnings = corpus.warnings(dataset)
         volatile = corpus.volatile()
     hits = [_hit(g.case) for g in graded]
@@ -53,6 +56,7 @@ def run(ctx: RunContext) -> TierResult:
         **text_metrics,
         **answering.summaries(hit_rows, [hit_name], s),
     }
+    provenance["similarity"] = scale.describe(answering.calibrated_metrics(metrics, plan, s))
     judge = answering.scorer(s)
     items = [_item(g, answering.item_scores(answering.grade_scores(g, plan), {**sim, **t, **r, **h}, judge))
              for g, sim, t, r, h in zip(graded, similarity_rows, text_rows, repeat_rows, hit_rows, strict=True)]
@@ -67,8 +71,12 @@ def run(ctx: RunContext) -> TierResult:
             "e2e_by_retrieval": e2e_by_retrieval(hits, [g.grades["e2e_score"].value for g in graded]),
             "questions": {"total": len(dataset.questions)},
             **answering.grading_counts(graded, plan),
-            "scales": {"avg_e2e_score": "0–1", "avg_semantic_similarity": "cosine, −1 to 1",
-                       "avg_euclidean_distance": "lower is closer", "avg_bleu": "0–100 (sentence BLEU)"},
+            "scales": {"avg_e2e_score": "0–1",
+                       "avg_semantic_similarity": "calibrated similarity, 0 (as alike as unrelated texts) to 1 "
+                                                  "(identical): provenance.similarity",
+                       "avg_dot_similarity": "raw dot product of the embeddings: its scale is the embedder's",
+                       "avg_euclidean_distance": "raw distance, lower is closer: its scale is the embedder's",
+                       "avg_bleu": "0–100 (sentence BLEU)"},
         },
         provenance=provenance,
         volatile={**volatile, "llm": usage or None, **answering.latency_block(graded)},
@@ -103,10 +111,11 @@ def e2e_by_retrieval(hits: list[bool | None], scores: list[float | None]) -> dic
 SIMILARITY_METRICS = ("avg_semantic_similarity", "avg_dot_similarity", "avg_euclidean_distance")
 
 
-def _similarities(graded: list[Graded], corpus: IndexedCorpus, settings: Settings
+def _similarities(graded: list[Graded], corpus: IndexedCorpus, settings: Settings, scale: SimilarityScale
                   ) -> tuple[dict[str, Metric], list[answering.Scores]]:
-    """Cosine, dot product and euclidean distance between each first answer and its reference, and each
-    case's outcomes (the pairs embedded in one call)."""
+    """Calibrated similarity (its raw cosine in the explanation), dot product and euclidean distance between
+    each first answer and its reference (seed 004 §6.3: the last two are raw geometry, as the seed defines
+    them), and each case's outcomes (the pairs embedded in one call)."""
     pairs = [(str(g.first.text), str(answering.reference_answer(g.case))) for g in graded
              if g.first.status == "ok" and answering.reference_answer(g.case) is not None]
     texts = [t for pair in pairs for t in pair]
@@ -115,7 +124,7 @@ def _similarities(graded: list[Graded], corpus: IndexedCorpus, settings: Setting
     def similarity(answer: str, reference: str) -> answering.Scores:
         sim = text.embedding_similarity(vector[answer], vector[reference])
         cosine = (Outcome.undetermined("an embedding is the zero vector") if sim.cosine is None
-                  else Outcome.scored(sim.cosine))
+                  else Outcome.scored(scale(sim.cosine), scale.explain(sim.cosine)))
         return {"avg_semantic_similarity": cosine, "avg_dot_similarity": Outcome.scored(sim.dot),
                 "avg_euclidean_distance": Outcome.scored(sim.euclidean)}
 

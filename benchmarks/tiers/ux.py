@@ -30,6 +30,7 @@ from benchmarks.metrics.ux import (
 )
 from benchmarks.services.embedder import open_embedder
 from benchmarks.services.logs import load_logs
+from benchmarks.services.similarity_calibration import language_of_texts, similarity_scale
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 CACHED_SCORE = 5
@@ -64,6 +65,7 @@ def run(ctx: RunContext) -> TierResult:
     asked = [e for turns in test for e in turns]
     texts = sorted({e.question for e in logs.entries})
     with open_embedder(s) as embedder:
+        scale = similarity_scale(embedder, s, language_of_texts(texts, fallback=""))
         task = ctx.progress.add_task("embedding logged questions", total=len(texts))
         vectors = embedder.encode(texts, purpose="log questions", progress=lambda n: ctx.progress.advance(task, n))
         ctx.progress.remove_task(task)
@@ -73,9 +75,10 @@ def run(ctx: RunContext) -> TierResult:
     def matrix(turns: list[LogEntry]) -> np.ndarray:
         return vectors[[row[e.question] for e in turns]] if turns else np.zeros((0, vectors.shape[1]))
 
-    best = max_similarity(matrix(asked), matrix(cached))
+    raw_best = max_similarity(matrix(asked), matrix(cached))
+    best = scale.array(raw_best)
     hits = (best > s.cache_threshold).astype(float) if cached else np.zeros(0)
-    per_session = session_similarities([matrix(turns) for turns in sessions])
+    per_session = session_similarities([matrix(turns) for turns in sessions], scale)
     kept = np.array([v for v in per_session if v is not None], dtype=float)
     resample = {"resamples": s.bootstrap_resamples, "seed": s.seed}
     hit_ci = summarize(hits, **resample).ci95
@@ -88,9 +91,11 @@ def run(ctx: RunContext) -> TierResult:
     }
     return TierResult(
         metrics=metrics,
-        items=_items(asked, best, s.cache_threshold, cached),
+        items=_items(asked, raw_best, best, s.cache_threshold, cached),
         notes={
-            "cache": {"threshold": s.cache_threshold, "hit": "best cosine to a cached question above the threshold",
+            "cache": {"threshold": s.cache_threshold, "raw_threshold": round(scale.raw_threshold(s.cache_threshold), 6),
+                      "hit": "best calibrated similarity to a cached question above the threshold (the raw "
+                             "cosine above raw_threshold, with this embedder)",
                       "cached_questions": len(cached), "cached_score": CACHED_SCORE,
                       "test_questions": len(asked), "history_sessions": len(history), "test_sessions": len(test),
                       "split": f"the latest {len(test)} of {len(sessions)} sessions (test_share {s.test_share}) "
@@ -100,28 +105,32 @@ def run(ctx: RunContext) -> TierResult:
                       "undetermined": None if cached else "no question rated 5 in the earlier sessions"},
             "sessions": {"total": len(sessions), "with_two_or_more_turns": int(kept.size)},
             "multi_turn_consistency": "the seed's current definition: the same procedure as context_preservation "
-                                      "(mean cosine of consecutive questions, within a session, then across)",
+                                      "(mean calibrated similarity of consecutive questions, within a session, "
+                                      "then across)",
         },
-        provenance={"embedder": embedder_info},
+        provenance={"embedder": embedder_info, "similarity": scale.describe(list(metrics))},
         log=logs,
     )
 
 
-def _items(asked: list[LogEntry], best: np.ndarray, threshold: float, cached: list[LogEntry]) -> list[dict[str, Any]]:
+def _items(asked: list[LogEntry], raw_best: np.ndarray, best: np.ndarray, threshold: float, cached: list[LogEntry]
+           ) -> list[dict[str, Any]]:
     """One record per test question: the cache's answer is its best similarity and whether that is a hit,
     scored 1 or 0 for cache_hit_rate; undetermined for every question when the cache is empty, as the report's
     rate is. The session metrics are means over sessions, not over these items, so no item scores them."""
     return sorted((item_record.record(
-        e.id, {"question": e.question}, _cache_answer(b, threshold, cached),
+        e.id, {"question": e.question}, _cache_answer(r, b, threshold, cached),
         {"cache_hit_rate": {item_record.BENCH: _hit_score(b, threshold, cached)}},
         cluster=e.session_id or None, session_id=e.session_id)  # one user's questions are not independent
-        for e, b in zip(asked, best, strict=True)), key=lambda item: item["id"])
+        for e, r, b in zip(asked, raw_best, best, strict=True)), key=lambda item: item["id"])
 
 
-def _cache_answer(best: float, threshold: float, cached: list[LogEntry]) -> dict[str, Any]:
-    """What the cache would answer: its best cosine (None for no cache, or a question without a direction) and
-    whether it is a hit."""
-    return {"best_cache_similarity": float(best) if cached and np.isfinite(best) else None,
+def _cache_answer(raw: float, best: float, threshold: float, cached: list[LogEntry]) -> dict[str, Any]:
+    """What the cache would answer: its best similarity, calibrated and as the raw cosine (None for no cache,
+    or a question without a direction), and whether it is a hit."""
+    found = cached and np.isfinite(best)
+    return {"best_cache_similarity": float(best) if found else None,
+            "best_cache_cosine": float(raw) if found else None,
             "cache_hit": bool(cached) and bool(best > threshold)}
 
 

@@ -25,6 +25,7 @@ from benchmarks.judge.catalog import BUILTINS
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
 from benchmarks.judge.prompts import CALLS, load_template
 from benchmarks.metrics.judged import AnswerCorrectnessWeights
+from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
 from benchmarks.services.llm import LLMService
@@ -34,6 +35,9 @@ from tests.integration.openai_server import FakeOpenAI, Reply
 pytestmark = pytest.mark.integration
 
 MODEL = "scripted-judge"
+# the seeds' examples are raw cosines of hand-made vectors: the calibrated scale with baseline 0 is the seeds'
+# formula (every example cosine is at least 0, so nothing is clipped)
+SEED_SCALE = SimilarityScale(0.0, "seed vectors", "en")
 
 
 # --- reading a rendered prompt back into its template and variables ------------------------------
@@ -156,7 +160,8 @@ def run(tmp_path, judge: ScriptedJudge, metric: str, sample: Sample, *, embed=No
 
         async def go() -> Outcome:
             async with LLMService(settings) as service:
-                return await LLMJudge(service, judge.language, embed, options or JudgeOptions(), metrics=BUILTINS).score(metric, sample, MODEL)
+                return await LLMJudge(service, judge.language, embed, options or JudgeOptions(), metrics=BUILTINS,
+                                      scale=SEED_SCALE).score(metric, sample, MODEL)
 
         outcome = asyncio.run(go())
         requests = server.chat_requests

@@ -85,7 +85,8 @@ def test_ux_without_a_cache_leaves_every_question_undetermined(bench, tmp_path):
     assert result.exit_code == 3, result.output
     assert _report(out)["metrics"]["cache_hit_rate"]["value"] is None
     assert {item["scores"]["cache_hit_rate"]["bench"]["status"] for item in _items(out)} == {"undetermined"}
-    assert all(item["answer"] == {"best_cache_similarity": None, "cache_hit": False} for item in _items(out))
+    assert all(item["answer"] == {"best_cache_similarity": None, "best_cache_cosine": None, "cache_hit": False}
+               for item in _items(out))
     assert assert_scores_reproduce_report(out) == {"cache_hit_rate"}
 
 

@@ -21,9 +21,11 @@ import pytest
 from benchmarks.config import load_settings
 from benchmarks.generation.extractive import closest_sentences
 from benchmarks.judge.offline_ratings import offline_rating
+from benchmarks.metrics.similarity_scale import SimilarityScale, unrelated_baseline
 from benchmarks.report import normalise
 from benchmarks.services.embedder import CachedEmbedder, MultilingualE5Embedder, open_embedder
 from benchmarks.services.embedding_memo import EmbeddingMemo
+from benchmarks.services.similarity_calibration import unrelated_sentences
 from benchmarks.tiers.answering import CONTEXT_SEPARATOR
 
 pytestmark = pytest.mark.integration
@@ -105,6 +107,9 @@ def test_batched_tiers_answer_and_score_as_a_call_per_question_would(bench, tmp_
     corpus = {c["id"]: c["text"] for c in map(json.loads, (data / "corpus.jsonl").read_text().splitlines())}
 
     given, sizes, embed = per_call_model()
+    baseline, _, _ = unrelated_baseline(MultilingualE5Embedder().encode(list(unrelated_sentences("en")), role="query"))
+    scale = SimilarityScale(baseline, "e5", "en")  # the report gives it rounded; the run used it at full precision
+    assert json.loads((out / "report.json").read_text())["provenance"]["similarity"]["baseline"] == normalise(baseline)
     scores = []
     for item in items:
         inputs = item["inputs"]
@@ -114,7 +119,7 @@ def test_batched_tiers_answer_and_score_as_a_call_per_question_would(bench, tmp_
         variables = {"question": inputs["question"], "context": CONTEXT_SEPARATOR.join(contexts), "answer": answer,
                      "reference": inputs["reference_answer"]}
         for name in RATINGS[tier]:
-            expected = offline_rating(name, variables, embed, language="en")
+            expected = offline_rating(name, variables, embed, scale=scale, language="en")
             graded = item["scores"][f"avg_{name}"]["offline"]
             assert graded["status"] == expected.status
             assert graded["value"] == normalise(expected.value)  # as the report rounds it

@@ -217,12 +217,20 @@ def test_extractive_and_offline_judge_on_the_synthetic_set_need_no_llm(bench, tm
     # answers copied from the right chunk score better than answers copied from a wrong one
     assert by_retrieval["hit"]["avg_e2e_score"] > by_retrieval["miss"]["avg_e2e_score"] + 0.1
     assert 0.0 < m["avg_e2e_score"]["value"] < 1.0
-    # unit-length embeddings: dot = cosine and distance = √(2 − 2·cosine), item by item
-    assert m["avg_dot_similarity"]["value"] == pytest.approx(m["avg_semantic_similarity"]["value"], abs=1e-5)
+    # unit-length embeddings: dot = cosine and distance = √(2 − 2·cosine), item by item; the similarity is that
+    # cosine on the calibrated scale, (cosine − b) / (1 − b) with the baseline the report names
+    baseline = report["provenance"]["similarity"]["baseline"]
+    assert 0.6 < baseline < 0.9 and report["provenance"]["similarity"]["language"] == "en"  # e5's unrelated texts
+    assert {"avg_semantic_similarity", "avg_e2e_score"} <= set(report["provenance"]["similarity"]["metrics"])
     for item in list(items.values())[:50]:
-        distance, cosine = bench_value(item, "avg_euclidean_distance"), bench_value(item, "avg_semantic_similarity")
+        distance, dot = bench_value(item, "avg_euclidean_distance"), bench_value(item, "avg_dot_similarity")
+        cosine = float(re.search(r"cosine (-?[0-9.]+)", item["scores"]["avg_semantic_similarity"]["bench"]
+                                 ["explanation"]).group(1))
+        assert dot == pytest.approx(cosine, abs=1e-5)
         assert distance == pytest.approx((2 - 2 * cosine) ** 0.5, abs=1e-4)
-    assert 0.2 < m["avg_semantic_similarity"]["value"] < 1.0
+        assert bench_value(item, "avg_semantic_similarity") == pytest.approx(
+            min(1.0, max(0.0, (cosine - baseline) / (1 - baseline))), abs=1e-5)
+    assert 0.2 < m["avg_semantic_similarity"]["value"] < m["avg_dot_similarity"]["value"] < 1.0
     assert m["response_exact_match_rate"]["value"] == 1.0  # the baseline is deterministic
     assert report["provenance"]["generator"]["adapter"] == "extractive"
     assert report["provenance"]["judge"] == {"backend": "offline", "language": "en", "metrics": ["avg_e2e_score"]}

@@ -12,12 +12,16 @@ from benchmarks.config import Settings
 from benchmarks.dataset import Chunk, Dataset, Question
 from benchmarks.errors import BenchError
 from benchmarks.generation.base import Answer
+from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.text import embedding_similarity
 from benchmarks.outcome import Outcome
 from benchmarks.tiers import answering, tier2, tier3
 from benchmarks.tiers.answering import Case, Graded, Plan
 
 SETTINGS = Settings(bootstrap_resamples=50)
+# Baseline 0: a calibrated similarity is the raw cosine clipped to [0, 1], so hand-computed cosines are the
+# expected values.
+RAW = SimilarityScale(0.0, "test", "en")
 CHUNKS = (Chunk("a", "Alpha text."), Chunk("b", "Beta text."), Chunk("c", "Gamma text."))
 
 
@@ -168,7 +172,7 @@ class VectorsByText:
 def test_repeat_metrics_over_the_ok_answers_of_each_question():
     embedder = VectorsByText({"the reference answer": [1.0, 0.0], "nothing alike": [1.0, 0.0],
                               "nothing alike!": [1.0, 1.0], "an answer": [0.0, 1.0]})
-    metrics, rows = answering.repeat_metrics(graded(), embedder, SETTINGS)
+    metrics, rows = answering.repeat_metrics(graded(), embedder, SETTINGS, RAW)
     assert len(embedder.calls) == 1 and embedder.calls[0][1] == "answers"  # one batched call
     exact, consistency = metrics["response_exact_match_rate"], metrics["response_semantic_consistency"]
     # q1 identical, q2 differs; q3 and q4 have fewer than two ok answers (their failures are errors)
@@ -180,7 +184,8 @@ def test_repeat_metrics_over_the_ok_answers_of_each_question():
 
 def test_a_failed_repeat_fails_the_repeatability_metrics_even_when_others_agree():
     three = [Graded(case("q1"), [ok("same"), ok("same"), FAILED], {}), Graded(case("q2"), [ok("a"), ok("b")], {})]
-    metrics, rows = answering.repeat_metrics(three, VectorsByText({"a": [1.0, 0.0], "b": [0.0, 1.0]}), SETTINGS)
+    metrics, rows = answering.repeat_metrics(three, VectorsByText({"a": [1.0, 0.0], "b": [0.0, 1.0]}), SETTINGS,
+                                             RAW)
     exact = metrics["response_exact_match_rate"]
     assert (exact.value, exact.n, exact.errors) == (0.0, 1, 1)  # q1's two agreeing answers are not its value
     assert rows[0]["response_exact_match_rate"].status == "api_error"
@@ -188,7 +193,7 @@ def test_a_failed_repeat_fails_the_repeatability_metrics_even_when_others_agree(
 
 def test_repeat_metrics_need_two_repeats():
     metrics, rows = answering.repeat_metrics(graded()[:1], VectorsByText({"the reference answer": [1.0]}),
-                                             Settings(repeats=1))
+                                             Settings(repeats=1), RAW)
     assert metrics == {} and rows == [{}]
 
 

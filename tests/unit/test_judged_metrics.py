@@ -29,7 +29,12 @@ from benchmarks.metrics.judged import (
     response_relevancy,
     semantic_similarity,
 )
+from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome
+
+# Baseline 0: the calibrated similarity is the raw cosine clipped to [0, 1], so the hand-computed cosines
+# below are the expected values as they are (a negative cosine's expected value is clipped to 0).
+RAW = SimilarityScale(0.0, "test", "en")
 
 # --- seeds 000 (ru) and 001 (en): retrieval metrics ---------------------------------------------
 
@@ -255,27 +260,30 @@ def _questions(*vectors, noncommittal=False):
 def test_seed_response_relevancy_complete_answer():
     """Every generated question points exactly where the asked one does (en and ru alike)."""
     question = np.array([1.0, 2.0, 3.0])
-    score = response_relevancy(question, _questions([2, 4, 6], [1, 2, 3], [0.5, 1, 1.5]))
+    score = response_relevancy(question, _questions([2, 4, 6], [1, 2, 3], [0.5, 1, 1.5]), scale=RAW)
     assert score.value == 1.0 and score.value >= 0.85
 
 
 def test_seed_response_relevancy_incomplete_answer():
     """The questions recover "where is France" but not the capital: cosines 3/5, 4/5, 3/5."""
-    score = response_relevancy(QUESTION, _questions([3, 4], [4, 3], [3, 4]))
+    score = response_relevancy(QUESTION, _questions([3, 4], [4, 3], [3, 4]), scale=RAW)
     assert score.value == pytest.approx(2 / 3, abs=1e-15)
     assert 0.5 <= score.value <= 0.8
+    # the explanation keeps each raw cosine
+    assert score.explanation == ("cosine 0.600000, baseline 0.0000; cosine 0.800000, baseline 0.0000; "
+                                 "cosine 0.600000, baseline 0.0000")
 
 
 def test_seed_response_relevancy_noncommittal():
     """An "I don't know" answer: every generation is flagged noncommittal."""
-    score = response_relevancy(QUESTION, _questions([1, 0], [1, 0], [1, 0], noncommittal=True))
+    score = response_relevancy(QUESTION, _questions([1, 0], [1, 0], [1, 0], noncommittal=True), scale=RAW)
     assert score == Outcome.scored(0.0, explanation="the response is noncommittal")
     assert score.value < 0.1
 
 
 def test_seed_response_relevancy_five_questions_ru():
     """000-ru, numberOfQuestions = 5 on quantum entanglement: cosines 1, 1, 1, 3/5, 4/5."""
-    score = response_relevancy(QUESTION, _questions([1, 0], [2, 0], [5, 0], [3, 4], [4, 3]))
+    score = response_relevancy(QUESTION, _questions([1, 0], [2, 0], [5, 0], [3, 4], [4, 3]), scale=RAW)
     assert score.value == pytest.approx(0.88, abs=1e-15)
     assert score.value >= 0.7
 
@@ -292,16 +300,20 @@ def test_seed_context_relevance_example():
 
 
 def test_seed_semantic_similarity_examples():
-    paraphrase = semantic_similarity([4.0, 3.0], [1.0, 0.0])
-    assert paraphrase == Outcome.scored(0.8) and paraphrase.value >= 0.7
-    unrelated = semantic_similarity([0.0, 1.0], [1.0, 0.0])
-    assert unrelated == Outcome.scored(0.0) and unrelated.value <= 0.5
+    paraphrase = semantic_similarity([4.0, 3.0], [1.0, 0.0], scale=RAW)
+    assert paraphrase == Outcome.scored(0.8, "cosine 0.800000, baseline 0.0000") and paraphrase.value >= 0.7
+    unrelated = semantic_similarity([0.0, 1.0], [1.0, 0.0], scale=RAW)
+    assert unrelated == Outcome.scored(0.0, "cosine 0.000000, baseline 0.0000") and unrelated.value <= 0.5
 
 
 def test_seed_semantic_similarity_threshold_is_inclusive():
     """Threshold 0.8 with a cosine of exactly 0.8 passes (>=)."""
-    assert semantic_similarity([4.0, 3.0], [1.0, 0.0], threshold=0.8) == Outcome.scored(1.0)
-    assert semantic_similarity([3.0, 4.0], [1.0, 0.0], threshold=0.8) == Outcome.scored(0.0)
+    assert semantic_similarity([4.0, 3.0], [1.0, 0.0], scale=RAW, threshold=0.8) == Outcome.scored(
+        1.0, "cosine 0.800000, baseline 0.0000"
+    )
+    assert semantic_similarity([3.0, 4.0], [1.0, 0.0], scale=RAW, threshold=0.8) == Outcome.scored(
+        0.0, "cosine 0.600000, baseline 0.0000"
+    )
 
 
 def test_seed_factual_correctness_high_accuracy():
@@ -406,8 +418,8 @@ def test_factual_correctness_from_counts_by_hand():
 
 def test_response_relevancy_any_rule_zeroes_on_one_flag():
     generated = _questions([1, 0], [1, 0]) + _questions([1, 0], noncommittal=True)
-    assert response_relevancy(QUESTION, generated).value == 1.0
-    assert response_relevancy(QUESTION, generated, zero_when="any") == Outcome.scored(
+    assert response_relevancy(QUESTION, generated, scale=RAW).value == 1.0
+    assert response_relevancy(QUESTION, generated, scale=RAW, zero_when="any") == Outcome.scored(
         0.0, explanation="the response is noncommittal"
     )
 
@@ -424,13 +436,13 @@ def test_degenerate_undetermined():
         "the reference has no entities": context_entity_recall([], ["Paris"]),
         "the reference has no statements": context_recall([]),
         "the response has no statements": faithfulness([]),
-        "no question was generated from the response": response_relevancy(QUESTION, []),
-        "an embedding is the zero vector": semantic_similarity([0.0, 0.0], [1.0, 0.0]),
+        "no question was generated from the response": response_relevancy(QUESTION, [], scale=RAW),
+        "an embedding is the zero vector": semantic_similarity([0.0, 0.0], [1.0, 0.0], scale=RAW),
     }
     for reason, score in cases.items():
         assert score == Outcome.undetermined(reason)
-    assert semantic_similarity([0.0, 0.0], [1.0, 0.0], threshold=0.5).status == "undetermined"
-    assert response_relevancy(QUESTION, _questions([0, 0])).status == "undetermined"
+    assert semantic_similarity([0.0, 0.0], [1.0, 0.0], scale=RAW, threshold=0.5).status == "undetermined"
+    assert response_relevancy(QUESTION, _questions([0, 0]), scale=RAW).status == "undetermined"
 
 
 def test_degenerate_defined():
@@ -505,7 +517,8 @@ def test_identical_embeddings_give_exactly_one():
         assert cosine(v, 2 * v) == 1.0
         assert cosine(v, -v) == -1.0
     question = rng.normal(size=384)
-    assert response_relevancy(question, [GeneratedQuestion(question.copy(), False)] * 5).value == 1.0
+    same = [GeneratedQuestion(question.copy(), False)] * 5
+    assert response_relevancy(question, same, scale=RAW).value == 1.0
 
 
 def test_cosine_scale_does_not_overflow():
@@ -517,9 +530,23 @@ def test_cosine_scale_does_not_overflow():
 
 def test_threshold_zero_is_honoured():
     orthogonal = ([0.0, 1.0], [1.0, 0.0])
-    assert semantic_similarity(*orthogonal) == Outcome.scored(0.0)
-    assert semantic_similarity(*orthogonal, threshold=0.0) == Outcome.scored(1.0)
-    assert semantic_similarity([-1.0, 0.1], [1.0, 0.0], threshold=0.0) == Outcome.scored(0.0)
+    assert semantic_similarity(*orthogonal, scale=RAW) == Outcome.scored(
+        0.0, "cosine 0.000000, baseline 0.0000"
+    )
+    assert semantic_similarity(*orthogonal, scale=RAW, threshold=0.0) == Outcome.scored(
+        1.0, "cosine 0.000000, baseline 0.0000"
+    )
+    # Cosine -0.995 is clipped to a calibrated 0.0, which meets threshold 0.0 (it failed it as a raw
+    # cosine): expectation changed from 0.0 to 1.0; the raw cosine stays in the explanation.
+    opposite = ([-1.0, 0.1], [1.0, 0.0])
+    assert semantic_similarity(*opposite, scale=RAW) == Outcome.scored(
+        0.0, "cosine -0.995037, baseline 0.0000"
+    )
+    assert semantic_similarity(*opposite, scale=RAW, threshold=0.0) == Outcome.scored(
+        1.0, "cosine -0.995037, baseline 0.0000"
+    )
+    # a threshold just above 0 is still a real threshold on the clipped value
+    assert semantic_similarity(*opposite, scale=RAW, threshold=1e-12).value == 0.0
 
 
 def test_weight_presets():
@@ -579,7 +606,7 @@ def test_malformed_inputs_raise():
     with pytest.raises(ValueError):
         ClaimCounts(tp=-1, fp=0, fn=0)
     with pytest.raises(ValueError):
-        semantic_similarity([1.0, float("nan")], [1.0, 0.0])
+        semantic_similarity([1.0, float("nan")], [1.0, 0.0], scale=RAW)
     with pytest.raises(ValueError):
         cosine([1.0, 0.0], [1.0, 0.0, 0.0])
     with pytest.raises(ValueError):

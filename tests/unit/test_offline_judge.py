@@ -15,7 +15,12 @@ import pytest
 
 from benchmarks.judge.catalog import OFFLINE_METRICS, describe, offline_score
 from benchmarks.judge.offline import split_sentences, tokens
+from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.samples import Sample
+
+# Baseline 0: the support test and semantic similarity read the raw cosines below as they are
+# (clipped to [0, 1]).
+RAW = SimilarityScale(0.0, "test", "en")
 
 
 class TableEmbed:
@@ -72,7 +77,7 @@ EIFFEL_TABLE = {
 def test_faithfulness_counts_sentences_supported_by_overlap_or_cosine_and_wants_numbers_to_match():
     embed = TableEmbed(EIFFEL_TABLE)
     sample = Sample(id="1", retrieved_contexts=EIFFEL_CONTEXTS, response=EIFFEL_RESPONSE)
-    score = offline_score("faithfulness", sample, embed)
+    score = offline_score("faithfulness", sample, embed, scale=RAW)
     assert (score.status, score.value) == ("ok", 2 / 3)
     assert len(embed.calls) == 1
     assert sorted(embed.calls[0]) == sorted(
@@ -83,7 +88,7 @@ def test_faithfulness_counts_sentences_supported_by_overlap_or_cosine_and_wants_
 
 def test_a_cosine_threshold_above_the_paraphrase_turns_its_verdict():
     sample = Sample(id="1", retrieved_contexts=EIFFEL_CONTEXTS, response=EIFFEL_RESPONSE)
-    score = offline_score("faithfulness", sample, TableEmbed(EIFFEL_TABLE), support_threshold=1.0)
+    score = offline_score("faithfulness", sample, TableEmbed(EIFFEL_TABLE), scale=RAW, support_threshold=1.0)
     assert score.value == 1 / 3
 
 
@@ -95,17 +100,19 @@ def test_faithfulness_in_russian_matches_inflected_words_by_their_stem():
     )
     # "Башня находится в Париже!": stems башня, наход, париж all in the context → supported;
     # the second sentence's 1887 is not in the context → unsupported.
-    assert offline_score("faithfulness", sample, TableEmbed(), language="ru").value == 0.5
+    assert offline_score("faithfulness", sample, TableEmbed(), scale=RAW, language="ru").value == 0.5
 
 
 def test_faithfulness_degenerate_cases_behave_like_the_llm_metric():
     no_statement = offline_score(
-        "faithfulness", Sample(id="e", retrieved_contexts=EIFFEL_CONTEXTS, response="  "), TableEmbed()
+        "faithfulness", Sample(id="e", retrieved_contexts=EIFFEL_CONTEXTS, response="  "), TableEmbed(),
+        scale=RAW,
     )
     assert no_statement.status == "undetermined"
     assert no_statement.explanation == "the response has no statements"
     no_context = offline_score(
-        "faithfulness", Sample(id="n", retrieved_contexts=(), response=EIFFEL_RESPONSE), TableEmbed()
+        "faithfulness", Sample(id="n", retrieved_contexts=(), response=EIFFEL_RESPONSE), TableEmbed(),
+        scale=RAW,
     )
     assert (no_context.status, no_context.value) == ("ok", 0.0)
 
@@ -119,7 +126,7 @@ def test_context_recall_is_the_share_of_reference_sentences_the_contexts_support
         retrieved_contexts=("The Eiffel Tower is in Paris. It opened in 1889.",),
         reference="The Eiffel Tower is in Paris. It is 330 metres tall.",
     )
-    assert offline_score("context_recall", sample, TableEmbed()).value == 0.5
+    assert offline_score("context_recall", sample, TableEmbed(), scale=RAW).value == 0.5
 
 
 def test_context_precision_is_average_precision_of_contexts_supporting_the_reference():
@@ -133,12 +140,13 @@ def test_context_precision_is_average_precision_of_contexts_supporting_the_refer
         reference="The Eiffel Tower is in Paris.",
     )
     # Verdicts 0, 1, 1: AP = (1/2)·(1/2 + 2/3) = 7/12.
-    assert offline_score("context_precision", sample, TableEmbed()).value == pytest.approx(7 / 12, abs=1e-15)
+    score = offline_score("context_precision", sample, TableEmbed(), scale=RAW)
+    assert score.value == pytest.approx(7 / 12, abs=1e-15)
 
 
 def test_context_precision_without_contexts_is_zero_with_a_reason():
     sample = Sample(id="p", retrieved_contexts=(), reference="The Eiffel Tower is in Paris.")
-    score = offline_score("context_precision", sample, TableEmbed())
+    score = offline_score("context_precision", sample, TableEmbed(), scale=RAW)
     assert (score.value, score.explanation) == (0.0, "no context was retrieved")
 
 
@@ -154,21 +162,20 @@ ANSWER_TABLE = {ANSWER.response: [1.0, 0.0, 0.0], ANSWER.reference: [1.0, 1.0, 0
 
 def test_semantic_similarity_is_the_cosine_of_the_whole_texts():
     embed = TableEmbed(ANSWER_TABLE)
-    score = offline_score("semantic_similarity", ANSWER, embed)
+    score = offline_score("semantic_similarity", ANSWER, embed, scale=RAW)
     assert score.value == pytest.approx(1 / math.sqrt(2), abs=1e-15)
     assert embed.calls == [[ANSWER.response, ANSWER.reference]]
 
 
 def test_factual_correctness_is_the_f1_of_sentence_support_both_ways():
     # Precision 1/2 (the cheese sentence is unsupported), recall 1/1: F1 = 2/3.
-    assert offline_score("factual_correctness", ANSWER, TableEmbed(ANSWER_TABLE)).value == pytest.approx(
-        2 / 3, abs=1e-15
-    )
+    score = offline_score("factual_correctness", ANSWER, TableEmbed(ANSWER_TABLE), scale=RAW)
+    assert score.value == pytest.approx(2 / 3, abs=1e-15)
 
 
 def test_answer_correctness_weights_support_f1_and_similarity_three_to_one():
     embed = TableEmbed(ANSWER_TABLE)
-    score = offline_score("answer_correctness", ANSWER, embed)
+    score = offline_score("answer_correctness", ANSWER, embed, scale=RAW)
     assert score.value == pytest.approx(0.75 * 2 / 3 + 0.25 / math.sqrt(2), abs=1e-15)
     assert len(embed.calls) == 1
 
@@ -186,7 +193,7 @@ def test_answer_correctness_weights_support_f1_and_similarity_three_to_one():
 )
 def test_a_missing_field_is_named_and_nothing_is_embedded(metric, reason):
     embed = TableEmbed()
-    score = offline_score(metric, Sample(id="m", user_input="Where is it?"), embed)
+    score = offline_score(metric, Sample(id="m", user_input="Where is it?"), embed, scale=RAW)
     assert (score.status, score.explanation) == ("undetermined", reason)
     assert embed.calls == []
 
@@ -194,7 +201,7 @@ def test_a_missing_field_is_named_and_nothing_is_embedded(metric, reason):
 @pytest.mark.parametrize("metric", ["response_relevancy", "noise_sensitivity", "context_relevance", "bleu"])
 def test_a_metric_without_proxy_is_an_error_listing_those_with_one(metric):
     with pytest.raises(ValueError, match=metric) as error:
-        offline_score(metric, ANSWER, TableEmbed())
+        offline_score(metric, ANSWER, TableEmbed(), scale=RAW)
     assert all(name in str(error.value) for name in OFFLINE_METRICS)
     with pytest.raises(ValueError, match=metric):
         describe(metric)
@@ -215,10 +222,10 @@ def test_every_offline_metric_is_described_for_the_report():
 
 def test_bad_arguments_and_a_misaligned_embedder_fail_loudly():
     with pytest.raises(ValueError, match="language"):
-        offline_score("faithfulness", ANSWER, TableEmbed(), language="de")
+        offline_score("faithfulness", ANSWER, TableEmbed(), scale=RAW, language="de")
     with pytest.raises(ValueError, match="support_threshold"):
-        offline_score("faithfulness", ANSWER, TableEmbed(), support_threshold=0.0)
+        offline_score("faithfulness", ANSWER, TableEmbed(), scale=RAW, support_threshold=0.0)
     with pytest.raises(ValueError, match="overlap_threshold"):
-        offline_score("faithfulness", ANSWER, TableEmbed(), overlap_threshold=float("nan"))
+        offline_score("faithfulness", ANSWER, TableEmbed(), scale=RAW, overlap_threshold=float("nan"))
     with pytest.raises(ValueError, match="shape"):
-        offline_score("semantic_similarity", ANSWER, lambda texts: np.zeros((1, 3)))
+        offline_score("semantic_similarity", ANSWER, lambda texts: np.zeros((1, 3)), scale=RAW)

@@ -19,6 +19,11 @@ from benchmarks.metrics.text import (
     rouge_tokens,
     semantic_consistency,
 )
+from benchmarks.metrics.similarity_scale import SimilarityScale
+
+# Baseline 0: a calibrated similarity is the raw cosine clipped to [0, 1], so hand-computed cosines are the
+# expected values (a negative cosine's expected value is clipped to 0).
+RAW = SimilarityScale(0.0, "test", "en")
 
 RUSSIAN = "Кошка сидит на ковре у окна."
 
@@ -142,24 +147,28 @@ def test_exact_match_rate_by_hand():
 def test_semantic_consistency_by_hand():
     # Pairs: (a, b) cos 0, (a, c) cos 1/√2, (b, c) cos 1/√2 → mean √2/3.
     vectors = np.array([[1.0, 0.0], [0.0, 2.0], [3.0, 3.0]])
-    assert semantic_consistency(vectors).value == pytest.approx(math.sqrt(2) / 3, abs=1e-15)
-    assert semantic_consistency(np.array([[0.3, -0.7, 0.1]] * 3)).value == 1.0
-    assert semantic_consistency(np.array([[1.0, 0.0], [-2.0, 0.0]])).value == -1.0
+    assert semantic_consistency(vectors, RAW).value == pytest.approx(math.sqrt(2) / 3, abs=1e-15)
+    assert semantic_consistency(np.array([[0.3, -0.7, 0.1]] * 3), RAW).value == 1.0
+    # Opposite vectors: cosine -1, clipped to a calibrated 0.0 (the raw mean was -1.0); the explanation keeps -1.
+    opposite = semantic_consistency(np.array([[1.0, 0.0], [-2.0, 0.0]]), RAW)
+    assert (opposite.value, opposite.explanation) == (0.0, "cosine -1.000000, baseline 0.0000")
+    # clipping is per pair, before the mean: cosines 1, -1, -1 → (1 + 0 + 0) / 3, not (1 - 1 - 1) / 3
+    assert semantic_consistency(np.array([[1.0, 0.0], [2.0, 0.0], [-1.0, 0.0]]), RAW).value == 1 / 3
 
 
 def test_semantic_consistency_degenerate_cases():
-    single = semantic_consistency(np.array([[1.0, 2.0]]))
+    single = semantic_consistency(np.array([[1.0, 2.0]]), RAW)
     assert single.status == "undetermined" and single.value is None  # not 1.0
-    assert semantic_consistency(np.empty((0, 4))).value is None
-    zero = semantic_consistency(np.array([[1.0, 0.0], [0.0, 0.0]]))
+    assert semantic_consistency(np.empty((0, 4)), RAW).value is None
+    zero = semantic_consistency(np.array([[1.0, 0.0], [0.0, 0.0]]), RAW)
     assert zero.explanation == "an embedding is the zero vector"
     with pytest.raises(ValueError):
-        semantic_consistency(np.array([1.0, 2.0]))
+        semantic_consistency(np.array([1.0, 2.0]), RAW)
     with pytest.raises(ValueError):
-        semantic_consistency(np.array([[1.0, np.nan], [1.0, 0.0]]))
+        semantic_consistency(np.array([[1.0, np.nan], [1.0, 0.0]]), RAW)
 
 
 def test_mean_determined_leaves_undetermined_items_out():
-    per_item = [semantic_consistency(v) for v in (np.eye(2), np.ones((2, 2)), np.ones((1, 2)))]
+    per_item = [semantic_consistency(v, RAW) for v in (np.eye(2), np.ones((2, 2)), np.ones((1, 2)))]
     assert mean_determined(per_item) == 0.5  # (0 + 1) / 2, the single-response item left out
     assert mean_determined([per_item[2]]) is None

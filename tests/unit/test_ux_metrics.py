@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks.metrics.judged import cosine
+from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.ux import (
     CURVE_THRESHOLDS,
     cache_hit_rate,
@@ -19,6 +20,10 @@ from benchmarks.metrics.ux import (
     multi_turn_consistency,
     session_similarities,
 )
+
+# Baseline 0: a calibrated similarity is the raw cosine clipped to [0, 1], so hand-computed cosines are the
+# expected values (a negative cosine's expected value is clipped to 0).
+RAW = SimilarityScale(0.0, "test", "en")
 
 # cos((1,0), (3,4)) = 3/5, cos((0,1), (3,4)) = 4/5, cos((1,1), (3,4)) = 7 / (5√2), against (-1,0): -1, 0, -1/√2
 QUERIES = np.array([[1.0, 0.0], [0.0, 1.0], [1.0, 1.0], [0.0, 0.0]])
@@ -138,11 +143,16 @@ SESSIONS = [
 
 
 def test_session_similarities_by_hand() -> None:
-    assert session_similarities(SESSIONS) == [0.5, 0.6, None, None]
+    assert session_similarities(SESSIONS, RAW) == [0.5, 0.6, None, None]
+
+
+def test_session_similarities_clip_each_pair_before_the_mean() -> None:
+    # (1,0)->(-1,0)->(-1,0): cosines -1 and 1; -1 is clipped to 0, so the mean is 0.5 (it was 0.0 raw)
+    assert session_similarities([np.array([[1.0, 0.0], [-1.0, 0.0], [-1.0, 0.0]])], RAW) == [0.5]
 
 
 def test_within_session_first_then_across_sessions() -> None:
-    score = context_preservation(session_similarities(SESSIONS))
+    score = context_preservation(session_similarities(SESSIONS, RAW))
     assert score.status == "ok"
     assert math.isclose(score.value, (0.5 + 0.6) / 2, rel_tol=1e-15)
     pooled = (1.0 + 0.0 + 0.6) / 3  # every pair weighted alike: what the seed does not do
@@ -151,23 +161,26 @@ def test_within_session_first_then_across_sessions() -> None:
 
 
 def test_multi_turn_consistency_is_context_preservation_by_definition() -> None:
-    sims = session_similarities(SESSIONS)
+    sims = session_similarities(SESSIONS, RAW)
     assert multi_turn_consistency(sims) == context_preservation(sims)
 
 
 def test_sessions_without_a_pair_are_undetermined() -> None:
-    score = context_preservation(session_similarities([np.array([[1.0, 2.0]]), np.empty((0, 2))]))
+    score = context_preservation(session_similarities([np.array([[1.0, 2.0]]), np.empty((0, 2))], RAW))
     assert score.status == "undetermined" and score.value is None
     assert context_preservation([]).status == "undetermined"
 
 
 def test_zero_vector_pairs_are_left_out_of_the_session() -> None:
-    assert session_similarities([np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 0.0]])]) == [None]
-    assert session_similarities([np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 0.0]])]) == [1.0]
+    assert session_similarities([np.array([[1.0, 0.0], [0.0, 0.0], [1.0, 0.0]])], RAW) == [None]
+    assert session_similarities([np.array([[1.0, 0.0], [2.0, 0.0], [0.0, 0.0]])], RAW) == [1.0]
 
 
 def test_session_cosines_agree_with_judged_cosine() -> None:
     rng = np.random.default_rng(3)
     turns = rng.standard_normal((6, 32))
-    expected = math.fsum(cosine(turns[i], turns[i + 1]) for i in range(5)) / 5
-    assert math.isclose(session_similarities([turns])[0], expected, rel_tol=0, abs_tol=1e-14)
+    cosines = [cosine(turns[i], turns[i + 1]) for i in range(5)]
+    assert min(cosines) < 0 < max(cosines)  # this seed has both signs, so the clipping below is exercised
+    # under baseline 0 each negative cosine counts as 0 (clipped), the positive ones as they are
+    expected = math.fsum(max(0.0, c) for c in cosines) / 5
+    assert math.isclose(session_similarities([turns], RAW)[0], expected, rel_tol=0, abs_tol=1e-14)
