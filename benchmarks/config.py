@@ -299,6 +299,11 @@ class Settings:
     )
     factual_mode: Literal["f1", "precision", "recall"] = _setting("f1", "factual_correctness: the claim-level score.")
     factual_beta: float = _setting(1.0, "factual_correctness: beta of the F-beta score.")
+    claim_counting: Literal["sides", "ragas"] = _setting(
+        "sides", "factual_correctness and answer_correctness: sides (recall = reference claims the response supports "
+        "/ reference claims) or ragas (RAGAS's numbers: recall = tp / (tp + fn) over the response's supported claims, "
+        "0.0 instead of undetermined, both statement lists empty = a perfect match, rounded to 2 decimals)."
+    )
     noise_mode: Literal["relevant", "irrelevant"] = _setting(
         "relevant", "noise_sensitivity: count wrong statements traceable to relevant or to irrelevant contexts."
     )

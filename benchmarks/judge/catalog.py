@@ -92,7 +92,7 @@ def _per_context(sample: Sample, options: JudgeOptions) -> int:
     return len(sample.retrieved_contexts or ())
 
 
-_SENTENCE_SUPPORT = "embedding cosine or content-word overlap, numbers must match"
+_SENTENCE_SUPPORT = "calibrated embedding similarity or content-word overlap, numbers must match"
 
 _BUILTINS = (
     JudgedMetric(
@@ -151,7 +151,8 @@ _BUILTINS = (
     ),
     JudgedMetric(
         name="response_relevancy",
-        help="mean cosine between the question and questions generated from the response; 0 if noncommittal",
+        help="mean calibrated similarity of the question and questions generated from the response; 0 if "
+             "noncommittal",
         needs=("user_input", "response"),
         calls=(QUESTION_GENERATION,),
         planned_calls=lambda sample, options: options.questions,
@@ -162,22 +163,23 @@ _BUILTINS = (
     ),
     JudgedMetric(
         name="semantic_similarity",
-        help="cosine of the response's and the reference's embeddings (no judge call)",
+        help="calibrated similarity of the response's and the reference's embeddings (no judge call)",
         needs=("response", "reference"),
         calls=(),
         planned_calls=_fixed(0),
         score=LLMJudge.semantic_similarity,
         embeddings=True,
         offline=OfflineProxy(("response", "reference"), offline.semantic_similarity,
-                       "cosine of the response's and the reference's embeddings: the metric itself, which needs "
-                       "no LLM"),
+                       "calibrated similarity of the response's and the reference's embeddings: the metric "
+                       "itself, which needs no LLM"),
     ),
     JudgedMetric(
         name="factual_correctness",
         help="claim-level F-beta (or precision, recall) of the response against the reference",
         needs=("response", "reference"),
         calls=(CLAIMS, STATEMENT_VERDICTS),
-        planned_calls=lambda sample, options: 4 if options.factual_mode == "f1" else 2,
+        planned_calls=lambda sample, options: 4 if options.factual_mode == "f1" or (
+            options.counting == "ragas" and options.factual_mode == "recall") else 2,
         score=LLMJudge.factual_correctness,
         offline=OfflineProxy(("response", "reference"), offline.factual_correctness,
                        "offline proxy: F1 of response sentences supported by the reference and reference "
@@ -193,7 +195,7 @@ _BUILTINS = (
         embeddings=True,
         offline=OfflineProxy(("response", "reference"), offline.answer_correctness,
                        "offline proxy: 0.75 x sentence-support F1 (as factual_correctness offline) + 0.25 x "
-                       "embedding cosine of response and reference, not LLM-classified statements"),
+                       "calibrated embedding similarity of response and reference, not LLM-classified statements"),
     ),
     JudgedMetric(
         name="context_relevance",

@@ -82,6 +82,7 @@ class JudgeOptions:
     weights: str | judged.AnswerCorrectnessWeights = "default"
     factual_mode: judged.FactualMode = "f1"
     beta: float = 1.0
+    counting: judged.ClaimCounting = "sides"  # factual and answer correctness: bench's claim counts or RAGAS's
     noise_mode: judged.NoiseMode = "relevant"
     precision_against: Literal["auto", "reference", "response"] = "auto"  # context_precision's yardstick
 
@@ -90,7 +91,7 @@ class JudgeOptions:
         """The options the settings name: one constructor for `bench evaluate` and tiers 2 and 3's --metrics."""
         return cls(questions=settings.relevancy_questions, threshold=settings.similarity_threshold,
                    weights=correctness_weights(settings), factual_mode=settings.factual_mode,
-                   beta=settings.factual_beta, noise_mode=settings.noise_mode,
+                   beta=settings.factual_beta, counting=settings.claim_counting, noise_mode=settings.noise_mode,
                    precision_against=settings.precision_against)
 
 
@@ -248,9 +249,9 @@ class LLMJudge:
         return judged.semantic_similarity(response, reference, scale=scale, threshold=self.options.threshold), ""
 
     async def factual_correctness(self, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
-        mode = self.options.factual_mode
-        response_claims, reference_claims = await asyncio.gather(
-            self._claims(s.response, model, trace) if mode != "recall" else _none(),
+        mode, ragas = self.options.factual_mode, self.options.counting == "ragas"
+        response_claims, reference_claims = await asyncio.gather(  # RAGAS counts the response's claims in every mode
+            self._claims(s.response, model, trace) if mode != "recall" or ragas else _none(),
             self._claims(s.reference, model, trace) if mode != "precision" else _none(),
         )
         precision_side, recall_side = await asyncio.gather(
@@ -261,7 +262,7 @@ class LLMJudge:
             response_supported=None if precision_side is None else tuple(v.verdict for v in precision_side),
             reference_supported=None if recall_side is None else tuple(v.verdict for v in recall_side),
         )
-        score = judged.factual_correctness(verdicts, mode=mode, beta=self.options.beta)
+        score = judged.factual_correctness(verdicts, mode=mode, beta=self.options.beta, counting=self.options.counting)
         return score, _reasons([*(precision_side or []), *(recall_side or [])], "verdict")
 
     async def _claims(self, text: str, model: str, trace: Trace) -> list[str]:
@@ -283,7 +284,10 @@ class LLMJudge:
             counts = judged.ClaimCounts(tp=len(answer.TP), fp=len(answer.FP), fn=len(answer.FN))
         else:
             counts = judged.ClaimCounts(tp=0, fp=0, fn=0)
-        factual = judged.factual_correctness(counts, mode="f1")
+        if self.options.counting == "ragas" and not (response or reference):
+            factual = Outcome.scored(1.0)  # RAGAS: no statement on either side is a perfect factual match
+        else:
+            factual = judged.factual_correctness(counts, mode="f1", counting=self.options.counting)
         (response_vector, reference_vector), scale = self._vectors([s.response, s.reference])
         similarity = judged.semantic_similarity(response_vector, reference_vector, scale=scale)
         explanation = f"TP {counts.tp}, FP {counts.fp}, FN {counts.fn}; similarity {similarity.value}"

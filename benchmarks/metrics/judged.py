@@ -48,6 +48,9 @@ from benchmarks.metrics.weights import WEIGHT_PRESETS, AnswerCorrectnessWeights
 from benchmarks.outcome import Outcome
 
 FactualMode = Literal["precision", "recall", "f1"]
+# "sides": each side's claims counted against its own total (the seed's verdicts); "ragas": RAGAS's counts, tp and
+# fp over the response's claims, fn over the reference's, 0.0 where it divides by 0, rounded to 2 decimals
+ClaimCounting = Literal["sides", "ragas"]
 NoiseMode = Literal["relevant", "irrelevant"]
 Vector = Sequence[float] | np.ndarray
 
@@ -403,6 +406,7 @@ def factual_correctness(
     *,
     mode: FactualMode = "f1",
     beta: float = 1.0,
+    counting: ClaimCounting = "sides",
 ) -> Outcome:
     """Precision, recall or F-beta of the response's claims against the reference's.
 
@@ -416,10 +420,16 @@ def factual_correctness(
     Degenerate: precision with no response claim and recall with no reference claim are
     undetermined. F-beta is 0.0 whenever precision or recall is 0, whatever the other (it lies
     between them); otherwise it is undetermined when a side has no claims.
+
+    `counting="ragas"` gives RAGAS's number from the same verdicts (`ragas_factual_correctness`).
     """
     if mode not in ("precision", "recall", "f1"):
         raise ValueError(f"mode must be 'precision', 'recall' or 'f1', got {mode!r}")
     beta_sq = _check_beta(beta)
+    if counting == "ragas":
+        return ragas_factual_correctness(judged, mode=mode, beta_sq=beta_sq)
+    if counting != "sides":
+        raise ValueError(f"counting must be 'sides' or 'ragas', got {counting!r}")
     if isinstance(judged, ClaimCounts):
         precision = _ratio(judged.tp, judged.tp + judged.fp)
         recall = _ratio(judged.tp, judged.tp + judged.fn)
@@ -436,6 +446,36 @@ def factual_correctness(
     if precision is None and recall is None:
         missing = "neither the response nor the reference has claims"
     return _f_beta(precision, recall, beta_sq, missing)
+
+
+def ragas_factual_correctness(judged: ClaimVerdicts | ClaimCounts, *, mode: FactualMode, beta_sq: Fraction
+                              ) -> Outcome:
+    """RAGAS's FactualCorrectness from the same verdicts: tp = response claims the reference supports, fp = those
+    it does not, fn = reference claims the response does not support (counted only outside precision mode);
+    precision = tp / (tp + fp), recall = tp / (tp + fn), F-beta of the two; 0.0 where RAGAS divides 0 by its
+    1e-8 guard; rounded to 2 decimals as RAGAS returns it. Its recall therefore counts response claims over a
+    mix of response and reference claims: a response with 1 supported claim against a reference with 4 claims of
+    which it covers 1 has recall 1 / (1 + 3) = 0.25 both ways, but with 3 supported claims that all restate the
+    one covered reference claim, RAGAS gives 3 / (3 + 3) = 0.5 where bench's "sides" gives 1 / 4 = 0.25."""
+    if isinstance(judged, ClaimCounts):
+        tp, fp, fn = judged.tp, judged.fp, judged.fn
+    else:
+        if judged.response_supported is None:
+            raise ValueError("RAGAS counting needs the response's claims (response_supported) in every mode")
+        if judged.reference_supported is None and mode != "precision":
+            raise ValueError(f"mode {mode!r} needs reference_supported")
+        tp = sum(judged.response_supported)
+        fp = len(judged.response_supported) - tp
+        fn = 0 if mode == "precision" else sum(not v for v in judged.reference_supported or ())
+    precision = Fraction(tp, tp + fp) if tp + fp else Fraction(0)
+    recall = Fraction(tp, tp + fn) if tp + fn else Fraction(0)
+    if mode == "precision":
+        value = precision
+    elif mode == "recall":
+        value = recall
+    else:
+        value = (1 + beta_sq) * precision * recall / (beta_sq * precision + recall) if precision + recall else Fraction(0)
+    return Outcome.scored(round(float(value), 2))
 
 
 def answer_correctness(

@@ -75,7 +75,7 @@ class SimilarityScale:
                     else "given by the similarity_baseline setting")
         return {"method": "(cosine − baseline) / (1 − baseline), clipped to [0, 1]", "model": self.model,
                 "language": self.language, "prompt": self.prompt, "baseline": self.baseline,
-                "spread": None if self.spread is None else round(self.spread, 6), "baseline_from": measured,
+                "spread": self.spread, "baseline_from": measured,
                 "metrics": list(metrics)}
 
 
