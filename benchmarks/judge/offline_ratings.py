@@ -38,16 +38,19 @@ def offline_rating(name: str, variables: Mapping[str, str], embed: Embed, *, sca
     if name not in _PROXIES:
         return Outcome.undetermined(NO_PROXY)
     metric = _PROXIES[name][0]
-    if metric == "faithfulness":
-        sample = Sample(id="", user_input=variables["question"], response=variables["answer"],
-                        retrieved_contexts=(variables["context"],))
-        return offline_score(metric, sample, embed, scale=scale, language=language)
-    sample = Sample(id="", user_input=variables["question"], response=variables["answer"],
-                    reference=variables["reference"])
-    score = offline_score(metric, sample, embed, scale=scale, language=language)
+    score = offline_score(metric, rated_sample(name, variables), embed, scale=scale, language=language)
     if name == "answer_correctness" and score.value is not None:
         return Outcome.scored(1.0 + 4.0 * score.value, score.explanation)
     return score
+
+
+def rated_sample(name: str, variables: Mapping[str, str]) -> Sample:
+    """The sample the rating's proxy scores: the answer against the context (faithfulness) or the reference."""
+    if _PROXIES[name][0] == "faithfulness":
+        return Sample(id="", user_input=variables["question"], response=variables["answer"],
+                      retrieved_contexts=(variables["context"],))
+    return Sample(id="", user_input=variables["question"], response=variables["answer"],
+                  reference=variables["reference"])
 
 
 def proxy_fields(name: str) -> tuple[str, ...]:

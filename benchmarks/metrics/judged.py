@@ -490,8 +490,9 @@ def answer_correctness(
     Give `factual` from `factual_correctness(ClaimCounts(...))`: one TP/FP/FN classification,
     as RAGAS does. The seed's route through `ClaimVerdicts` costs 4 calls instead of 3.
     When one side has no statements, the classification call can be skipped and the counts are
-    known anyway (no response statement: TP = FP = 0, FN = all reference statements). RAGAS
-    scores that case as a perfect factual match (1.0); here it is 0.0.
+    known anyway (no response statement: TP = FP = 0, FN = all reference statements): 0.0, as RAGAS
+    gives after asking. When neither side has one, RAGAS scores a perfect factual match (1.0); here
+    the factual part is undetermined (`claim_counting = "ragas"` gives RAGAS's 1.0, in the judge).
     LLM calls: 3 (statements of response and reference, one classification). Embeddings: 2.
     Degenerate: a component with a positive weight that is undetermined makes the whole
     undetermined; a component weighted 0 is ignored, determined or not.

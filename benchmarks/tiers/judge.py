@@ -26,7 +26,14 @@ from benchmarks import item_record
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.inputs import ItemSet
-from benchmarks.judge.offline_ratings import OFFLINE_RATINGS, describe_rating, offline_rating
+from benchmarks.judge.offline import texts_to_embed as offline_texts
+from benchmarks.judge.offline_ratings import (
+    OFFLINE_RATINGS,
+    describe_rating,
+    offline_rating,
+    proxy_fields,
+    rated_sample,
+)
 from benchmarks.judge.prompts import Language
 from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes, read_from_a_lone_number
 from benchmarks.metrics.agreement import mean_over_models, model_agreement
@@ -42,6 +49,7 @@ from benchmarks.metrics.stats import latency_summary, summarize
 from benchmarks.outcome import ERRORS, Outcome, status_counts
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.services.embedder import CachedEmbedder, open_embedder
+from benchmarks.services.embedding_memo import EmbeddingMemo
 from benchmarks.services.llm import LLMService, judge_models, llm_url, require_llm
 from benchmarks.services.similarity_calibration import language_of_texts, similarity_scale
 from benchmarks.services.run_journal import RunJournal
@@ -160,7 +168,10 @@ async def _rate_offline(items: Sequence[RatedItem], rating: str, embedder: Cache
                         ) -> Outcomes:
     """A proxy is a deterministic function of its inputs: it is computed once and stands for every repeat.
     It is journaled like the LLM path's items, so every `bench judge` run can be resumed."""
-    embed = functools.partial(embedder.encode, purpose="judge")
+    embed = EmbeddingMemo(embedder, purpose="judge")
+    todo = [item for item in items if journal is None or _item_key(item) not in journal.restored]
+    embed.prefetch([text for item in todo for text in offline_texts(rated_sample(rating, item.variables()),
+                                                                     proxy_fields(rating))])
 
     async def rate_item(item: RatedItem) -> dict[str, list[Outcome]]:
         score = offline_rating(rating, item.variables(), embed, scale=scale, language=language)

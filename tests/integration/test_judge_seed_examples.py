@@ -588,6 +588,24 @@ def test_factual_correctness_modes_ru(tmp_path, mode, expected, meets_seed):
     assert decomposed == {PARIS.response if mode == "precision" else PARIS.reference}
 
 
+def test_factual_correctness_recall_with_ragas_counting_asks_the_response_claims_too(tmp_path):
+    """RAGAS decomposes and verifies the response in recall mode as well (4 calls), and counts tp over its claims:
+    the Paris example's recall is 1 / (1 + 1) = 0.5 here too, but from response claims (tp 1) and missed reference
+    claims (fn 1)."""
+    capital, population = "Париж — столица Франции.", "Население Парижа составляет более 2 миллионов человек."
+    judge = ScriptedJudge("ru", claims={PARIS.response: [capital, capital + " Это так."],
+                                        PARIS.reference: [capital, population]},
+                          supports={PARIS.reference: {capital, capital + " Это так."}, PARIS.response: {capital}})
+    sides = run(tmp_path, judge, "factual_correctness", PARIS, options=JudgeOptions(factual_mode="recall"))
+    assert ok(sides, 0.5, calls=2) == 0.5  # one of the reference's two claims
+    judge = ScriptedJudge("ru", claims={PARIS.response: [capital, capital + " Это так."],
+                                        PARIS.reference: [capital, population]},
+                          supports={PARIS.reference: {capital, capital + " Это так."}, PARIS.response: {capital}})
+    ragas = run(tmp_path, judge, "factual_correctness", PARIS,
+                options=JudgeOptions(factual_mode="recall", counting="ragas"))
+    assert ok(ragas, 0.67, calls=4) == 0.67  # tp 2 (both response claims), fn 1: 2 / 3, rounded as RAGAS does
+
+
 # --- AnswerCorrectness (seed 003, ru) --------------------------------------------------------------
 
 ANSWER_CORRECTNESS = {

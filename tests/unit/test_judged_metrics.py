@@ -613,3 +613,37 @@ def test_malformed_inputs_raise():
         Outcome(value=None, status="ok")
     with pytest.raises(ValueError):
         Outcome.undetermined("")
+
+
+# --- RAGAS's claim counting (claim_counting = "ragas") -------------------------------------------------------
+
+
+def test_ragas_counting_differs_from_bench_where_response_claims_restate_one_reference_claim():
+    # 3 response claims, all supported by the reference; 4 reference claims, only 1 covered by the response.
+    # bench ("sides"): recall = 1/4; RAGAS: tp = 3, fn = 3 → recall 3/6; precision 3/3 both ways.
+    verdicts = ClaimVerdicts(response_supported=(True, True, True), reference_supported=(True, False, False, False))
+    assert factual_correctness(verdicts, mode="recall").value == 0.25
+    assert factual_correctness(verdicts, mode="recall", counting="ragas").value == 0.5
+    assert factual_correctness(verdicts, mode="precision", counting="ragas").value == 1.0
+    # F1: bench 2·1·0.25/1.25 = 0.4; RAGAS 2·1·0.5/1.5 = 2/3, returned rounded to 2 decimals as RAGAS does
+    assert factual_correctness(verdicts, mode="f1").value == pytest.approx(0.4, abs=1e-15)
+    assert factual_correctness(verdicts, mode="f1", counting="ragas").value == 0.67
+
+
+def test_ragas_counting_gives_zero_where_bench_is_undetermined():
+    no_claims = ClaimVerdicts(response_supported=(), reference_supported=())
+    assert factual_correctness(no_claims, mode="f1").status == "undetermined"
+    assert factual_correctness(no_claims, mode="f1", counting="ragas").value == 0.0
+    assert factual_correctness(ClaimCounts(0, 0, 0), mode="precision", counting="ragas").value == 0.0
+
+
+def test_ragas_counting_beta_and_precision_mode_ignores_the_reference_side():
+    # tp 2, fp 1, fn 2 (precision mode counts no fn): P = 2/3, R = 1/2; F2 = 5·(1/3)/(4·2/3 + 1/2) = 10/19
+    verdicts = ClaimVerdicts(response_supported=(True, True, False), reference_supported=(False, False, True))
+    assert factual_correctness(verdicts, mode="f1", beta=2.0, counting="ragas").value == round(10 / 19, 2)
+    assert factual_correctness(ClaimVerdicts(response_supported=(True, False)), mode="precision",
+                               counting="ragas").value == 0.5
+    with pytest.raises(ValueError, match="response's claims"):
+        factual_correctness(ClaimVerdicts(reference_supported=(True,)), mode="recall", counting="ragas")
+    with pytest.raises(ValueError, match="counting"):
+        factual_correctness(verdicts, counting="other")  # type: ignore[arg-type]
