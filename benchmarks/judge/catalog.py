@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
+from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge import offline
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge, Scorer
@@ -57,7 +58,7 @@ class JudgedMetric:
     planned_calls: CallCount
     score: Scorer  # how the LLM judge scores it: (judge, sample, model, trace) -> (score, reasons)
     higher_is_better: bool = True
-    embeddings: bool = False  # the LLM form needs the embedder (the offline proxies always do)
+    embeds: tuple[str, ...] = ()  # the sample fields whose whole text the LLM form embeds (the proxies always embed)
     offline: OfflineProxy | None = None
     no_offline: str = ""  # why there is no offline proxy
     rubric: Rubric | None = None  # the user's rubric behind a bench.toml metric
@@ -78,6 +79,11 @@ class JudgedMetric:
         if self.rubric is not None:
             return self.rubric.prompt_text(language)
         return load_template(self.calls[0].name, language) if self.calls else ""
+
+    @property
+    def embeddings(self) -> bool:
+        """Whether the LLM form needs the embedder."""
+        return bool(self.embeds)
 
     def offline_note(self) -> str:
         """What `--judge offline` gives for it, in one line."""
@@ -157,7 +163,7 @@ _BUILTINS = (
         calls=(QUESTION_GENERATION,),
         planned_calls=lambda sample, options: options.questions,
         score=LLMJudge.response_relevancy,
-        embeddings=True,
+        embeds=("user_input",),  # and the questions the judge writes, known only then
         no_offline="it compares the question with questions generated from the answer and zeroes noncommittal "
                    "answers; a question-to-answer cosine lives on another scale and sees no evasion",
     ),
@@ -168,7 +174,7 @@ _BUILTINS = (
         calls=(),
         planned_calls=_fixed(0),
         score=LLMJudge.semantic_similarity,
-        embeddings=True,
+        embeds=("response", "reference"),
         offline=OfflineProxy(("response", "reference"), offline.semantic_similarity,
                        "calibrated similarity of the response's and the reference's embeddings: the metric "
                        "itself, which needs no LLM"),
@@ -179,7 +185,7 @@ _BUILTINS = (
         needs=("response", "reference"),
         calls=(CLAIMS, STATEMENT_VERDICTS),
         planned_calls=lambda sample, options: 4 if options.factual_mode == "f1" or (
-            options.counting == "ragas" and options.factual_mode == "recall") else 2,
+            options.claim_counting == "ragas" and options.factual_mode == "recall") else 2,
         score=LLMJudge.factual_correctness,
         offline=OfflineProxy(("response", "reference"), offline.factual_correctness,
                        "offline proxy: F1 of response sentences supported by the reference and reference "
@@ -192,7 +198,7 @@ _BUILTINS = (
         calls=(STATEMENTS, STATEMENT_CLASSIFICATION),
         planned_calls=_fixed(3),
         score=LLMJudge.answer_correctness,
-        embeddings=True,
+        embeds=("response", "reference"),
         offline=OfflineProxy(("response", "reference"), offline.answer_correctness,
                        "offline proxy: 0.75 x sentence-support F1 (as factual_correctness offline) + 0.25 x "
                        "calibrated embedding similarity of response and reference, not LLM-classified statements"),
@@ -277,6 +283,13 @@ def prompt_hashes(names: Sequence[str], known: Mapping[str, JudgedMetric], langu
 def rubric_notes(names: Sequence[str], known: Mapping[str, JudgedMetric]) -> dict[str, object]:
     """The rubrics among the named metrics, as a report's notes describe them (criteria, scale, fields)."""
     return {m: r.describe() for m in names if (r := known[m].rubric)}
+
+
+def require_llm_counting(settings: Settings) -> None:
+    """RAGAS's claim counting is a way of counting an LLM judge's claims: the offline proxies count sentences."""
+    if settings.claim_counting == "ragas":
+        raise BenchError("claim_counting ragas counts the claims an LLM judge extracts; --judge offline scores "
+                         "sentences, so it has no RAGAS number to give (leave claim_counting at sides)")
 
 
 def offline_score(metric: str, sample: Sample, embed: offline.Embed, *, scale: SimilarityScale,

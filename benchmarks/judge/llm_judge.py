@@ -43,7 +43,6 @@ from benchmarks.metrics import judged
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome, Status
 from benchmarks.samples import Sample
-
 from benchmarks.services.llm import ResponseSchema
 
 if TYPE_CHECKING:  # the judge only calls the service it is handed
@@ -78,11 +77,11 @@ REPAIR = {
 @dataclass(frozen=True)
 class JudgeOptions:
     questions: int = 3  # response_relevancy: questions generated per response
-    threshold: float | None = None  # semantic_similarity: cosine >= threshold -> 1.0, else 0.0
+    threshold: float | None = None  # semantic_similarity: calibrated similarity >= threshold -> 1.0, else 0.0
     weights: str | judged.AnswerCorrectnessWeights = "default"
     factual_mode: judged.FactualMode = "f1"
     beta: float = 1.0
-    counting: judged.ClaimCounting = "sides"  # factual and answer correctness: bench's claim counts or RAGAS's
+    claim_counting: judged.ClaimCounting = "sides"  # factual and answer correctness: bench's counts or RAGAS's
     noise_mode: judged.NoiseMode = "relevant"
     precision_against: Literal["auto", "reference", "response"] = "auto"  # context_precision's yardstick
 
@@ -91,7 +90,7 @@ class JudgeOptions:
         """The options the settings name: one constructor for `bench evaluate` and tiers 2 and 3's --metrics."""
         return cls(questions=settings.relevancy_questions, threshold=settings.similarity_threshold,
                    weights=correctness_weights(settings), factual_mode=settings.factual_mode,
-                   beta=settings.factual_beta, counting=settings.claim_counting, noise_mode=settings.noise_mode,
+                   beta=settings.factual_beta, claim_counting=settings.claim_counting, noise_mode=settings.noise_mode,
                    precision_against=settings.precision_against)
 
 
@@ -119,8 +118,10 @@ class LLMJudge:
                  scale: SimilarityScale | None = None):
         self.service = service
         self.language = language
+        if embed is not None and scale is None:
+            raise ValueError("an embedder comes with its similarity scale (services.similarity_calibration)")
         self.embed = embed
-        self.scale = scale  # the embedder's similarity scale: given with `embed`
+        self.scale = scale
         self.options = options
         self.metrics = metrics
 
@@ -169,7 +170,7 @@ class LLMJudge:
 
     def _vectors(self, texts: Sequence[str]) -> tuple[np.ndarray, SimilarityScale]:
         """The texts' embeddings, with the scale their similarities are read on."""
-        if self.embed is None or self.scale is None:
+        if self.embed is None or self.scale is None:  # both or neither (__init__)
             raise JudgeFailed("undetermined", "this metric needs an embedding model")
         return self.embed(list(texts)), self.scale
 
@@ -249,7 +250,7 @@ class LLMJudge:
         return judged.semantic_similarity(response, reference, scale=scale, threshold=self.options.threshold), ""
 
     async def factual_correctness(self, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
-        mode, ragas = self.options.factual_mode, self.options.counting == "ragas"
+        mode, ragas = self.options.factual_mode, self.options.claim_counting == "ragas"
         response_claims, reference_claims = await asyncio.gather(  # RAGAS counts the response's claims in every mode
             self._claims(s.response, model, trace) if mode != "recall" or ragas else _none(),
             self._claims(s.reference, model, trace) if mode != "precision" else _none(),
@@ -262,7 +263,8 @@ class LLMJudge:
             response_supported=None if precision_side is None else tuple(v.verdict for v in precision_side),
             reference_supported=None if recall_side is None else tuple(v.verdict for v in recall_side),
         )
-        score = judged.factual_correctness(verdicts, mode=mode, beta=self.options.beta, counting=self.options.counting)
+        score = judged.factual_correctness(verdicts, mode=mode, beta=self.options.beta,
+                                           counting=self.options.claim_counting)
         return score, _reasons([*(precision_side or []), *(recall_side or [])], "verdict")
 
     async def _claims(self, text: str, model: str, trace: Trace) -> list[str]:
@@ -284,10 +286,10 @@ class LLMJudge:
             counts = judged.ClaimCounts(tp=len(answer.TP), fp=len(answer.FP), fn=len(answer.FN))
         else:
             counts = judged.ClaimCounts(tp=0, fp=0, fn=0)
-        if self.options.counting == "ragas" and not (response or reference):
-            factual = Outcome.scored(1.0)  # RAGAS: no statement on either side is a perfect factual match
+        if self.options.claim_counting == "ragas":  # RAGAS: F1 in floats, unrounded; no statement at all is 1.0
+            factual = Outcome.scored(judged.ragas_fbeta(counts, 1.0) if response or reference else 1.0)
         else:
-            factual = judged.factual_correctness(counts, mode="f1", counting=self.options.counting)
+            factual = judged.factual_correctness(counts, mode="f1")
         (response_vector, reference_vector), scale = self._vectors([s.response, s.reference])
         similarity = judged.semantic_similarity(response_vector, reference_vector, scale=scale)
         explanation = f"TP {counts.tp}, FP {counts.fp}, FN {counts.fn}; similarity {similarity.value}"

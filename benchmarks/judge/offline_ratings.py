@@ -46,6 +46,8 @@ def offline_rating(name: str, variables: Mapping[str, str], embed: Embed, *, sca
 
 def rated_sample(name: str, variables: Mapping[str, str]) -> Sample:
     """The sample the rating's proxy scores: the answer against the context (faithfulness) or the reference."""
+    if name not in _PROXIES:
+        raise ValueError(f"{name} has no offline proxy: {NO_PROXY}")
     if _PROXIES[name][0] == "faithfulness":
         return Sample(id="", user_input=variables["question"], response=variables["answer"],
                       retrieved_contexts=(variables["context"],))

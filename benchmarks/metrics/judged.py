@@ -23,7 +23,7 @@ Judge calls per sample of the full metric (embedding requests are not LLM calls)
     noise_sensitivity       3 + 2 per context
     response_relevancy      n generated questions   n defaults to 3
     semantic_similarity     0                       two embeddings
-    factual_correctness     2 (precision or recall), 4 (f1)
+    factual_correctness     2 (precision or recall), 4 (f1; recall too with RAGAS's counting)
     answer_correctness      3                       two statement lists; one TP/FP/FN classification
     context_relevance       1 per context
 
@@ -427,7 +427,7 @@ def factual_correctness(
         raise ValueError(f"mode must be 'precision', 'recall' or 'f1', got {mode!r}")
     beta_sq = _check_beta(beta)
     if counting == "ragas":
-        return ragas_factual_correctness(judged, mode=mode, beta_sq=beta_sq)
+        return ragas_factual_correctness(judged, mode=mode, beta=beta)
     if counting != "sides":
         raise ValueError(f"counting must be 'sides' or 'ragas', got {counting!r}")
     if isinstance(judged, ClaimCounts):
@@ -448,34 +448,42 @@ def factual_correctness(
     return _f_beta(precision, recall, beta_sq, missing)
 
 
-def ragas_factual_correctness(judged: ClaimVerdicts | ClaimCounts, *, mode: FactualMode, beta_sq: Fraction
-                              ) -> Outcome:
-    """RAGAS's FactualCorrectness from the same verdicts: tp = response claims the reference supports, fp = those
-    it does not, fn = reference claims the response does not support (counted only outside precision mode);
-    precision = tp / (tp + fp), recall = tp / (tp + fn), F-beta of the two; 0.0 where RAGAS divides 0 by its
-    1e-8 guard; rounded to 2 decimals as RAGAS returns it. Its recall therefore counts response claims over a
-    mix of response and reference claims: a response with 1 supported claim against a reference with 4 claims of
-    which it covers 1 has recall 1 / (1 + 3) = 0.25 both ways, but with 3 supported claims that all restate the
-    one covered reference claim, RAGAS gives 3 / (3 + 3) = 0.5 where bench's "sides" gives 1 / 4 = 0.25."""
+def ragas_claim_counts(judged: ClaimVerdicts | ClaimCounts, mode: FactualMode) -> ClaimCounts:
+    """RAGAS's counts from the verdicts: tp = response claims the reference supports, fp = those it does not, fn =
+    reference claims the response does not support (none counted in precision mode). Its recall therefore
+    divides response claims by a mix of response and reference claims: 3 supported response claims that all
+    restate the one covered claim of a 4-claim reference give RAGAS 3 / (3 + 3) = 0.5, bench's "sides" 1 / 4."""
     if isinstance(judged, ClaimCounts):
-        tp, fp, fn = judged.tp, judged.fp, judged.fn
-    else:
-        if judged.response_supported is None:
-            raise ValueError("RAGAS counting needs the response's claims (response_supported) in every mode")
-        if judged.reference_supported is None and mode != "precision":
-            raise ValueError(f"mode {mode!r} needs reference_supported")
-        tp = sum(judged.response_supported)
-        fp = len(judged.response_supported) - tp
-        fn = 0 if mode == "precision" else sum(not v for v in judged.reference_supported or ())
-    precision = Fraction(tp, tp + fp) if tp + fp else Fraction(0)
-    recall = Fraction(tp, tp + fn) if tp + fn else Fraction(0)
+        return judged
+    if judged.response_supported is None:
+        raise ValueError("RAGAS counting needs the response's claims (response_supported) in every mode")
+    if judged.reference_supported is None and mode != "precision":
+        raise ValueError(f"mode {mode!r} needs reference_supported")
+    tp = sum(judged.response_supported)
+    fn = 0 if mode == "precision" else sum(not v for v in judged.reference_supported or ())
+    return ClaimCounts(tp=tp, fp=len(judged.response_supported) - tp, fn=fn)
+
+
+def ragas_fbeta(counts: ClaimCounts, beta: float) -> float:
+    """RAGAS's fbeta_score, in floats with its 1e-10 guards (so 0 where it divides 0 by them)."""
+    precision = counts.tp / (counts.tp + counts.fp + 1e-10)
+    recall = counts.tp / (counts.tp + counts.fn + 1e-10)
+    beta_sq = beta**2
+    return (1 + beta_sq) * precision * recall / (beta_sq * precision + recall + 1e-10)
+
+
+def ragas_factual_correctness(judged: ClaimVerdicts | ClaimCounts, *, mode: FactualMode, beta: float) -> Outcome:
+    """RAGAS's FactualCorrectness from the same verdicts (`ragas_claim_counts`), computed as RAGAS computes it:
+    floats with its 1e-8 guards, then rounded to 2 decimals (numpy's rounding of that float: 3/8 gives 0.37,
+    not the exact 0.375's 0.38)."""
+    counts = ragas_claim_counts(judged, mode)
     if mode == "precision":
-        value = precision
+        value = counts.tp / (counts.tp + counts.fp + 1e-8)
     elif mode == "recall":
-        value = recall
+        value = counts.tp / (counts.tp + counts.fn + 1e-8)
     else:
-        value = (1 + beta_sq) * precision * recall / (beta_sq * precision + recall) if precision + recall else Fraction(0)
-    return Outcome.scored(round(float(value), 2))
+        value = ragas_fbeta(counts, beta)
+    return Outcome.scored(float(np.round(value, 2)))
 
 
 def answer_correctness(
@@ -505,7 +513,8 @@ def answer_correctness(
         if weight > 0 and score.status != "ok":
             return Outcome.undetermined(f"{name}: {score.explanation}")
     total = math.fsum(weight * score.value for weight, score, _ in parts if weight > 0)
-    return Outcome.scored(total / (w.factual + w.semantic))
+    # the similarity's explanation keeps its raw cosine beside the calibrated number it contributed
+    return Outcome.scored(total / (w.factual + w.semantic), similarity.explanation if w.semantic > 0 else "")
 
 
 # --- context relevance (NVIDIA style) ----------------------------------------------------------

@@ -69,6 +69,12 @@ def detect_language(*collections: Sequence[str]) -> str:
     return ""
 
 
+def detected_or(fallback: str, *collections: Sequence[str]) -> str:
+    """The texts' language by script (`detect_language`), else `fallback` (a declared language) when they tell
+    none: which language's unrelated sentences calibrate their similarities (`metrics.similarity_scale`)."""
+    return detect_language(*collections) or fallback
+
+
 def contradicts(declared: str, detected: str) -> bool:
     """Whether texts detected as `detected` are clearly not in the `declared` language: their scripts
     differ. A declared language of unknown or several scripts (e.g. "sr") contradicts nothing, nor does an

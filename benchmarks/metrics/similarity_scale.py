@@ -52,6 +52,8 @@ class SimilarityScale:
 
     def __call__(self, cosine: float) -> float:
         """The calibrated similarity of a raw cosine."""
+        if not math.isfinite(cosine):
+            raise ValueError(f"a cosine must be a finite number, got {cosine!r}")
         return min(1.0, max(UNRELATED_FLOOR, (cosine - self.baseline) / (1.0 - self.baseline)))
 
     def array(self, cosines: np.ndarray) -> np.ndarray:

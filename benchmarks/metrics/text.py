@@ -1,8 +1,8 @@
 """Text-comparison and repeatability metrics of the generation tiers (Tier 2 and Tier 3).
 
 Per item: ROUGE-1/2/L F-measure and sentence BLEU of the response against the reference answer;
-whether repeated generations of the same item are verbatim identical; the mean pairwise cosine of
-their embeddings. Averaged over items they give `avg_rouge1_f`, `avg_rouge2_f`, `avg_rougeL_f`,
+whether repeated generations of the same item are verbatim identical; the mean pairwise calibrated
+similarity of their embeddings (`similarity_scale`). Averaged over items they give `avg_rouge1_f`, `avg_rouge2_f`, `avg_rougeL_f`,
 `avg_bleu`, `response_exact_match_rate` and `response_semantic_consistency`. Nothing here does
 I/O or draws random numbers; embeddings are computed by the caller.
 

@@ -8,8 +8,9 @@ For each test question, the highest cosine similarity to any cached question (th
 questions users rated 5) is found by :func:`max_similarity`; the caller puts it on the embedder's
 calibrated scale (``SimilarityScale.array``: 0 as alike as unrelated questions, 1 identical), and a
 question is a hit when that is *strictly* above τ, as the seed's ``1[max cos > τ]`` says, so a
-similarity exactly equal to τ is not a hit. τ = 0.85 was set on all-MiniLM-L6-v2's raw cosines,
-whose unrelated baseline is near 0, so the default keeps its meaning under every embedder. :func:`hit_rate_curve` gives the rate for several τ at once, so a user
+similarity exactly equal to τ is not a hit. τ = 0.85 was set on all-MiniLM-L6-v2's raw cosines of
+English questions, whose unrelated baseline is near 0: on the calibrated scale it keeps that meaning
+under every embedder and in Russian too. :func:`hit_rate_curve` gives the rate for several τ at once, so a user
 can choose τ from data instead of trusting 0.85.
 
 The Q x C similarity matrix is never held: queries are processed ``block`` rows at a time, each

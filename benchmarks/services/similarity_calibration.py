@@ -7,20 +7,21 @@ role every scored text gets ("query": judges' sentences, answers, logged questio
 embedding cache, so a model measures its baseline once and a rerun reads 64 cached vectors; the mean is
 recomputed from them each run (deterministic, under a millisecond).
 
-A language without a set, or texts bench cannot tell the language of, is refused with one line before
-any scoring: the `similarity_baseline` setting gives the baseline by hand (the embedder's mean cosine
-between unrelated texts of that language), never a silent raw cosine under a calibrated name.
+The language is told from the script of the texts compared (`metrics.language.detected_or`): Latin script
+is calibrated on the English set (a German dataset included: its unrelated sentences sit about as far
+apart), Cyrillic on the Russian one. Texts in another script, or with no letters and no declared language,
+are refused with one line before any scoring (`require_calibratable`): the `similarity_baseline` setting
+gives the baseline by hand then (the embedder's mean cosine between unrelated texts of that language),
+never a silent raw cosine under a calibrated name.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
 
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
-from benchmarks.metrics.language import detect_language
 from benchmarks.metrics.similarity_scale import SimilarityScale, unrelated_baseline
 from benchmarks.services.embedder import CachedEmbedder
 
@@ -36,22 +37,21 @@ def unrelated_sentences(language: str) -> tuple[str, ...]:
     return tuple(line.strip() for line in lines if line.strip())
 
 
-def language_of_texts(*collections: Sequence[str], fallback: str) -> str:
-    """The language whose baseline the texts get: detected from their script, else `fallback` (the run's
-    declared language) when the texts have no letters to tell by."""
-    return detect_language(*collections) or fallback
-
-
-def similarity_scale(embedder: CachedEmbedder, settings: Settings, language: str) -> SimilarityScale:
-    """The run's scale: the `similarity_baseline` setting when given, else measured on the language's set."""
-    prompt = embedder.inner.prompts["query"]
-    if settings.similarity_baseline is not None:
-        return SimilarityScale(settings.similarity_baseline, embedder.model_id, language or "given", prompt)
-    if language not in LANGUAGES:
+def require_calibratable(settings: Settings, language: str) -> None:
+    """Refuse, before any work, texts whose similarities this run could not calibrate."""
+    if settings.similarity_baseline is None and language not in LANGUAGES:
         shown = f"in '{language}'" if language else "in a script other than Latin or Cyrillic"
         raise BenchError(f"similarities cannot be calibrated for texts {shown}: bench has unrelated-sentence sets "
                          f"for {', '.join(LANGUAGES)} only; give similarity_baseline (--similarity-baseline), your "
                          "embedder's mean cosine between unrelated texts of that language")
+
+
+def similarity_scale(embedder: CachedEmbedder, settings: Settings, language: str) -> SimilarityScale:
+    """The run's scale: the `similarity_baseline` setting when given, else measured on the language's set."""
+    require_calibratable(settings, language)
+    prompt = embedder.inner.prompts["query"]
+    if settings.similarity_baseline is not None:
+        return SimilarityScale(settings.similarity_baseline, embedder.model_id, language or "given", prompt)
     vectors = embedder.encode(list(unrelated_sentences(language)), purpose=PURPOSE)
     mean, spread, pairs = unrelated_baseline(vectors)
     if mean >= 1.0 - 1e-6:

@@ -37,10 +37,11 @@ from benchmarks.generation.precomputed import PrecomputedGenerator
 from benchmarks.judge import catalog, offline
 from benchmarks.judge.catalog import offline_score
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
-from benchmarks.judge.offline_ratings import describe_rating, offline_rating, proxy_fields
+from benchmarks.judge.offline_ratings import OFFLINE_RATINGS, describe_rating, offline_rating, proxy_fields
 from benchmarks.judge.prompts import Language
 from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes, read_from_a_lone_number
 from benchmarks.metrics import text
+from benchmarks.metrics.language import detected_or
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.stats import latency_summary, summarize
 from benchmarks.outcome import ERRORS, Outcome
@@ -109,6 +110,12 @@ def language_of(dataset: Dataset) -> Language:
     return "ru" if dataset.language == "ru" else "en"
 
 
+def scale_language(dataset: Dataset) -> str:
+    """The language whose unrelated sentences calibrate the run's similarities: that of the questions' script,
+    else the dataset's own."""
+    return detected_or(dataset.language, [q.text for q in dataset.questions])
+
+
 def require_fields(dataset: Dataset, tier: str, needed: dict[str, Callable[[Question], bool]]) -> None:
     """One message naming every field the tier needs that no question has (a field only some questions
     have is fine: those questions' values are undetermined and counted in the report)."""
@@ -130,6 +137,7 @@ def check_plan(settings: Settings, plan: Plan) -> None:
         catalog.require_known(plan.extra_metrics, known)
     if settings.judge_backend == "offline":
         catalog.require_proxies(plan.extra_metrics, known)
+        catalog.require_llm_counting(settings)
     if settings.generator == "openai" or settings.judge_backend == "llm":
         try:
             require_llm(settings, roles=(("generator",) if settings.generator == "openai" else ())
@@ -311,7 +319,7 @@ def calibrated_metrics(metrics: Mapping[str, Metric], plan: Plan, settings: Sett
     """The report's metrics read on the similarity scale: every grade of the offline proxies (their support
     test), the LLM metrics that compare embeddings, and what bench computes from embeddings itself."""
     known, offline = judged_metrics(settings), settings.judge_backend == "offline"
-    graded = {plan.report_names[name] for name in plan.ratings if offline} | {
+    graded = {plan.report_names[name] for name in plan.ratings if offline and name in OFFLINE_RATINGS} | {
         metric for metric in plan.extra_metrics if offline or known[metric].embeddings}
     own = {"response_semantic_consistency", "avg_semantic_similarity"}
     return [name for name in metrics if name in graded | own]

@@ -28,6 +28,7 @@ from benchmarks.judge.catalog import JudgedMetric, offline_score
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
 from benchmarks.judge.offline import texts_to_embed as offline_texts
 from benchmarks.metrics.agreement import mean_over_models, model_agreement
+from benchmarks.metrics.language import detected_or
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.stats import summarize
 from benchmarks.outcome import ERRORS, Outcome, status_counts
@@ -36,7 +37,7 @@ from benchmarks.samples import Sample, SampleSet
 from benchmarks.services.embedder import CachedEmbedder, open_embedder
 from benchmarks.services.embedding_memo import EmbeddingMemo
 from benchmarks.services.llm import LLMService, judge_models, llm_url, require_llm
-from benchmarks.services.similarity_calibration import language_of_texts, similarity_scale
+from benchmarks.services.similarity_calibration import similarity_scale
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 Judged = Mapping[str, JudgedMetric]  # the run's metrics by name: catalog.metrics(settings.rubrics)
@@ -56,6 +57,7 @@ def checked_metrics(settings: Settings) -> Judged:
     catalog.require_known(names, judged)
     if settings.judge_backend == "offline":
         catalog.require_proxies(names, judged)
+        catalog.require_llm_counting(settings)
     catalog.require_language(names, judged, settings.language)
     return judged
 
@@ -177,7 +179,7 @@ def _embedder(settings: Settings, metrics: Sequence[str], judged: Judged) -> Ite
 
 def sample_language(samples: Sequence[Sample], declared: str) -> str:
     """The language the samples' similarities are calibrated for: their script's, else the declared one."""
-    return language_of_texts([text for sample in samples for text in _texts(sample)], fallback=declared)
+    return detected_or(declared, [text for sample in samples for text in _texts(sample)])
 
 
 def texts_ahead(units: Sequence[Unit], judged: Judged, *, offline: bool) -> list[str]:
@@ -186,11 +188,13 @@ def texts_ahead(units: Sequence[Unit], judged: Judged, *, offline: bool) -> list
     whole response and reference the LLM metrics compare (the questions a judge writes come later)."""
     texts: list[str] = []
     for sample, metric, _ in units:
-        proxy = judged[metric].offline
-        if offline and proxy is not None:
-            texts += offline_texts(sample, proxy.needs)
-        elif judged[metric].embeddings:
-            texts += [t for t in (sample.user_input, sample.response, sample.reference) if t is not None]
+        declared = judged[metric]
+        if sample.missing(declared.needs):
+            continue  # undetermined without embedding anything
+        if offline and declared.offline is not None:
+            texts += offline_texts(sample, declared.offline.needs)
+        else:
+            texts += [getattr(sample, field) for field in declared.embeds]
     return list(dict.fromkeys(texts))
 
 

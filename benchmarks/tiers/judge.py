@@ -44,6 +44,7 @@ from benchmarks.metrics.judge_quality import (
     repeats_agree,
     scored_of,
 )
+from benchmarks.metrics.language import detected_or
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.stats import latency_summary, summarize
 from benchmarks.outcome import ERRORS, Outcome, status_counts
@@ -51,9 +52,9 @@ from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.services.embedder import CachedEmbedder, open_embedder
 from benchmarks.services.embedding_memo import EmbeddingMemo
 from benchmarks.services.llm import LLMService, judge_models, llm_url, require_llm
-from benchmarks.services.similarity_calibration import language_of_texts, similarity_scale
 from benchmarks.services.run_journal import RunJournal
 from benchmarks.services.show_items import RatedItem, rated_input
+from benchmarks.services.similarity_calibration import similarity_scale
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 FIELD_ORDER = ("question", "context", "answer", "reference")  # how missing fields are listed
@@ -93,7 +94,7 @@ def run(ctx: RunContext) -> TierResult:
         advance = functools.partial(ctx.progress.advance, task)
         if embedder is not None:
             texts = [text for item in items for text in item.variables().values()]
-            scale = similarity_scale(embedder, settings, language_of_texts(texts, fallback=language))
+            scale = similarity_scale(embedder, settings, detected_or(language, texts))
             outcomes, usage = asyncio.run(_rate_offline(items, rating.name, embedder, scale, language,
                                                         settings.repeats, ctx.journal, advance)), None
         else:
@@ -101,7 +102,8 @@ def run(ctx: RunContext) -> TierResult:
                                                     advance))
         result = _ratings_result(items, outcomes, models, rating.name, language, settings)
         if embedder is not None:
-            result.provenance.update(embedder=embedder.provenance(), similarity=scale.describe(list(result.metrics)))
+            result.provenance.update(embedder=embedder.provenance(), similarity=scale.describe(
+                [name for name in result.metrics if name.startswith("avg_")]))
         result.volatile.update(llm=usage, embedding_cache=asdict(embedder.stats) if embedder else None)
     return result
 

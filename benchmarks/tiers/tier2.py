@@ -12,7 +12,7 @@ from typing import Any
 
 from benchmarks.dataset import Dataset
 from benchmarks.services.embedder import open_embedder
-from benchmarks.services.similarity_calibration import similarity_scale
+from benchmarks.services.similarity_calibration import require_calibratable, similarity_scale
 from benchmarks.tiers import answering
 from benchmarks.tiers.answering import Case, Plan
 from benchmarks.tiers.base import RunContext, TierResult
@@ -41,9 +41,10 @@ def run(ctx: RunContext) -> TierResult:
         needed["response or responses"] = lambda q: bool(q.responses)
     answering.require_fields(dataset, "tier 2", needed)
     todo = cases(dataset)
-    language = answering.language_of(dataset)
+    language, scale_language = answering.language_of(dataset), answering.scale_language(dataset)
+    require_calibratable(s, scale_language)
     with open_embedder(s) as embedder:
-        scale = similarity_scale(embedder, s, language)
+        scale = similarity_scale(embedder, s, scale_language)
         graded, usage, generator = answering.answer_and_grade(ctx, todo, plan, embedder, scale)
         text_metrics, text_rows = answering.text_metrics(graded, s)
         repeat_metrics, repeat_rows = answering.repeat_metrics(graded, embedder, s, scale)

@@ -18,7 +18,7 @@ from benchmarks.metrics import text
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome
 from benchmarks.services.corpus_index import IndexedCorpus, open_index
-from benchmarks.services.similarity_calibration import similarity_scale
+from benchmarks.services.similarity_calibration import require_calibratable, similarity_scale
 from benchmarks.tiers import answering
 from benchmarks.tiers.answering import Case, Graded, Plan
 from benchmarks.tiers.base import Metric, RunContext, TierResult
@@ -35,10 +35,11 @@ def run(ctx: RunContext) -> TierResult:
         needed["response or responses"] = lambda q: bool(q.responses)
     answering.require_fields(dataset, "tier 3", needed)
     answering.require_reachable_services(s)  # before embedding and indexing the corpus
-    language = answering.language_of(dataset)
+    language, scale_language = answering.language_of(dataset), answering.scale_language(dataset)
+    require_calibratable(s, scale_language)  # before the corpus is indexed
     with open_index(s, dataset, ctx.progress) as corpus:
         todo = _retrieve(corpus, dataset, ctx)
-        scale = similarity_scale(corpus.embedder, s, language)
+        scale = similarity_scale(corpus.embedder, s, scale_language)
         graded, usage, generator = answering.answer_and_grade(ctx, todo, plan, corpus.embedder, scale)
         similarity_metrics, similarity_rows = _similarities(graded, corpus, s, scale)
         text_metrics, text_rows = answering.text_metrics(graded, s)

@@ -19,6 +19,7 @@ import numpy as np
 from benchmarks import item_record
 from benchmarks.errors import BenchError
 from benchmarks.logs import LogEntry
+from benchmarks.metrics.language import detected_or
 from benchmarks.metrics.stats import summarize
 from benchmarks.metrics.ux import (
     cache_hit_rate,
@@ -30,7 +31,7 @@ from benchmarks.metrics.ux import (
 )
 from benchmarks.services.embedder import open_embedder
 from benchmarks.services.logs import load_logs
-from benchmarks.services.similarity_calibration import language_of_texts, similarity_scale
+from benchmarks.services.similarity_calibration import similarity_scale
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 CACHED_SCORE = 5
@@ -65,7 +66,7 @@ def run(ctx: RunContext) -> TierResult:
     asked = [e for turns in test for e in turns]
     texts = sorted({e.question for e in logs.entries})
     with open_embedder(s) as embedder:
-        scale = similarity_scale(embedder, s, language_of_texts(texts, fallback=""))
+        scale = similarity_scale(embedder, s, detected_or("", texts))
         task = ctx.progress.add_task("embedding logged questions", total=len(texts))
         vectors = embedder.encode(texts, purpose="log questions", progress=lambda n: ctx.progress.advance(task, n))
         ctx.progress.remove_task(task)

@@ -602,7 +602,7 @@ def test_factual_correctness_recall_with_ragas_counting_asks_the_response_claims
                                         PARIS.reference: [capital, population]},
                           supports={PARIS.reference: {capital, capital + " Это так."}, PARIS.response: {capital}})
     ragas = run(tmp_path, judge, "factual_correctness", PARIS,
-                options=JudgeOptions(factual_mode="recall", counting="ragas"))
+                options=JudgeOptions(factual_mode="recall", claim_counting="ragas"))
     assert ok(ragas, 0.67, calls=4) == 0.67  # tp 2 (both response claims), fn 1: 2 / 3, rounded as RAGAS does
 
 

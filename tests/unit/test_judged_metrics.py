@@ -647,3 +647,10 @@ def test_ragas_counting_beta_and_precision_mode_ignores_the_reference_side():
         factual_correctness(ClaimVerdicts(reference_supported=(True,)), mode="recall", counting="ragas")
     with pytest.raises(ValueError, match="counting"):
         factual_correctness(verdicts, counting="other")  # type: ignore[arg-type]
+
+
+def test_ragas_counting_rounds_the_float_ragas_computes_not_the_exact_fraction():
+    # 3 / 8 = 0.375 exactly; RAGAS divides by 8 + 1e-8 first, so numpy rounds 0.37499999953 to 0.37
+    counts = ClaimCounts(tp=3, fp=5, fn=0)
+    assert factual_correctness(counts, mode="precision").value == 0.375
+    assert factual_correctness(counts, mode="precision", counting="ragas").value == 0.37

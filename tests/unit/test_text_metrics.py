@@ -9,6 +9,7 @@ import pytest
 import sacrebleu
 from rouge_score import rouge_scorer
 
+from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.text import (
     BLEU_TOKENIZER,
     bleu,
@@ -19,7 +20,6 @@ from benchmarks.metrics.text import (
     rouge_tokens,
     semantic_consistency,
 )
-from benchmarks.metrics.similarity_scale import SimilarityScale
 
 # Baseline 0: a calibrated similarity is the raw cosine clipped to [0, 1], so hand-computed cosines are the
 # expected values (a negative cosine's expected value is clipped to 0).
