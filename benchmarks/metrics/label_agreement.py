@@ -1,0 +1,155 @@
+"""How far a judge agrees with human labels: the numbers that say how much to trust it.
+
+Given one metric's scores and the labels people gave the same samples, on the metric's scale:
+
+- binary labels (every label 0 or 1): `roc_auc`, the probability that a sample labelled 1 scores above
+  one labelled 0 (Mann–Whitney, ties counted half), and `pairwise_accuracy`;
+- graded labels: `spearman` and `kendall` (tau-b) rank correlations, and `pairwise_accuracy`;
+- both: `accuracy` and `cohen_kappa` of the verdicts at the metric's threshold (score ≥ t against
+  label ≥ t), kappa correcting accuracy for the agreement two raters would reach by chance.
+
+`pairwise_accuracy` compares answers to the same question only (the samples of a group, e.g. one
+`user_input`): of every two with different labels, the share the judge orders as the labels do, ties
+half. It is the question a user choosing a judge asks ("does it prefer the right answer to the
+hallucinated one?") and, unlike AUC over the whole set, it is not moved by questions that are easy or
+hard for every answer.
+
+Each statistic comes with a 95% percentile-bootstrap interval over groups (a question's answers are
+resampled together, since they are not independent) and the n it rests on (samples, or pairs).
+A statistic the data leave undefined (one class only, constant scores, no pair) is None, never 0.
+Samples the judge did not score are left out, and counted by the caller. Pure: no I/O; the bootstrap is
+seeded.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import numpy as np
+from scipy import stats
+
+LabelKind = Literal["binary", "graded"]
+BINARY_STATISTICS = ("roc_auc", "pairwise_accuracy", "accuracy", "cohen_kappa")
+GRADED_STATISTICS = ("spearman", "kendall", "pairwise_accuracy", "accuracy", "cohen_kappa")
+
+
+@dataclass(frozen=True)
+class Statistic:
+    value: float | None
+    ci95: tuple[float, float] | None
+    n: int  # what it rests on: samples, or pairs for pairwise_accuracy
+
+
+def label_kind(labels: Sequence[float]) -> LabelKind:
+    return "binary" if all(label in (0, 1) for label in labels) else "graded"
+
+
+def roc_auc(scores: np.ndarray, labels: np.ndarray) -> float | None:
+    positive = labels == 1
+    n1, n0 = int(positive.sum()), int((~positive).sum())
+    if n1 == 0 or n0 == 0:
+        return None
+    ranks = stats.rankdata(scores)  # average ranks: a tie counts half
+    return float((ranks[positive].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
+
+
+def ordered_pairs(scores: np.ndarray, labels: np.ndarray, groups: np.ndarray) -> tuple[float, int]:
+    """(credit, pairs) over pairs of one group with different labels: 1 when the scores order them as the
+    labels do, 0.5 for a tie, 0 otherwise."""
+    credit, pairs = 0.0, 0
+    for group in np.unique(groups):
+        members = np.flatnonzero(groups == group)
+        for i, a in enumerate(members):
+            for b in members[i + 1:]:
+                if labels[a] == labels[b]:
+                    continue
+                better, worse = (a, b) if labels[a] > labels[b] else (b, a)
+                credit += 1.0 if scores[better] > scores[worse] else 0.5 if scores[better] == scores[worse] else 0.0
+                pairs += 1
+    return credit, pairs
+
+
+def pairwise_accuracy(scores: np.ndarray, labels: np.ndarray, groups: np.ndarray) -> float | None:
+    credit, pairs = ordered_pairs(scores, labels, groups)
+    return credit / pairs if pairs else None
+
+
+def spearman(scores: np.ndarray, labels: np.ndarray) -> float | None:
+    return _defined(stats.spearmanr(scores, labels).statistic) if scores.size > 1 else None
+
+
+def kendall(scores: np.ndarray, labels: np.ndarray) -> float | None:
+    return _defined(stats.kendalltau(scores, labels).statistic) if scores.size > 1 else None
+
+
+def accuracy(scores: np.ndarray, labels: np.ndarray, threshold: float) -> float | None:
+    if scores.size == 0:
+        return None
+    return float(np.mean((scores >= threshold) == (labels >= threshold)))
+
+
+def cohen_kappa(scores: np.ndarray, labels: np.ndarray, threshold: float) -> float | None:
+    """(p_o − p_e) / (1 − p_e) of the two raters' verdicts at the threshold; None when chance agreement is
+    certain (both raters always give the same verdict)."""
+    if scores.size == 0:
+        return None
+    judge, human = scores >= threshold, labels >= threshold
+    observed = float(np.mean(judge == human))
+    expected = float(np.mean(judge) * np.mean(human) + np.mean(~judge) * np.mean(~human))
+    return None if expected == 1.0 else (observed - expected) / (1.0 - expected)
+
+
+def _defined(value: float) -> float | None:
+    return float(value) if math.isfinite(value) else None
+
+
+def agreement(scores: Sequence[float | None], labels: Sequence[float], groups: Sequence[str], *, threshold: float,
+              resamples: int, seed: int) -> dict[str, Any]:
+    """Every statistic of the labels' kind, with its interval and n, for the samples the judge scored."""
+    kept = [i for i, score in enumerate(scores) if score is not None]
+    s = np.array([scores[i] for i in kept], dtype=float)
+    y = np.array([labels[i] for i in kept], dtype=float)
+    g = np.array([groups[i] for i in kept], dtype=object)
+    kind = label_kind(y.tolist())
+    computed: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray], float | None]] = {
+        "roc_auc": lambda s_, y_, g_: roc_auc(s_, y_),
+        "spearman": lambda s_, y_, g_: spearman(s_, y_),
+        "kendall": lambda s_, y_, g_: kendall(s_, y_),
+        "pairwise_accuracy": pairwise_accuracy,
+        "accuracy": lambda s_, y_, g_: accuracy(s_, y_, threshold),
+        "cohen_kappa": lambda s_, y_, g_: cohen_kappa(s_, y_, threshold),
+    }
+    names = BINARY_STATISTICS if kind == "binary" else GRADED_STATISTICS
+    found: dict[str, Any] = {"labels": kind, "threshold": threshold, "n": int(s.size)}
+    for name in names:
+        value = computed[name](s, y, g)
+        n = ordered_pairs(s, y, g)[1] if name == "pairwise_accuracy" else int(s.size)
+        interval = _bootstrap(computed[name], s, y, g, resamples=resamples, seed=seed) if value is not None else None
+        found[name] = Statistic(value, interval, n)
+    return found
+
+
+def _bootstrap(statistic: Callable[[np.ndarray, np.ndarray, np.ndarray], float | None], scores: np.ndarray,
+               labels: np.ndarray, groups: np.ndarray, *, resamples: int, seed: int) -> tuple[float, float] | None:
+    """Percentile interval over resampled groups (each drawn group's samples together, relabelled so a group
+    drawn twice pairs only with itself); None with fewer than two groups or when no resample is defined."""
+    unique = np.unique(groups)
+    if unique.size < 2 or resamples < 1:
+        return None
+    members = [np.flatnonzero(groups == group) for group in unique]
+    rng = np.random.Generator(np.random.PCG64(seed))
+    values = []
+    for _ in range(resamples):
+        drawn = rng.integers(0, unique.size, size=unique.size)
+        rows = np.concatenate([members[d] for d in drawn])
+        copies = np.concatenate([np.full(members[d].size, k) for k, d in enumerate(drawn)])
+        value = statistic(scores[rows], labels[rows], copies)
+        if value is not None:
+            values.append(value)
+    if not values:
+        return None
+    low, high = np.quantile(np.array(values), [0.025, 0.975])
+    return float(low), float(high)

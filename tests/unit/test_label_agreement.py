@@ -1,0 +1,79 @@
+"""Agreement with human labels: each statistic by hand and against scikit-learn / scipy, intervals, edge cases."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn.metrics import cohen_kappa_score, roc_auc_score
+
+from benchmarks.metrics.label_agreement import (
+    Statistic,
+    agreement,
+    cohen_kappa,
+    label_kind,
+    pairwise_accuracy,
+    roc_auc,
+)
+
+
+def test_roc_auc_by_hand_with_a_tie_counted_half():
+    # positives 0.9, 0.5; negatives 0.5, 0.1: pairs (0.9>0.5), (0.9>0.1), (0.5=0.5 → ½), (0.5>0.1) → 3.5 / 4
+    scores, labels = np.array([0.9, 0.5, 0.5, 0.1]), np.array([1, 1, 0, 0])
+    assert roc_auc(scores, labels) == 0.875
+    assert roc_auc(np.array([0.2, 0.3]), np.array([1, 1])) is None  # one class: undefined, not 0.5
+
+
+def test_roc_auc_and_kappa_agree_with_scikit_learn():
+    rng = np.random.default_rng(7)
+    labels = rng.integers(0, 2, 200)
+    scores = np.round(rng.random(200) * 0.6 + labels * 0.3, 2)  # rounded: many ties
+    assert roc_auc(scores, labels) == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
+    assert cohen_kappa(scores, labels, 0.5) == pytest.approx(
+        cohen_kappa_score(scores >= 0.5, labels >= 0.5), abs=1e-12)
+
+
+def test_pairwise_accuracy_compares_answers_to_the_same_question_only():
+    # q1: right 0.9 > partial 0.4 > hallucinated 0.2 (3 of 3); q2: right 0.3 < hallucinated 0.6 (0 of 1);
+    # the q1 right vs q2 hallucinated pair is never formed
+    scores = np.array([0.9, 0.4, 0.2, 0.3, 0.6])
+    labels = np.array([1.0, 0.5, 0.0, 1.0, 0.0])
+    groups = np.array(["q1", "q1", "q1", "q2", "q2"])
+    assert pairwise_accuracy(scores, labels, groups) == 3 / 4
+    assert pairwise_accuracy(scores, labels, np.array(["a", "b", "c", "d", "e"])) is None
+
+
+def test_graded_labels_get_rank_correlations_as_scipy_computes_them():
+    scores = [0.9, 0.4, 0.2, 0.3, 0.6, 0.8]
+    labels = [1.0, 0.5, 0.0, 1.0, 0.0, 0.5]
+    groups = ["q1", "q1", "q1", "q2", "q2", "q2"]
+    found = agreement(scores, labels, groups, threshold=0.5, resamples=200, seed=0)
+    assert found["labels"] == "graded" and found["n"] == 6 and "roc_auc" not in found
+    assert found["spearman"].value == pytest.approx(stats.spearmanr(scores, labels).statistic, abs=1e-12)
+    assert found["kendall"].value == pytest.approx(stats.kendalltau(scores, labels).statistic, abs=1e-12)
+    # verdicts at 0.5: judge T F F F T T, labels T T F T F T → 3 of 6 agree
+    assert found["accuracy"].value == 0.5 and found["accuracy"].n == 6
+    # q1 orders its 3 pairs right; q2 (labels 1.0, 0.0, 0.5 scored 0.3, 0.6, 0.8) only (0.5 over 0.0): 4 of 6
+    assert (found["pairwise_accuracy"].value, found["pairwise_accuracy"].n) == (4 / 6, 6)
+    low, high = found["spearman"].ci95
+    assert low <= found["spearman"].value <= high
+
+
+def test_binary_labels_and_unscored_samples():
+    scores = [0.9, None, 0.1, 0.8, 0.2]
+    labels = [1, 1, 0, 1, 0]
+    found = agreement(scores, labels, ["a", "a", "a", "b", "b"], threshold=0.5, resamples=100, seed=1)
+    assert found["labels"] == "binary" and found["n"] == 4  # the unscored sample is left out
+    assert found["roc_auc"] == Statistic(1.0, (1.0, 1.0), 4)
+    assert found["pairwise_accuracy"].value == 1.0 and found["pairwise_accuracy"].n == 2
+    assert found["cohen_kappa"].value == 1.0
+    assert label_kind([0, 1, 1.0]) == "binary" and label_kind([0, 0.5]) == "graded"
+
+
+def test_the_bootstrap_is_seeded_and_needs_two_groups():
+    scores, labels = [0.9, 0.2, 0.7, 0.6, 0.3, 0.4], [1, 0, 1, 0, 1, 0]
+    groups = ["a", "a", "b", "b", "c", "c"]
+    first = agreement(scores, labels, groups, threshold=0.5, resamples=300, seed=3)
+    assert first == agreement(scores, labels, groups, threshold=0.5, resamples=300, seed=3)
+    one_group = agreement(scores, labels, ["a"] * 6, threshold=0.5, resamples=300, seed=3)
+    assert one_group["roc_auc"].value is not None and one_group["roc_auc"].ci95 is None
