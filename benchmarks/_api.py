@@ -258,6 +258,8 @@ def _sample_record(sample: Sample) -> dict[str, Any]:
         value = getattr(sample, name)
         if value is not None:
             record[name] = value
+    if sample.labels:
+        record["labels"] = dict(sample.labels)
     return record
 
 
@@ -267,7 +269,8 @@ def _json_line(record: dict[str, Any], index: int, columns: Mapping[str, str]) -
         try:
             json.dumps(value)
         except (TypeError, ValueError):
-            expected = "a list of strings" if columns[key] == "retrieved_contexts" else "a string"
+            expected = {"retrieved_contexts": "a list of strings", "labels": "an object of metric names to numbers"
+                        }.get(columns[key], "a string")
             raise InputError(f"samples[{index}]", f"expected {expected}, got {type(value).__name__}",
                              field=key) from None
     return json.dumps(record, ensure_ascii=False) + "\n"

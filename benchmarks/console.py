@@ -57,6 +57,13 @@ def print_summary(report: dict[str, Any], directory: Path, console: Console) -> 
         index = report["provenance"].get("index")
         console.print(f"embedder: {embedder['id']} ({embedder['dimension']} d)"
                       + (f" · index: {index['type']}" if index else ""))
+    for name, metric in report["metrics"].items():
+        found = metric.get("agreement")
+        if found:
+            shown = [f"{stat} {found[stat]['value']:.3f}" for stat in ("roc_auc", "spearman", "pairwise_accuracy")
+                     if found.get(stat) and found[stat]["value"] is not None]
+            console.print(f"{name}: agreement with {found['n']} {found['labels']} labels: {', '.join(shown)}",
+                          soft_wrap=True)
     scale = report["provenance"].get("similarity")
     if scale and scale.get("metrics"):
         console.print(f"similarities calibrated: baseline {scale['baseline']:.4f} ({scale['model']}, "

@@ -19,7 +19,7 @@ from benchmarks.config import Source
 from benchmarks.inputs import InputSet
 from benchmarks.item_record import REPORT_SCHEMA_VERSION
 from benchmarks.report_markdown import render
-from benchmarks.tiers.base import ReportKind, TierResult
+from benchmarks.tiers.base import Metric, ReportKind, TierResult
 
 SCHEMA_VERSION = REPORT_SCHEMA_VERSION  # 2: items carry the one item record (item_record)
 DIGITS = 6
@@ -58,7 +58,7 @@ def build(
         },
         "settings": shown,
         "settings_sources": {k: v for k, v in sorted(sources.items()) if v != "default" and k not in local},
-        "metrics": {name: asdict(metric) for name, metric in result.metrics.items()},
+        "metrics": {name: _metric(metric) for name, metric in result.metrics.items()},
         "notes": result.notes,
         "warnings": [asdict(w) for w in (*dataset.warnings, *(result.log.warnings if result.log else ()),
                                          *result.warnings)],
@@ -100,3 +100,11 @@ def render_files(report: dict[str, Any], items: Iterable[dict[str, Any]],
         "report.json": text,
         "report.md": render(json.loads(text)),
     }
+
+
+def _metric(metric: Metric) -> dict[str, Any]:
+    """A metric's entry: its agreement with labels only when it has one, so unlabelled reports keep their shape."""
+    entry = asdict(metric)
+    if entry["agreement"] is None:
+        del entry["agreement"]
+    return entry

@@ -39,6 +39,9 @@ def render(report: dict[str, Any]) -> str:
     lines.append("")
     if prov.get("similarity", {}).get("metrics"):
         lines += [similarity_line(prov["similarity"]), ""]
+    agreeing = {name: m["agreement"] for name, m in report["metrics"].items() if m.get("agreement")}
+    if agreeing:
+        lines += agreement_table(agreeing)
     by_retrieval = report.get("notes", {}).get("e2e_by_retrieval")
     if by_retrieval:
         lines += _retrieval_table(by_retrieval)
@@ -66,6 +69,29 @@ def numeric_path_line(path: Mapping[str, Any]) -> str:
     overrides = ", ".join(f"{name}={value}" for name, value in path.get("overrides", {}).items())
     return (f"Computed on {path['cpu']} · {path['libm']} · {path['blas']} · numpy SIMD {path['numpy_simd']}"
             + (f" · overridden: {overrides}" if overrides else ""))
+
+
+AGREEMENT_COLUMNS = ("roc_auc", "spearman", "kendall", "pairwise_accuracy", "accuracy", "cohen_kappa")
+
+
+def agreement_table(agreeing: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The judge against the samples' labels, one row per metric (and judge model): each statistic with its 95%
+    interval, and the n it rests on where that is not the row's (pairs for pairwise accuracy)."""
+    columns = [c for c in AGREEMENT_COLUMNS if any(a.get(c) for a in agreeing.values())]
+    lines = ["## Agreement with labels", "", f"| metric | labels | n | {' | '.join(columns)} |",
+             f"|---|---|---:|{'---|' * len(columns)}"]
+    for name, found in agreeing.items():
+        cells = []
+        for column in columns:
+            stat = found.get(column)
+            if not stat or stat["value"] is None:
+                cells.append("—")
+                continue
+            pairs = f" ({stat['n']} pairs)" if column == "pairwise_accuracy" else ""
+            cells.append(f"{format_value(stat['value'])} {format_ci(stat['ci95'])}{pairs}")
+        threshold = f", at {found['threshold']:g}" if found.get("threshold") is not None else ""
+        lines.append(f"| `{name}` | {found['labels']}{threshold} | {found['n']} | {' | '.join(cells)} |")
+    return [*lines, ""]
 
 
 def similarity_line(scale: Mapping[str, Any]) -> str:

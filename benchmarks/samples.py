@@ -21,10 +21,15 @@ class Sample:
     retrieved_contexts: tuple[str, ...] | None = None
     response: str | None = None
     reference: str | None = None
+    # people's verdicts on this sample, by metric, on the metric's scale: what a judge's agreement is measured on
+    labels: tuple[tuple[str, float], ...] = ()
 
     def missing(self, needed: tuple[str, ...]) -> list[str]:
         """The fields a metric needs that this sample lacks, by name, for a per-sample error."""
         return [name for name in needed if getattr(self, name) is None]
+
+    def label(self, metric: str) -> float | None:
+        return dict(self.labels).get(metric)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -43,7 +48,8 @@ class SampleSet(InputSet):
         return {**super().report_block(), "questions_sha256": self.questions_sha256()}
 
     def questions_sha256(self) -> str:
-        """sha256 of each sample's id, user_input and reference, in id order (the file's order does not matter,
-        compare pairs samples by id)."""
-        rows = sorted((s.id, s.user_input, s.reference) for s in self.samples)
+        """sha256 of each sample's id, user_input and reference, and its labels when it has some, in id order (the
+        file's order does not matter, compare pairs samples by id): two judges compared on labels are compared
+        on the same labels."""
+        rows = sorted((s.id, s.user_input, s.reference, *([dict(s.labels)] if s.labels else [])) for s in self.samples)
         return hashlib.sha256(json.dumps(rows, ensure_ascii=False, separators=(",", ":")).encode("utf-8")).hexdigest()

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.compare import status as st
+from benchmarks.compare.agreement import agreement_changes
 from benchmarks.compare.gates import Gates
 from benchmarks.compare.load import BrokenRun, Run
 from benchmarks.compare.paired import clusters_of, item_value, paired_bootstrap
@@ -122,6 +123,7 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
         "metrics": rows,
         "config_diff": config_diff(base.report, cand.report),
         "most_regressed": _most_regressed(rows, per_item, items["paired"], items["paired_rows"], primaries),
+        "agreement": agreement_changes(base.report, cand.report, items["paired"], resamples=resamples, seed=seed),
         "missing_metrics": {"base_only": [n for n in base.report["metrics"] if n not in cand.report["metrics"]],
                             "candidate_only": [n for n in cand.report["metrics"] if n not in base.report["metrics"]]},
         "unknown_gates": sorted(set(gates.metrics or {}) - set(names)),

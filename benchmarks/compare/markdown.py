@@ -47,6 +47,7 @@ def _render(r: dict[str, Any], rows: int | None) -> str:
         out += ["<details><summary>Other metrics (" + str(len(rest)) + ")</summary>", ""]
         out += _table(_cap(rest, rows)) + _more(rest, rows) + _unreliable_note(_cap(rest, rows))
         out += ["", "</details>", ""]
+    out += _agreement(r.get("agreement") or [])
     diff = r["config_diff"]
     out += [f"<details><summary>Config diff ({len(diff)} setting{'s' if len(diff) != 1 else ''})</summary>", ""]
     if diff:
@@ -75,6 +76,21 @@ def _render(r: dict[str, Any], rows: int | None) -> str:
     if r["unknown_gates"]:
         out.append("Gates for metrics neither report has: " + ", ".join(f"`{_cell(n)}`" for n in r["unknown_gates"]))
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _agreement(rows: list[dict[str, Any]]) -> list[str]:
+    """Which judge agrees better with the samples' labels, metric by metric (compare.agreement)."""
+    if not rows:
+        return []
+    words = {"candidate": "the candidate agrees better", "base": "the base agrees better",
+             "neither": "neither, within the interval", "undetermined": "undetermined"}
+    out = ["Agreement with the samples' labels (paired over questions):", "",
+           "| metric | statistic | n | base | candidate | Δ (95% CI) | which agrees better |", "|---|---|---:|---:|---:|---|---|"]
+    for row in rows:
+        interval = f" [{_num(row['ci95'][0], True)}, {_num(row['ci95'][1], True)}]" if row["ci95"] else ""
+        out.append(f"| `{_cell(row['metric'])}` | {row['statistic']} | {row['n']} | {_num(row['base'])} | "
+                   f"{_num(row['candidate'])} | {_num(row['delta'], True)}{interval} | {words[row['better']]} |")
+    return [*out, ""]
 
 
 def _verdict(r: dict[str, Any]) -> str:

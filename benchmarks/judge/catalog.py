@@ -81,6 +81,12 @@ class JudgedMetric:
         return load_template(self.calls[0].name, language) if self.calls else ""
 
     @property
+    def threshold(self) -> float:
+        """The middle of the metric's scale: where a score turns from a "no" into a "yes", for agreement with
+        labels (accuracy, Cohen's kappa)."""
+        return (self.rubric.low + self.rubric.high) / 2 if self.rubric is not None else 0.5
+
+    @property
     def embeddings(self) -> bool:
         """Whether the LLM form needs the embedder."""
         return bool(self.embeds)

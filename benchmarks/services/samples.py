@@ -11,6 +11,9 @@ the sample. A field the file does not give stays None rather than failing the lo
 names the fields it needs and reports the samples that lack them (`Sample.missing`), so a file
 with only questions and answers can still be scored by the metrics that need nothing more.
 
+`labels` is optional: people's verdicts on the sample by metric (`{"faithfulness": 0}`; in CSV a JSON
+cell), each a finite number, which `bench evaluate` measures its judges' agreement against.
+
 `id` is optional. Without one a JSONL sample is `s{line:05d}` (its line number, so the id leads
 back to the line) and a CSV sample is `s{row}`, where row counts data rows from 1 after the
 header; either way ids must be unique and free of whitespace. A CSV cell left empty means the
@@ -24,6 +27,7 @@ import csv
 import hashlib
 import io
 import json
+import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -43,6 +47,7 @@ COLUMNS = {
     "reference": "reference",
     "reference_answer": "reference",
     "ground_truth": "reference",
+    "labels": "labels",
 }
 EXTENSIONS = (".jsonl", ".csv")
 
@@ -92,6 +97,8 @@ def _load_jsonl(path: Path, data: bytes) -> list[Sample]:
         for field, key in columns.items():
             if field == "retrieved_contexts":
                 values[field] = _context_list(record[key], path, line, key)
+            elif field == "labels":
+                values[field] = _labels(record[key], path, line, key)
             elif record[key] is not None:
                 values[field] = _string(record, key, path, line, required=field == "id")
         sample_id = values.pop("id", f"s{line:05d}")
@@ -115,6 +122,28 @@ def _context_list(value: Any, path: Path, line: int, key: str) -> tuple[str, ...
     return tuple(value)
 
 
+def _labels(value: Any, path: Path, line: int, key: str) -> tuple[tuple[str, float], ...]:
+    """People's verdicts, by metric: an object such as {"faithfulness": 0}, each a finite number on the
+    metric's scale (0/1 for a binary verdict)."""
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        raise InputError(path, f'expected an object of metric names to numbers such as {{"faithfulness": 1}}, got '
+                         f"{type(value).__name__}", line=line, field=key)
+    for metric, label in value.items():
+        if isinstance(label, bool) or not isinstance(label, (int, float)) or not math.isfinite(label):
+            raise InputError(path, f"label of {metric!r} must be a number, got {label!r}", line=line, field=key)
+    return tuple(sorted((str(metric), float(label)) for metric, label in value.items()))
+
+
+def _json_cell(cell: str, path: Path, line: int, key: str) -> Any:
+    try:
+        return json.loads(cell)
+    except json.JSONDecodeError:
+        raise InputError(path, f'expected a JSON object such as {{"faithfulness": 1}}, got {cell[:40]!r}',
+                         line=line, field=key) from None
+
+
 def _load_csv(path: Path, data: bytes) -> list[Sample]:
     table = csv_table(path, data)
     first = next(table, None)
@@ -136,6 +165,8 @@ def _load_csv(path: Path, data: bytes) -> list[Sample]:
                 continue
             if field == "retrieved_contexts":
                 values[field] = _context_cell(cell, path, line, columns[field])
+            elif field == "labels":
+                values[field] = _labels(_json_cell(cell, path, line, columns[field]), path, line, columns[field])
             else:
                 values[field] = cell
         sample_id = values.pop("id", f"s{number}")

@@ -33,6 +33,9 @@ class Metric:
     errors: int = 0
     ci95: tuple[float, float] | None = None
     higher_is_better: bool | None = True
+    # with human labels (bench evaluate): the judge's agreement with them (metrics.label_agreement); absent
+    # from the report when None
+    agreement: dict[str, Any] | None = None
 
     @classmethod
     def from_summary(cls, summary: Summary, *, higher_is_better: bool | None = True) -> Metric:

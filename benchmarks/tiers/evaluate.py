@@ -28,6 +28,7 @@ from benchmarks.judge.catalog import JudgedMetric, offline_score
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
 from benchmarks.judge.offline import texts_to_embed as offline_texts
 from benchmarks.metrics.agreement import mean_over_models, model_agreement
+from benchmarks.metrics.label_agreement import Statistic, agreement
 from benchmarks.metrics.language import detected_or
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.stats import summarize
@@ -241,15 +242,17 @@ def _result(settings: Settings, judged: Judged, samples: SampleSet, by_key: Mapp
         table = np.array([[_value(by_key[i, metric, m]) for i in ids] for m in models], dtype=float)
         errors = sum(by_key[i, metric, m].status in ERRORS for i in ids for m in models)
         per_sample = mean_over_models(table)
-        metrics[metric] = Metric.from_summary(
+        agree = functools.partial(_agreement, samples.samples, metric, judged[metric].threshold, settings)
+        metrics[metric] = replace(Metric.from_summary(
             summarize(per_sample[~np.isnan(per_sample)], errors=errors, resamples=settings.bootstrap_resamples,
-                      seed=settings.seed), higher_is_better=higher)
+                      seed=settings.seed), higher_is_better=higher), agreement=agree(per_sample))
         if len(models) > 1:
             for row, model in enumerate(models):
                 values = table[row]
-                metrics[f"{metric}/{model}"] = Metric.from_summary(summarize(
+                metrics[f"{metric}/{model}"] = replace(Metric.from_summary(summarize(
                     values[~np.isnan(values)], errors=sum(by_key[i, metric, model].status in ERRORS for i in ids),
-                    resamples=settings.bootstrap_resamples, seed=settings.seed), higher_is_better=higher)
+                    resamples=settings.bootstrap_resamples, seed=settings.seed), higher_is_better=higher),
+                    agreement=agree(values))
             notes["agreement"][metric] = model_agreement(table, models)
         notes["statuses"][metric] = status_counts([by_key[i, metric, m] for i in ids for m in models])
     if backend == "offline":
@@ -272,6 +275,22 @@ def _result(settings: Settings, judged: Judged, samples: SampleSet, by_key: Mapp
     return TierResult(metrics=metrics, items=items, notes=notes, provenance=provenance, volatile={})
 
 
+def _agreement(samples: Sequence[Sample], metric: str, threshold: float, settings: Settings, values: np.ndarray
+               ) -> dict[str, Any] | None:
+    """The judge's agreement with the samples' labels for this metric (None when no sample has one); `values`
+    are its per-sample scores in sample order, NaN where it gave none. A question's answers are grouped by
+    their user_input, for pairwise accuracy and the bootstrap."""
+    labelled = [(i, s) for i, s in enumerate(samples) if s.label(metric) is not None]
+    if not labelled:
+        return None
+    scores = [None if np.isnan(values[i]) else float(values[i]) for i, _ in labelled]
+    found = agreement(scores, [float(s.label(metric) or 0.0) for _, s in labelled],
+                      [s.user_input if s.user_input is not None else s.id for _, s in labelled],
+                      threshold=threshold, resamples=settings.bootstrap_resamples, seed=settings.seed)
+    return {**found, "labelled": len(labelled),
+            **{name: asdict(stat) for name, stat in found.items() if isinstance(stat, Statistic)}}
+
+
 def graded_metrics(names: Sequence[str], judged: Judged, models: Sequence[str]) -> list[str]:
     """The report's metrics the judge (or its offline proxies) graded, each model's own too: every metric that
     asks the judge something, so `bench compare` marks them not comparable when the judge changes, while
@@ -290,7 +309,8 @@ def _item(sample: Sample, metrics: tuple[str, ...], models: tuple[str, ...],
     """A sample's record: its question and reference are the inputs, its response and retrieved contexts what
     the system under test answered (as `SampleSet.report_block` splits them); every metric scored by each judge
     model. A sample names no document, so it is its own cluster."""
-    inputs = {"user_input": sample.user_input, "reference": sample.reference}
+    inputs = {"user_input": sample.user_input, "reference": sample.reference,
+              **({"labels": dict(sample.labels)} if sample.labels else {})}
     contexts = None if sample.retrieved_contexts is None else list(sample.retrieved_contexts)
     scores = {metric: {model: _score(by_key[sample.id, metric, model]) for model in models} for metric in metrics}
     return item_record.record(sample.id, inputs, {"response": sample.response, "retrieved_contexts": contexts},

@@ -1,0 +1,88 @@
+"""Which of two judges agrees better with the same labels: a paired difference, not two numbers side by side.
+
+Both runs graded the same labelled samples (`bench evaluate` keeps each sample's labels in its record's
+`inputs.labels`). For each metric both reports measured agreement on, one statistic is compared: pairwise
+accuracy when the labels pair answers to one question, else ROC AUC (binary labels) or Spearman (graded).
+The two judges' statistics are computed on the samples both scored, and the interval of their difference
+comes from resampling questions (a question's answers together), each resample scoring both judges on the
+same draw; the candidate agrees better when that interval lies above 0, worse when below, and otherwise
+the data cannot tell.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from benchmarks.compare.paired import item_value
+from benchmarks.item_record import ItemRecord
+from benchmarks.metrics import label_agreement as la
+
+Statistic = Callable[[np.ndarray, np.ndarray, np.ndarray], float | None]
+STATISTICS: Mapping[str, Statistic] = {
+    "pairwise_accuracy": la.pairwise_accuracy,
+    "roc_auc": lambda s, y, g: la.roc_auc(s, y),
+    "spearman": lambda s, y, g: la.spearman(s, y),
+}
+
+
+def agreement_changes(base: Mapping[str, Any], cand: Mapping[str, Any], pairs: Sequence[tuple[ItemRecord, ItemRecord]],
+                      *, resamples: int, seed: int) -> list[dict[str, Any]]:
+    """One row per metric whose agreement both reports give (`pairs`: the items of both runs, by id)."""
+    rows = []
+    for name in base["metrics"]:
+        b, c = base["metrics"][name].get("agreement"), cand["metrics"].get(name, {}).get("agreement")
+        if not b or not c or "/" in name:
+            continue
+        statistic = next(s for s in ("pairwise_accuracy", "roc_auc", "spearman")
+                         if (b.get(s) or {}).get("value") is not None or s == "spearman")
+        rows.append(_row(name, statistic, pairs, resamples=resamples, seed=seed))
+    return rows
+
+
+def _row(name: str, statistic: str, pairs: Sequence[tuple[ItemRecord, ItemRecord]], *, resamples: int,
+         seed: int) -> dict[str, Any]:
+    labelled = []
+    for base_item, cand_item in pairs:
+        label = (base_item.get("inputs", {}).get("labels") or {}).get(name)
+        b, c = item_value(base_item, name), item_value(cand_item, name)
+        if label is not None and isinstance(b, float) and isinstance(c, float):
+            labelled.append((b, c, float(label), str(base_item["inputs"].get("user_input") or base_item["id"])))
+    row: dict[str, Any] = {"metric": name, "statistic": statistic, "n": len(labelled), "base": None,
+                           "candidate": None, "delta": None, "ci95": None, "better": "undetermined"}
+    if not labelled:
+        return row
+    b, c, y, g = (np.array(column, dtype=object if k == 3 else float) for k, column in enumerate(zip(*labelled)))
+    compute = STATISTICS[statistic]
+    row["base"], row["candidate"] = compute(b, y, g), compute(c, y, g)
+    if row["base"] is None or row["candidate"] is None:
+        return row
+    row["delta"] = row["candidate"] - row["base"]
+    row["ci95"] = _paired_interval(compute, b, c, y, g, resamples=resamples, seed=seed)
+    if row["ci95"] is not None:
+        low, high = row["ci95"]
+        row["better"] = "candidate" if low > 0 else "base" if high < 0 else "neither"
+    return row
+
+
+def _paired_interval(compute: Statistic, b: np.ndarray, c: np.ndarray, y: np.ndarray, g: np.ndarray, *,
+                     resamples: int, seed: int) -> list[float] | None:
+    unique = np.unique(g)
+    if unique.size < 2:
+        return None
+    members = [np.flatnonzero(g == group) for group in unique]
+    rng = np.random.Generator(np.random.PCG64(seed))
+    deltas = []
+    for _ in range(resamples):
+        drawn = rng.integers(0, unique.size, size=unique.size)
+        rows = np.concatenate([members[d] for d in drawn])
+        copies = np.concatenate([np.full(members[d].size, k) for k, d in enumerate(drawn)])
+        base, cand = compute(b[rows], y[rows], copies), compute(c[rows], y[rows], copies)
+        if base is not None and cand is not None:
+            deltas.append(cand - base)
+    if not deltas:
+        return None
+    low, high = np.quantile(np.array(deltas), [0.025, 0.975])
+    return [round(float(low), 6), round(float(high), 6)]
