@@ -257,12 +257,3 @@ def test_run_passes_the_endpoint_and_the_exit_code(started, monkeypatch, tmp_pat
     assert not StandIn.live
     assert local_model.main(["run", "qwen-0.5b"]) == 2
     assert local_model.main(["run", "nope", "--", "true"]) == 1
-
-
-def test_a_model_the_runtime_cannot_load_is_a_clear_error(tmp_path):
-    pytest.importorskip("xllamacpp")
-    bad = tmp_path / "bad.gguf"
-    bad.write_bytes(b"not a model")
-    with pytest.raises(LocalModelError, match="the server did not start on bad.gguf"):
-        with local_model.serve(bad, slots=1):
-            pytest.fail("served a file that is no model")
