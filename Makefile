@@ -45,6 +45,7 @@ perf:                                   ## performance benchmarks; writes BENCHM
 	$(BIN)/python -m perf.openai_embeddings
 	$(BIN)/python -m perf.startup
 	$(BIN)/python -m perf.reproducibility
+	$(BIN)/python -m perf.similarity_scale
 
 perf-scale:                             ## retrieval at 10k / 30k / 100k chunks (about 15 minutes); writes BENCHMARKS.md
 	$(BIN)/python -m perf.scale
