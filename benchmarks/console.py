@@ -62,8 +62,9 @@ def print_summary(report: dict[str, Any], directory: Path, console: Console) -> 
         if found:
             shown = [f"{stat} {found[stat]['value']:.3f}" for stat in ("roc_auc", "spearman", "pairwise_accuracy")
                      if found.get(stat) and found[stat]["value"] is not None]
-            console.print(f"{name}: agreement with {found['n']} {found['labels']} labels: {', '.join(shown)}",
-                          soft_wrap=True)
+            console.print(f"{name}: agreement with {found['n']} {found['labels']} labels: {', '.join(shown)}"
+                          if shown else f"{name}: agreement not measured: {found['n']} of {found['labelled']} "
+                          f"labelled samples scored", soft_wrap=True)
     scale = report["provenance"].get("similarity")
     if scale and scale.get("metrics"):
         console.print(f"similarities calibrated: baseline {scale['baseline']:.4f} ({scale['model']}, "

@@ -84,7 +84,8 @@ def measure(work: Path, judge: str, language: str, samples: Path, base_url: str 
             "samples": str(total), "pairwise accuracy": _stat(found, "pairwise_accuracy"),
             "spearman": _stat(found, "spearman"), "accuracy at 0.5": _stat(found, "accuracy"),
             "cohen's kappa": _stat(found, "cohen_kappa"),
-            "parse errors / truncated": f"{statuses.get('parse_error', 0)} / {statuses.get('truncated', 0)}",
+            "parse errors / truncated / undetermined": f"{statuses.get('parse_error', 0)} / "
+            f"{statuses.get('truncated', 0)} / {statuses.get('undetermined', 0)}",
             "s / sample": f"{seconds / total:.2f}"}
 
 

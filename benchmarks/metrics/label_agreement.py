@@ -108,12 +108,13 @@ def _defined(value: float) -> float | None:
 
 def agreement(scores: Sequence[float | None], labels: Sequence[float], groups: Sequence[str], *, threshold: float,
               resamples: int, seed: int) -> dict[str, Any]:
-    """Every statistic of the labels' kind, with its interval and n, for the samples the judge scored."""
+    """Every statistic of the labels' kind (told from all the labels given), with its interval and n, for the
+    samples the judge scored."""
     kept = [i for i, score in enumerate(scores) if score is not None]
     s = np.array([scores[i] for i in kept], dtype=float)
     y = np.array([labels[i] for i in kept], dtype=float)
     g = np.array([groups[i] for i in kept], dtype=object)
-    kind = label_kind(y.tolist())
+    kind = label_kind(labels)
     computed: dict[str, Callable[[np.ndarray, np.ndarray, np.ndarray], float | None]] = {
         "roc_auc": lambda s_, y_, g_: roc_auc(s_, y_),
         "spearman": lambda s_, y_, g_: spearman(s_, y_),

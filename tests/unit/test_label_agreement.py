@@ -77,3 +77,10 @@ def test_the_bootstrap_is_seeded_and_needs_two_groups():
     assert first == agreement(scores, labels, groups, threshold=0.5, resamples=300, seed=3)
     one_group = agreement(scores, labels, ["a"] * 6, threshold=0.5, resamples=300, seed=3)
     assert one_group["roc_auc"].value is not None and one_group["roc_auc"].ci95 is None
+
+
+def test_nothing_scored_is_measured_as_nothing():
+    found = agreement([None, None, None], [1.0, 0.5, 0.0], ["a", "a", "a"], threshold=0.5, resamples=50, seed=0)
+    assert found["labels"] == "graded" and found["n"] == 0  # the kind the labels have, not that of no labels
+    assert all(found[name] == Statistic(None, None, 0) for name in ("spearman", "kendall", "pairwise_accuracy",
+                                                                      "accuracy", "cohen_kappa"))
