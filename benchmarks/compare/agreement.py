@@ -69,20 +69,12 @@ def _row(name: str, statistic: str, pairs: Sequence[tuple[ItemRecord, ItemRecord
 
 def _paired_interval(compute: Statistic, b: np.ndarray, c: np.ndarray, y: np.ndarray, g: np.ndarray, *,
                      resamples: int, seed: int) -> list[float] | None:
-    unique = np.unique(g)
-    if unique.size < 2:
-        return None
-    members = [np.flatnonzero(g == group) for group in unique]
-    rng = np.random.Generator(np.random.PCG64(seed))
+    """Both judges scored on each draw of questions (`label_agreement.group_resamples`): the interval of their
+    difference."""
     deltas = []
-    for _ in range(resamples):
-        drawn = rng.integers(0, unique.size, size=unique.size)
-        rows = np.concatenate([members[d] for d in drawn])
-        copies = np.concatenate([np.full(members[d].size, k) for k, d in enumerate(drawn)])
-        base, cand = compute(b[rows], y[rows], copies), compute(c[rows], y[rows], copies)
+    for rows, codes in la.group_resamples(g, resamples=resamples, seed=seed):
+        base, cand = compute(b[rows], y[rows], codes), compute(c[rows], y[rows], codes)
         if base is not None and cand is not None:
             deltas.append(cand - base)
-    if not deltas:
-        return None
-    low, high = np.quantile(np.array(deltas), [0.025, 0.975])
-    return [round(float(low), 6), round(float(high), 6)]
+    interval = la.percentile_interval(deltas)
+    return None if interval is None else [round(interval[0], 6), round(interval[1], 6)]

@@ -24,7 +24,7 @@ seeded.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -133,24 +133,32 @@ def agreement(scores: Sequence[float | None], labels: Sequence[float], groups: S
     return found
 
 
-def _bootstrap(statistic: Callable[[np.ndarray, np.ndarray, np.ndarray], float | None], scores: np.ndarray,
-               labels: np.ndarray, groups: np.ndarray, *, resamples: int, seed: int) -> tuple[float, float] | None:
-    """Percentile interval over resampled groups (each drawn group's samples together, relabelled so a group
-    drawn twice pairs only with itself); None with fewer than two groups or when no resample is defined."""
+def group_resamples(groups: np.ndarray, *, resamples: int, seed: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
+    """Seeded bootstrap draws of whole groups: per draw, the rows of the drawn groups' samples (a group's
+    samples together) and a group code per row, fresh for each draw, so a group drawn twice pairs only with
+    itself. None drawn with fewer than two groups: an interval from one question would be a fiction."""
     unique = np.unique(groups)
-    if unique.size < 2 or resamples < 1:
-        return None
+    if unique.size < 2:
+        return
     members = [np.flatnonzero(groups == group) for group in unique]
     rng = np.random.Generator(np.random.PCG64(seed))
-    values = []
     for _ in range(resamples):
         drawn = rng.integers(0, unique.size, size=unique.size)
-        rows = np.concatenate([members[d] for d in drawn])
-        copies = np.concatenate([np.full(members[d].size, k) for k, d in enumerate(drawn)])
-        value = statistic(scores[rows], labels[rows], copies)
-        if value is not None:
-            values.append(value)
+        yield (np.concatenate([members[d] for d in drawn]),
+               np.concatenate([np.full(members[d].size, k) for k, d in enumerate(drawn)]))
+
+
+def percentile_interval(values: Sequence[float]) -> tuple[float, float] | None:
+    """The 95% percentile interval of bootstrap values; None when no draw gave one."""
     if not values:
         return None
     low, high = np.quantile(np.array(values), [0.025, 0.975])
     return float(low), float(high)
+
+
+def _bootstrap(statistic: Callable[[np.ndarray, np.ndarray, np.ndarray], float | None], scores: np.ndarray,
+               labels: np.ndarray, groups: np.ndarray, *, resamples: int, seed: int) -> tuple[float, float] | None:
+    """Percentile interval of the statistic over resampled groups (`group_resamples`)."""
+    values = [value for rows, codes in group_resamples(groups, resamples=resamples, seed=seed)
+              if (value := statistic(scores[rows], labels[rows], codes)) is not None]
+    return percentile_interval(values)
