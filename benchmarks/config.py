@@ -19,7 +19,7 @@ import typing
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 from urllib.parse import urlsplit, urlunsplit
 
 import platformdirs
@@ -29,8 +29,11 @@ from benchmarks.metrics.weights import WEIGHT_PRESETS, AnswerCorrectnessWeights
 from benchmarks.rubric_table import parse_rubrics
 from benchmarks.toml_file import read_toml
 
-# "suite": a bench nightly suite file; "api": the arguments of the Python API (benchmarks.evaluate, run)
-Source = Literal["default", "bench.toml", "env", "suite", "cli", "api"]
+# "suite": a bench nightly suite file; "api": the arguments of the Python API (benchmarks.evaluate, run);
+# "detected": told from the input itself (the prompt language of a samples file, `input_language`)
+Source = Literal["default", "bench.toml", "env", "suite", "cli", "api", "detected"]
+PromptLanguage = Literal["en", "ru"]  # the languages bench's judge prompts are written in
+PROMPT_LANGUAGES: tuple[PromptLanguage, ...] = get_args(PromptLanguage)
 REDACTED = "***"
 CONFIG_FILE = "bench.toml"
 # shown with any password masked
@@ -276,9 +279,9 @@ class Settings:
         "faithfulness", "bench judge: the seed rating the judge gives (faithfulness, answer_relevance, "
         "answer_correctness on 1–5, e2e_score; the last two read a reference)."
     )
-    language: Literal["en", "ru"] = _setting(
-        "en", "Prompt and explanation language of bench evaluate, judge and judge-pipeline (tiers 2 and 3 take "
-        "the dataset's)."
+    language: PromptLanguage = _setting(
+        "en", "Prompt and explanation language of bench evaluate, judge and judge-pipeline; left unset, their "
+        "input's own, told by script (en when it tells none). Tiers 2 and 3 take the dataset's."
     )
     metrics: tuple[str, ...] | None = _setting(
         None, "bench evaluate: the metrics to compute, comma-separated: " + ", ".join(JUDGED_METRICS)

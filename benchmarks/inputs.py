@@ -12,6 +12,7 @@ from dataclasses import asdict, dataclass, replace
 from typing import ClassVar, Generic, Self, TypeVar
 
 T = TypeVar("T")
+ITEM_TEXTS = ("question", "context", "answer", "answer_a", "answer_b", "reference")  # what judges read of an item
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,11 @@ class InputSet:
         """What the set holds, by kind (documents and questions, samples, items)."""
         return {}
 
+    def unit_texts(self) -> list[tuple[str, tuple[str, ...]]]:
+        """Each unit's id and the texts a judge reads of it, for telling their language; none for a set whose
+        language is declared or detected where it is loaded (a dataset)."""
+        return []
+
     def report_block(self) -> dict[str, object]:
         limit = {"limit": asdict(self.limit)} if self.limit else {}
         return {"name": self.name, "language": self.language, "format": self.format,
@@ -82,3 +88,8 @@ class ItemSet(InputSet, Generic[T]):
 
     def counts(self) -> dict[str, object]:
         return {self.noun: len(self.items)}
+
+    def unit_texts(self) -> list[tuple[str, tuple[str, ...]]]:
+        return [(str(getattr(item, "id", "")), tuple(value for name in ITEM_TEXTS
+                                                     if isinstance(value := getattr(item, name, None), str)))
+                for item in self.items]

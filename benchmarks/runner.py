@@ -25,8 +25,9 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from benchmarks._version import __version__
+from benchmarks import input_language
 from benchmarks import report as report_doc
+from benchmarks._version import __version__
 from benchmarks.config import SETTING_FIELDS, ScopedSettings, Settings, Source, env_names
 from benchmarks.console import ProgressLines, progress_interval
 from benchmarks.errors import BenchError, RunInterrupted
@@ -64,8 +65,13 @@ def run_tier(tier_name: str, spec: str, settings: Settings, sources: Mapping[str
     # the input before the tier's own check: reading it is cheap, while the check imports the tier's module
     # (numpy, the database, the LLM client), so a bad line is refused in a fraction of a second
     inputs = limited(tier, inputs or tier.input.load(spec, scoped), settings)
-    tier.check(scoped, typed or {})
     console = stderr or Console(stderr=True)
+    decided = input_language.resolve(inputs, settings, sources, reads=tier.reads)
+    settings, sources, inputs = decided.settings, decided.sources, decided.inputs
+    scoped = ScopedSettings(settings, (*tier.reads, *report_doc.LOCAL_SETTINGS), f"tier {tier.name}")
+    tier.check(scoped, typed or {})
+    for line in (*decided.said, *tier.check_inputs(scoped, inputs)):
+        console.print(line, highlight=False, soft_wrap=True, markup=False)
     run = Run(tier, inputs, settings, scoped, {k: v for k, v in sources.items() if k in tier.reads})
     folder = resolve(spec) if tier.input.name == "dataset" and spec else None
     if not tier.resumable or not write:

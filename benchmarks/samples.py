@@ -42,6 +42,10 @@ class SampleSet(InputSet):
     def counts(self) -> dict[str, object]:
         return {"samples": len(self.samples)}
 
+    def unit_texts(self) -> list[tuple[str, tuple[str, ...]]]:
+        return [(s.id, tuple(t for t in (s.user_input, s.response, s.reference, *(s.retrieved_contexts or ())) if t))
+                for s in self.samples]
+
     def report_block(self) -> dict[str, object]:
         """The set's identity, plus that of its questions alone: `response` and `retrieved_contexts` are the
         system under test, so two versions of a RAG system answering the same questions compare by it."""

@@ -341,6 +341,7 @@ class ServerPlan:
     threads: int
     host: str = "127.0.0.1"
     port: int = 0
+    metrics: bool = False  # llama.cpp's Prometheus /metrics: the tokens it processed, for perf's measurements
 
     @property
     def n_ctx(self) -> int:
@@ -348,13 +349,14 @@ class ServerPlan:
 
 
 def plan(model_path: Path, *, slots: int | None = None, ctx_per_slot: int = CTX_PER_SLOT, threads: int | None = None,
-         alias: str | None = None) -> ServerPlan:
+         alias: str | None = None, metrics: bool = False) -> ServerPlan:
     if slots is not None and slots < 1:
         raise LocalModelError(f"slots must be at least 1, not {slots}")
     if ctx_per_slot < 256:
         raise LocalModelError(f"ctx_per_slot must be at least 256 tokens, not {ctx_per_slot}")
     return ServerPlan(model=Path(model_path), alias=alias or Path(model_path).stem,
-                      slots=slots or cores(), ctx_per_slot=ctx_per_slot, threads=threads or max(1, cores() - 1))
+                      slots=slots or cores(), ctx_per_slot=ctx_per_slot, threads=threads or max(1, cores() - 1),
+                      metrics=metrics)
 
 
 def start_server(p: ServerPlan) -> Any:
@@ -374,6 +376,7 @@ def start_server(p: ServerPlan) -> Any:
     params.n_ctx = p.n_ctx  # llama.cpp gives each slot n_ctx / n_parallel
     params.cpuparams.n_threads = p.threads
     params.cpuparams_batch.n_threads = p.threads
+    params.endpoint_metrics = p.metrics
     params.use_jinja = True  # the chat template carried in the GGUF (ChatML for both Qwen models)
     params.verbosity = LOG_VERBOSITY
     try:
@@ -412,10 +415,10 @@ def served_model(base_url: str) -> str | None:
 
 @contextmanager
 def serve(model_path: Path, *, slots: int | None = None, ctx_per_slot: int = CTX_PER_SLOT, threads: int | None = None,
-          alias: str | None = None, health_timeout_s: float = HEALTH_TIMEOUT_S) -> Iterator[str]:
+          alias: str | None = None, health_timeout_s: float = HEALTH_TIMEOUT_S, metrics: bool = False) -> Iterator[str]:
     """The model served on 127.0.0.1 until the block ends (normally, by an exception or by Ctrl-C); yields
     its OpenAI-compatible base URL, `http://127.0.0.1:PORT/v1`."""
-    p = plan(model_path, slots=slots, ctx_per_slot=ctx_per_slot, threads=threads, alias=alias)
+    p = plan(model_path, slots=slots, ctx_per_slot=ctx_per_slot, threads=threads, alias=alias, metrics=metrics)
     started = time.monotonic()
     say(f"starting the server on {p.model.name}: {p.slots} slots of {p.ctx_per_slot} tokens, {p.threads} threads")
     server = start_server(p)

@@ -36,6 +36,14 @@ def bad_dataset(folder: Path) -> Path:
     return target
 
 
+def samples_without_contexts(folder: Path) -> Path:
+    """A samples file of questions and answers only: faithfulness needs the contexts it does not give."""
+    target = folder / "answers-only.csv"
+    target.write_text("question,answer\nHow many days of leave?,28 days.\nWho approves it?,The manager.\n",
+                      encoding="utf-8")
+    return target
+
+
 def wall_time(arguments: list[str], expected_exit: int) -> float:
     """One whole process, from start to exit; a wrong exit code means the case measured something else."""
     started = time.perf_counter()
@@ -66,6 +74,9 @@ def main() -> None:
             "bench tier1 --top-k 0 (a bad option value)": (["tier1", "--dataset", "synthetic", "--top-k", "0"], 2),
             "bench tier1 on a dataset with a bad line": (["tier1", "--dataset", str(bad_dataset(Path(folder))),
                                                           "--reports-dir", folder], 2),
+            "bench evaluate on samples without a column its metric needs": (
+                ["evaluate", "--dataset", str(samples_without_contexts(Path(folder))), "--metrics", "faithfulness",
+                 "--judge", "offline", "--reports-dir", folder], 2),
         }
         found = medians(cases)
     floor = found.pop("bench --version")
@@ -76,8 +87,8 @@ def main() -> None:
         "Written by `python -m perf.startup`. Each command is a whole process (wall time, exit code checked: "
         "2 for the refused ones), run in turn with the others, the median of "
         f"{RUNS} after one warm-up; the baseline is `bench --version` measured in the same rounds. The goal is "
-        f"at most {GOAL:g}× the baseline: options, settings, output folders and dataset files are checked before "
-        "PostgreSQL, torch or a model is loaded.",
+        f"at most {GOAL:g}× the baseline: options, settings, output folders, dataset files and the fields a "
+        "metric needs are checked before PostgreSQL, torch or a model is loaded.",
     ], rows)
     write_section(section, MARK, END_MARK)
 

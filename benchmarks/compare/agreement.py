@@ -1,8 +1,10 @@
 """Which of two judges agrees better with the same labels: a paired difference, not two numbers side by side.
 
-Both runs graded the same labelled samples (`bench evaluate` keeps each sample's labels in its record's
-`inputs.labels`). For each metric both reports measured agreement on, one statistic is compared: pairwise
-accuracy when the labels pair answers to one question, else ROC AUC (binary labels) or Spearman (graded).
+Both runs graded the same labelled samples (`bench evaluate` and `bench judge` keep each sample's labels in
+its record's `inputs.labels`: a metric's labels are those of its name, or of the `label` its agreement names,
+as the judge tier's `avg_faithfulness` reads the `faithfulness` labels). For each metric both reports measured
+agreement on, one statistic is compared: pairwise accuracy when the labels pair answers to one question, else
+ROC AUC (binary labels) or Spearman (graded).
 The two judges' statistics are computed on the samples both scored, and the interval of their difference
 comes from resampling questions (a question's answers together), each resample scoring both judges on the
 same draw; the candidate agrees better when that interval lies above 0, worse when below, and otherwise
@@ -38,18 +40,18 @@ def agreement_changes(base: Mapping[str, Any], cand: Mapping[str, Any], pairs: S
             continue
         statistic = next(s for s in ("pairwise_accuracy", "roc_auc", "spearman")
                          if (b.get(s) or {}).get("value") is not None or s == "spearman")
-        rows.append(_row(name, statistic, pairs, resamples=resamples, seed=seed))
+        rows.append(_row(name, b.get("label", name), statistic, pairs, resamples=resamples, seed=seed))
     return rows
 
 
-def _row(name: str, statistic: str, pairs: Sequence[tuple[ItemRecord, ItemRecord]], *, resamples: int,
-         seed: int) -> dict[str, Any]:
+def _row(name: str, label_key: str, statistic: str, pairs: Sequence[tuple[ItemRecord, ItemRecord]], *,
+         resamples: int, seed: int) -> dict[str, Any]:
     labelled = []
     for base_item, cand_item in pairs:
-        label = (base_item.get("inputs", {}).get("labels") or {}).get(name)
+        label = (base_item.get("inputs", {}).get("labels") or {}).get(label_key)
         b, c = item_value(base_item, name), item_value(cand_item, name)
         if label is not None and isinstance(b, float) and isinstance(c, float):
-            labelled.append((b, c, float(label), str(base_item["inputs"].get("user_input") or base_item["id"])))
+            labelled.append((b, c, float(label), _question(base_item)))
     row: dict[str, Any] = {"metric": name, "statistic": statistic, "n": len(labelled), "base": None,
                            "candidate": None, "delta": None, "ci95": None, "better": "undetermined"}
     if not labelled:
@@ -65,6 +67,13 @@ def _row(name: str, statistic: str, pairs: Sequence[tuple[ItemRecord, ItemRecord
         low, high = row["ci95"]
         row["better"] = "candidate" if low > 0 else "base" if high < 0 else "neither"
     return row
+
+
+def _question(item: ItemRecord) -> str:
+    """What pairs an answer with the others to its question: evaluate's `user_input`, the judge tier's
+    `question`, else the item is alone."""
+    inputs = item["inputs"]
+    return str(inputs.get("user_input") or inputs.get("question") or item["id"])
 
 
 def _paired_interval(compute: Statistic, b: np.ndarray, c: np.ndarray, y: np.ndarray, g: np.ndarray, *,

@@ -5,8 +5,11 @@ Given one metric's scores and the labels people gave the same samples, on the me
 - binary labels (every label 0 or 1): `roc_auc`, the probability that a sample labelled 1 scores above
   one labelled 0 (Mann–Whitney, ties counted half), and `pairwise_accuracy`;
 - graded labels: `spearman` and `kendall` (tau-b) rank correlations, and `pairwise_accuracy`;
-- both: `accuracy` and `cohen_kappa` of the verdicts at the metric's threshold (score ≥ t against
-  label ≥ t), kappa correcting accuracy for the agreement two raters would reach by chance.
+- both: `accuracy` and `cohen_kappa` of the verdicts at the metric's threshold (the judge's score ≥ t
+  against the person's verdict), kappa correcting accuracy for the agreement two raters would reach by
+  chance. A binary label is its own verdict (1 is yes): on a 1–5 scale, whose threshold is 3, a 1 is a
+  "yes", not a low grade. A graded label is a yes from the threshold up (label ≥ t), as a score is. On a
+  0–1 scale the two readings agree.
 
 `pairwise_accuracy` compares answers to the same question only (the samples of a group, e.g. one
 `user_input`): of every two with different labels, the share the judge orders as the labels do, ties
@@ -17,15 +20,15 @@ hard for every answer.
 Each statistic comes with a 95% percentile-bootstrap interval over groups (a question's answers are
 resampled together, since they are not independent) and the n it rests on (samples, or pairs).
 A statistic the data leave undefined (one class only, constant scores, no pair) is None, never 0.
-Samples the judge did not score are left out, and counted by the caller. Pure: no I/O; the bootstrap is
-seeded.
+Samples the judge did not score are left out, and counted by the caller (`report_entry`, the metric's
+`agreement` in a report, counts them as `labelled` beside `n`). Pure: no I/O; the bootstrap is seeded.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import numpy as np
@@ -85,18 +88,24 @@ def kendall(scores: np.ndarray, labels: np.ndarray) -> float | None:
     return _defined(stats.kendalltau(scores, labels).statistic) if scores.size > 1 else None
 
 
-def accuracy(scores: np.ndarray, labels: np.ndarray, threshold: float) -> float | None:
+def human_verdicts(labels: np.ndarray, threshold: float, kind: LabelKind) -> np.ndarray:
+    """A person's yes/no. `kind` is told once from all the labels, never from a bootstrap draw: a draw of
+    graded 1–5 labels holding only 1s would otherwise turn those low grades into yeses."""
+    return labels == 1 if kind == "binary" else labels >= threshold
+
+
+def accuracy(scores: np.ndarray, labels: np.ndarray, threshold: float, *, kind: LabelKind) -> float | None:
     if scores.size == 0:
         return None
-    return float(np.mean((scores >= threshold) == (labels >= threshold)))
+    return float(np.mean((scores >= threshold) == human_verdicts(labels, threshold, kind)))
 
 
-def cohen_kappa(scores: np.ndarray, labels: np.ndarray, threshold: float) -> float | None:
+def cohen_kappa(scores: np.ndarray, labels: np.ndarray, threshold: float, *, kind: LabelKind) -> float | None:
     """(p_o − p_e) / (1 − p_e) of the two raters' verdicts at the threshold; None when chance agreement is
     certain (both raters always give the same verdict)."""
     if scores.size == 0:
         return None
-    judge, human = scores >= threshold, labels >= threshold
+    judge, human = scores >= threshold, human_verdicts(labels, threshold, kind)
     observed = float(np.mean(judge == human))
     expected = float(np.mean(judge) * np.mean(human) + np.mean(~judge) * np.mean(~human))
     return None if expected == 1.0 else (observed - expected) / (1.0 - expected)
@@ -120,8 +129,8 @@ def agreement(scores: Sequence[float | None], labels: Sequence[float], groups: S
         "spearman": lambda s_, y_, g_: spearman(s_, y_),
         "kendall": lambda s_, y_, g_: kendall(s_, y_),
         "pairwise_accuracy": pairwise_accuracy,
-        "accuracy": lambda s_, y_, g_: accuracy(s_, y_, threshold),
-        "cohen_kappa": lambda s_, y_, g_: cohen_kappa(s_, y_, threshold),
+        "accuracy": lambda s_, y_, g_: accuracy(s_, y_, threshold, kind=kind),
+        "cohen_kappa": lambda s_, y_, g_: cohen_kappa(s_, y_, threshold, kind=kind),
     }
     names = BINARY_STATISTICS if kind == "binary" else GRADED_STATISTICS
     found: dict[str, Any] = {"labels": kind, "threshold": threshold, "n": int(s.size)}
@@ -131,6 +140,15 @@ def agreement(scores: Sequence[float | None], labels: Sequence[float], groups: S
         interval = _bootstrap(computed[name], s, y, g, resamples=resamples, seed=seed) if value is not None else None
         found[name] = Statistic(value, interval, n)
     return found
+
+
+def report_entry(scores: Sequence[float | None], labels: Sequence[float], groups: Sequence[str], *,
+                 threshold: float, resamples: int, seed: int) -> dict[str, Any]:
+    """A metric's `agreement` as every tier's report holds it: `agreement`'s numbers as plain data, and
+    `labelled`, the labelled samples scored or not, so a reader sees how many of them `n` left out."""
+    found = agreement(scores, labels, groups, threshold=threshold, resamples=resamples, seed=seed)
+    return {**found, "labelled": len(labels),
+            **{name: asdict(stat) for name, stat in found.items() if isinstance(stat, Statistic)}}
 
 
 def group_resamples(groups: np.ndarray, *, resamples: int, seed: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:

@@ -6,6 +6,9 @@ away, and its "latency" is queueing. The limit therefore adapts as TCP's congest
 (additive increase, multiplicative decrease): a timeout, 429 or 503 halves it, once per episode (the
 calls already in flight when it was halved cannot halve it again); a run of successes as long as the
 limit raises it by one, up to the configured ceiling.
+
+A server that says how many requests it serves at once (llama.cpp's `/props` `total_slots`) sets the ceiling
+at once: calls beyond its slots only queue there, and a local judge's queue is minutes long.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ class AdaptiveLimit:
         self.limit = ceiling
         self.lowest = ceiling
         self.reductions = 0
+        self.server_slots: int | None = None
         self.in_flight = 0
         self._episode = 0
         self._successes = 0
@@ -53,6 +57,13 @@ class AdaptiveLimit:
         self.lowest = min(self.lowest, self.limit)
         self.reductions += 1
 
+    def match(self, slots: int) -> None:
+        """At most the server's slots in flight (never more than the setting allows)."""
+        self.server_slots = slots
+        self.ceiling = min(self.ceiling, slots)
+        self.limit = min(self.limit, self.ceiling)
+        self.lowest = min(self.lowest, self.limit)
+
     def succeeded(self) -> None:
         self._successes += 1
         if self._successes >= self.limit and self.limit < self.ceiling:
@@ -60,7 +71,8 @@ class AdaptiveLimit:
             self._successes = 0
 
     def report(self) -> dict[str, Any]:
-        return {"ceiling": self.ceiling, "final": self.limit, "lowest": self.lowest, "reductions": self.reductions}
+        return {"ceiling": self.ceiling, "final": self.limit, "lowest": self.lowest, "reductions": self.reductions,
+                "server_slots": self.server_slots}
 
     def _bound(self) -> asyncio.Condition:
         """The condition of the running loop: a later `asyncio.run` gets a new one, the counts carry over."""

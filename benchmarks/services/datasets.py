@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import math
+import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -93,7 +95,19 @@ def _decode(raw: bytes, path: Path, line: int) -> str:
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
-        raise InputError(path, f"not UTF-8 (byte {exc.start + 1} of the line)", line=line) from None
+        raise InputError(path, f"not UTF-8 (byte {exc.start + 1} of the line){_likely_encoding(raw, path)}",
+                         line=line) from None
+
+
+def _likely_encoding(raw: bytes, path: Path) -> str:
+    """What the file probably is, and how to convert it: the Cyrillic code page Windows and Russian Excel save
+    in when its bytes read as mostly Cyrillic letters there, else the Western one."""
+    cyrillic = raw.decode("cp1251", errors="replace")
+    letters = [c for c in cyrillic if c.isalpha() and not c.isascii()]
+    encoding = "cp1251" if letters and sum("CYRILLIC" in unicodedata.name(c, "") for c in letters) > len(letters) / 2 \
+        else "cp1252"
+    return (f"; it looks like {encoding}: convert it with iconv -f {encoding} -t utf-8 {path.name} > "
+            f"{path.stem}-utf8{path.suffix}")
 
 
 def _string(record: dict[str, Any], key: str, path: Path, line: int, *, required: bool) -> str:
@@ -116,6 +130,21 @@ def _unique(seen: dict[str, int], key: str, path: Path, line: int, field: str) -
     if key in seen:
         raise InputError(path, f"duplicate id '{key}' (first on line {seen[key]})", line=line, field=field)
     seen[key] = line
+
+
+def read_labels(value: Any, path: Path, line: int, key: str) -> tuple[tuple[str, float], ...]:
+    """People's verdicts, by metric: an object such as {"faithfulness": 0}, each a finite number on the
+    metric's scale (0/1 for a binary verdict). One reader for every input that takes labels (evaluate's samples,
+    the judge's rated items), so a label means, and fails, the same everywhere."""
+    if value is None:
+        return ()
+    if not isinstance(value, dict):
+        raise InputError(path, f'expected an object of metric names to numbers such as {{"faithfulness": 1}}, got '
+                         f"{type(value).__name__}", line=line, field=key)
+    for metric, label in value.items():
+        if isinstance(label, bool) or not isinstance(label, (int, float)) or not math.isfinite(label):
+            raise InputError(path, f"label of {metric!r} must be a number, got {label!r}", line=line, field=key)
+    return tuple(sorted((str(metric), float(label)) for metric, label in value.items()))
 
 
 def _unknown_docs_warning(unknown: list[tuple[str, str]]) -> tuple[Warning, ...]:

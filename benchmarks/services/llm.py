@@ -8,7 +8,8 @@ waits go through an injectable `sleep`, so tests check them without waiting.
 Retried: HTTP 429, 5xx, timeouts and connection errors, up to `llm_max_attempts` tries, waiting the
 server's Retry-After (seconds or an HTTP date) when it gives one, else 2 s doubling up to 30 s. Any
 other status (400, 401, ...) is final at once: retrying cannot fix a bad request or a bad key. Timeouts,
-429 and 503 also lower the number of calls in flight (`services.concurrency`).
+429 and 503 also lower the number of calls in flight (`services.concurrency`), which never exceeds the
+slots a llama.cpp server declares in `/props` (`total_slots`).
 
 A call that expects JSON passes its schema; `llm_structured_output` decides how it is asked for
 (`response_format` json_schema or json_object, or the prompt alone). `auto` starts with json_schema and
@@ -183,6 +184,7 @@ class LLMService:
         self._listing: tuple[asyncio.AbstractEventLoop, asyncio.Task[_Listing]] | None = None
         self._listing_read: _Listing | None = None
         self._served: dict[str, Served] = {}  # by model: what its replies are keyed by
+        self._slots_matched = False
 
     def model_for(self, role: Role) -> str:
         return str(model_for(self.settings, role))
@@ -215,6 +217,7 @@ class LLMService:
                 return Completion("ok", hit.text, model, role, Usage(hit.prompt_tokens, hit.completion_tokens),
                                   _ms_since(started), attempts=0, cached=True, finish_reason="stop", cache_key=key)
             await self._ensure_reachable()
+            await self._match_slots()
             response, attempts, latency_ms, failure = await self._send(model, sent, params)
             tally.http_requests += attempts
             if failure is not None and mode != "off" and self._falls_back(failure, model, mode):
@@ -276,6 +279,22 @@ class LLMService:
                 self._served[model] = cache.recorded_served(self.endpoint, model) or Served(identity, "partial")
         return self._served[model]
 
+    async def open_at_once(self) -> int:
+        """How many units (items, samples) a tier keeps open: twice the calls the endpoint serves at once, so
+        it stays busy while units finish, and few units are lost to a kill."""
+        await self._match_slots()
+        return 2 * self.limit.ceiling
+
+    async def _match_slots(self) -> None:
+        """The ceiling of calls in flight comes down to the slots the server declares, before its first call."""
+        if self._slots_matched:
+            return
+        _, props, _ = await self._read_listing()
+        slots = props.get("total_slots") if isinstance(props, dict) else None
+        if type(slots) is int and slots >= 1:
+            self.limit.match(slots)
+        self._slots_matched = True
+
     async def _read_listing(self) -> _Listing:
         """The endpoint's `/models` and `/props`, asked once a run by the first call that needs them."""
         if self._listing_read is None:
@@ -332,7 +351,8 @@ class LLMService:
 
     async def complete_many(self, requests: Iterable[ChatRequest], progress: Progress | None = None
                             ) -> list[Completion]:
-        """All at once, at most `llm_concurrency` in flight; results in the order of the requests."""
+        """All at once, at most `llm_concurrency` (or the server's slots) in flight; results in the order of the
+        requests."""
         async def one(request: ChatRequest) -> Completion:
             result = await self.complete(request.messages, role=request.role, model=request.model,
                                          schema=request.schema, **request.options)

@@ -27,14 +27,13 @@ import csv
 import hashlib
 import io
 import json
-import math
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
 from benchmarks.errors import BenchError, InputError
 from benchmarks.samples import Sample, SampleSet
-from benchmarks.services.datasets import _decode, _read_jsonl, _string, _unique, read_file
+from benchmarks.services.datasets import _decode, _read_jsonl, _string, _unique, read_file, read_labels
 
 COLUMNS = {
     "id": "id",
@@ -50,6 +49,8 @@ COLUMNS = {
     "labels": "labels",
 }
 EXTENSIONS = (".jsonl", ".csv")
+SEPARATOR_NAMES = {",": "commas", ";": "semicolons", "\t": "tabs"}
+DELIMITERS = tuple(SEPARATOR_NAMES)
 
 
 def load_input(spec: str, settings: Any) -> SampleSet:
@@ -98,7 +99,7 @@ def _load_jsonl(path: Path, data: bytes) -> list[Sample]:
             if field == "retrieved_contexts":
                 values[field] = _context_list(record[key], path, line, key)
             elif field == "labels":
-                values[field] = _labels(record[key], path, line, key)
+                values[field] = read_labels(record[key], path, line, key)
             elif record[key] is not None:
                 values[field] = _string(record, key, path, line, required=field == "id")
         sample_id = values.pop("id", f"s{line:05d}")
@@ -122,20 +123,6 @@ def _context_list(value: Any, path: Path, line: int, key: str) -> tuple[str, ...
     return tuple(value)
 
 
-def _labels(value: Any, path: Path, line: int, key: str) -> tuple[tuple[str, float], ...]:
-    """People's verdicts, by metric: an object such as {"faithfulness": 0}, each a finite number on the
-    metric's scale (0/1 for a binary verdict)."""
-    if value is None:
-        return ()
-    if not isinstance(value, dict):
-        raise InputError(path, f'expected an object of metric names to numbers such as {{"faithfulness": 1}}, got '
-                         f"{type(value).__name__}", line=line, field=key)
-    for metric, label in value.items():
-        if isinstance(label, bool) or not isinstance(label, (int, float)) or not math.isfinite(label):
-            raise InputError(path, f"label of {metric!r} must be a number, got {label!r}", line=line, field=key)
-    return tuple(sorted((str(metric), float(label)) for metric, label in value.items()))
-
-
 def _json_cell(cell: str, path: Path, line: int, key: str) -> Any:
     try:
         return json.loads(cell)
@@ -152,8 +139,8 @@ def _load_csv(path: Path, data: bytes) -> list[Sample]:
     header_line, names = first
     columns = _columns(names, path, header_line)
     if not columns:
-        raise InputError(path, f"the header row names none of the known columns ({', '.join(COLUMNS)})",
-                         line=header_line)
+        raise InputError(path, f"the header row names none of the known columns ({', '.join(COLUMNS)}); its "
+                         f"cells, split at {SEPARATOR_NAMES[delimiter(data)]}: {', '.join(names)}", line=header_line)
     index = {field: names.index(key) for field, key in columns.items()}
     seen: dict[str, int] = {}
     samples = []
@@ -166,7 +153,8 @@ def _load_csv(path: Path, data: bytes) -> list[Sample]:
             if field == "retrieved_contexts":
                 values[field] = _context_cell(cell, path, line, columns[field])
             elif field == "labels":
-                values[field] = _labels(_json_cell(cell, path, line, columns[field]), path, line, columns[field])
+                values[field] = read_labels(_json_cell(cell, path, line, columns[field]), path, line,
+                                            columns[field])
             else:
                 values[field] = cell
         sample_id = values.pop("id", f"s{number}")
@@ -179,8 +167,9 @@ def csv_table(path: Path, data: bytes | None = None) -> Iterator[tuple[int, list
     """A CSV file's rows (or those of its bytes already read) with the line each starts on: first the header
     (names stripped), then each data row, already checked to have as many cells as the header, so every CSV
     reader reports alike."""
-    with io.BytesIO(read_file(path) if data is None else data) as handle:
-        rows = _csv_rows(handle, path)
+    data = read_file(path) if data is None else data
+    with io.BytesIO(data) as handle:
+        rows = _csv_rows(handle, path, delimiter(data))
         first = next(rows, None)
         if first is None:
             return
@@ -193,9 +182,17 @@ def csv_table(path: Path, data: bytes | None = None) -> Iterator[tuple[int, list
             yield line, row
 
 
-def _csv_rows(handle: IO[bytes], path: Path) -> Iterator[tuple[int, list[str]]]:
+def delimiter(data: bytes) -> str:
+    """The separator of a CSV file's cells: the comma, the semicolon spreadsheets write where the comma is the
+    decimal mark (Russian Excel), or the tab, whichever splits the header line into the most cells (the comma
+    on a tie)."""
+    header = next((line for line in data.splitlines() if line.strip()), b"").decode("utf-8-sig", errors="replace")
+    return max(DELIMITERS, key=lambda sep: len(next(csv.reader([header], delimiter=sep), [])))
+
+
+def _csv_rows(handle: IO[bytes], path: Path, separator: str) -> Iterator[tuple[int, list[str]]]:
     """Rows with the physical line each starts on; a quoted cell may span lines, so count them here."""
-    reader = csv.reader(_csv_lines(handle, path), strict=True)
+    reader = csv.reader(_csv_lines(handle, path), delimiter=separator, strict=True)
     while True:
         start = reader.line_num + 1
         try:

@@ -2,7 +2,8 @@
 
 One JSON object per line. Show/no-show items: `id`, `question`, `context`, `answer`,
 `ground_truth_show` (true/false, or yes/no, да/нет). Answers to rate: `id` and what the rating
-reads of `question`, `context`, `answer`, `reference`; `ground_truth_show` when present. Answer pairs:
+reads of `question`, `context`, `answer`, `reference`; `ground_truth_show` and `labels` (people's scores
+by rating, as `bench evaluate` reads them) when present. Answer pairs:
 `id`, `question`, `context`, `answer_a`, `answer_b`, and `better` (a, b or tie) when labelled.
 Missing fields are one error that lists them all, at the first line lacking one and with how many
 lines do, so a user fixes the file in one go.
@@ -19,7 +20,7 @@ from typing import Any, TypeVar
 from benchmarks.errors import BenchError, InputError
 from benchmarks.inputs import ItemSet
 from benchmarks.metrics.pairwise import Better
-from benchmarks.services.datasets import SHIPPED, _read_jsonl, _string, _unique, read_file
+from benchmarks.services.datasets import SHIPPED, _read_jsonl, _string, _unique, read_file, read_labels
 from benchmarks.services.shipped import shipped_dir
 
 FILE_NAME = "judge_pipeline.jsonl"
@@ -49,10 +50,15 @@ class RatedItem:
     answer: str
     reference: str
     show: bool | None  # the show/no-show label, when the file has one
+    # people's scores by rating, on the rating's scale: what the judge's agreement is measured on
+    labels: tuple[tuple[str, float], ...] = ()
 
     def variables(self) -> dict[str, str]:
         return {"question": self.question, "context": self.context, "answer": self.answer,
                 "reference": self.reference}
+
+    def label(self, rating: str) -> float | None:
+        return dict(self.labels).get(rating)
 
 
 @dataclass(frozen=True)
@@ -130,6 +136,7 @@ def load_rated_items(path: Path, needs: Sequence[str], needed_by: str, data: byt
             answer=text(record, "answer", line),
             reference=text(record, "reference", line),
             show=None if record.get("ground_truth_show") is None else _truth(record["ground_truth_show"], path, line),
+            labels=read_labels(record.get("labels"), path, line, "labels"),
         )
         for line, record, item_id in _records(path, ("id", *needs), needed_by, data)
     ]

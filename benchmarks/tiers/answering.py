@@ -215,8 +215,10 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
                 _grade_offline(graded, plan, embed, scale, language)
             return graded
 
+        # a generator over HTTP without an LLM service keeps as many open as the LLM setting would
+        open_at_once = await service.open_at_once() if service else 2 * s.llm_concurrency
         graded = await each_once(cases, _case_key, one, journal=ctx.journal, encode=_journal_row,
-                                 decode=functools.partial(_restore, plan=plan), open_at_once=2 * s.llm_concurrency,
+                                 decode=functools.partial(_restore, plan=plan), open_at_once=open_at_once,
                                  advance=lambda: ctx.progress.advance(task))
         ctx.progress.remove_task(task)
         usage = service.usage_report() if service else None

@@ -33,8 +33,8 @@ class Metric:
     errors: int = 0
     ci95: tuple[float, float] | None = None
     higher_is_better: bool | None = True
-    # with human labels (bench evaluate): the judge's agreement with them (metrics.label_agreement); absent
-    # from the report when None
+    # with human labels (bench evaluate, bench judge): the judge's agreement with them (metrics.label_agreement);
+    # absent from the report when None
     agreement: dict[str, Any] | None = None
 
     @classmethod
@@ -137,6 +137,12 @@ class Tier(ReportKind):
         check: Callable[[Settings, Mapping[str, str]], None] | None = getattr(self.implementation(), "check", None)
         if check is not None:
             check(settings, typed)
+
+    def check_inputs(self, settings: Settings, inputs: InputSet) -> list[str]:
+        """What the run's input lacks, refused before any work (an error) or said up front (the lines returned):
+        the module's `check_inputs(settings, inputs)`, if it has one."""
+        check: Callable[[Settings, InputSet], list[str]] | None = getattr(self.implementation(), "check_inputs", None)
+        return [] if check is None else check(settings, inputs)
 
 
 def _values(settings: Any, name: str) -> tuple[str, ...]:

@@ -28,7 +28,7 @@ from benchmarks.judge.catalog import JudgedMetric, offline_score
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
 from benchmarks.judge.offline import texts_to_embed as offline_texts
 from benchmarks.metrics.agreement import mean_over_models, model_agreement
-from benchmarks.metrics.label_agreement import Statistic, agreement
+from benchmarks.metrics.label_agreement import report_entry
 from benchmarks.metrics.language import detected_or
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.stats import summarize
@@ -38,6 +38,7 @@ from benchmarks.samples import Sample, SampleSet
 from benchmarks.services.embedder import CachedEmbedder, open_embedder
 from benchmarks.services.embedding_memo import EmbeddingMemo
 from benchmarks.services.llm import LLMService, judge_models, llm_url, require_llm
+from benchmarks.services.samples import COLUMNS
 from benchmarks.services.similarity_calibration import similarity_scale
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 
@@ -67,6 +68,32 @@ def check(settings: Settings, typed: Mapping[str, str]) -> None:
     checked_metrics(settings)
     if settings.judge_backend == "llm":
         require_llm(settings, roles=("judge",))
+
+
+def check_inputs(settings: Settings, samples: SampleSet) -> list[str]:
+    """Every chosen metric's fields against the samples, before any embedding or judge call: a field no sample
+    gives is an error naming the column and the metrics that need it (the run would measure nothing of them);
+    one some samples lack is a line saying how many will be undetermined."""
+    judged, total = checked_metrics(settings), len(samples.samples)
+    lacking: dict[str, int] = {}
+    needed_by: dict[str, list[str]] = {}
+    for metric in settings.metrics or ():
+        for name in judged[metric].needs:
+            lacking[name] = sum(getattr(sample, name) is None for sample in samples.samples)
+            needed_by.setdefault(name, []).append(metric)
+    nowhere = [name for name, count in lacking.items() if count == total]
+    if nowhere:
+        raise BenchError("; ".join(f"no sample of {samples.name} gives {_column(name)}, which "
+                                   f"{', '.join(needed_by[name])} need{'s' if len(needed_by[name]) == 1 else ''}"
+                                   for name in nowhere))
+    return [f"warning: {count} of {total} samples lack {name}: {', '.join(needed_by[name])} will be undetermined "
+            "on them" for name, count in lacking.items() if count]
+
+
+def _column(field: str) -> str:
+    """A field as a file gives it: its column names (RAGAS's, then bench's aliases)."""
+    names = [column for column, meaning in COLUMNS.items() if meaning == field]
+    return f"{field} (a column {' or '.join(names)})"
 
 
 def identity(settings: Settings) -> dict[str, Any]:
@@ -108,9 +135,11 @@ def run(ctx: RunContext) -> TierResult:
 
 
 def judged_units(samples: Sequence[Sample], metrics: Sequence[str], models: Sequence[str]) -> list[Unit]:
-    """Sample by sample, metric by metric, model by model: a sample's units are started together and finish
-    close to each other, so a stopped run leaves few samples part-judged."""
-    return [(sample, metric, model) for sample in samples for metric in metrics for model in models]
+    """Model by model, metric by metric, sample by sample: the calls in flight together then share their
+    instructions (a metric's template) and model, which a llama.cpp-style server keeps cached per slot, so it
+    reads each template once per slot rather than once per call. The journal keeps every unit, so the order
+    costs a stopped run nothing."""
+    return [(sample, metric, model) for model in models for metric in metrics for sample in samples]
 
 
 def unit_key(unit: Unit) -> UnitKey:
@@ -211,7 +240,7 @@ async def _judge(settings: Settings, judged: Judged, each_unit: EachUnit, embed:
             sample, metric, model = unit
             return await judge.score(metric, sample, model)
 
-        return await each_unit(one, open_at_once=2 * settings.llm_concurrency), service.usage_report()
+        return await each_unit(one, open_at_once=await service.open_at_once()), service.usage_report()
 
 
 async def _offline(language: str, each_unit: EachUnit, embed: EmbeddingMemo, scale: SimilarityScale
@@ -284,11 +313,9 @@ def _agreement(samples: Sequence[Sample], metric: str, threshold: float, setting
     if not labelled:
         return None
     scores = [None if np.isnan(values[i]) else float(values[i]) for i, _ in labelled]
-    found = agreement(scores, [float(s.label(metric) or 0.0) for _, s in labelled],
-                      [s.user_input if s.user_input is not None else s.id for _, s in labelled],
-                      threshold=threshold, resamples=settings.bootstrap_resamples, seed=settings.seed)
-    return {**found, "labelled": len(labelled),
-            **{name: asdict(stat) for name, stat in found.items() if isinstance(stat, Statistic)}}
+    return report_entry(scores, [float(s.label(metric) or 0.0) for _, s in labelled],
+                        [s.user_input if s.user_input is not None else s.id for _, s in labelled],
+                        threshold=threshold, resamples=settings.bootstrap_resamples, seed=settings.seed)
 
 
 def graded_metrics(names: Sequence[str], judged: Judged, models: Sequence[str]) -> list[str]:

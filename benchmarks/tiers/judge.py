@@ -6,8 +6,10 @@ independent call (`repeat=r` keys the LLM cache apart), so the cache cannot make
 while a rerun of the whole command is answered from the cache. From the repeats come the seed's
 consistency score (for more than two repeats: max − min ≤ δ, i.e. every two repeats within δ),
 the mean difference between repeats, the error rate and the mean score; with several models,
-each model's numbers and how far the models agree. Each item is journaled with every model's
-repeats once they are all in, so a stopped run asks the judge only about the rest.
+each model's numbers and how far the models agree. Items may carry people's `labels` (by rating, on its
+scale, as `bench evaluate` reads them): the mean score is then also measured against them
+(`metrics.label_agreement`). Each item is journaled with every model's repeats once they are all in, so a
+stopped run asks the judge only about the rest.
 """
 
 from __future__ import annotations
@@ -44,6 +46,7 @@ from benchmarks.metrics.judge_quality import (
     repeats_agree,
     scored_of,
 )
+from benchmarks.metrics.label_agreement import report_entry
 from benchmarks.metrics.language import detected_or
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.stats import latency_summary, summarize
@@ -161,7 +164,7 @@ async def _rate_llm(items: Sequence[RatedItem], rating: str, models: Sequence[st
 
         found = await each_once(items, _item_key, rate_item, journal=journal, encode=journal_row,
                                 decode=lambda _, row: restore(row, models),
-                                open_at_once=2 * settings.llm_concurrency)
+                                open_at_once=await service.open_at_once())
         return by_unit_and_model([item.id for item in items], found), service.usage_report()
 
 
@@ -206,7 +209,8 @@ def _ratings_result(items: Sequence[RatedItem], outcomes: Outcomes, models: Sequ
             "mean_abs_difference": summary([s for s in spread if s is not None], errors, settings,
                                             higher_is_better=False),
             "error_rate": Metric(failed.value, len(ratings), errors, None, higher_is_better=False),
-            f"avg_{rating}": summary(means[~np.isnan(means)].tolist(), errors, settings),
+            f"avg_{rating}": replace(summary(means[~np.isnan(means)].tolist(), errors, settings),
+                                     agreement=_agreement(items, rating, means, settings)),
         }
 
     metrics = block(models)
@@ -270,6 +274,23 @@ def _ratings_result(items: Sequence[RatedItem], outcomes: Outcomes, models: Sequ
                       provenance=provenance, volatile=volatile)
 
 
+def _agreement(items: Sequence[RatedItem], rating: str, means: np.ndarray, settings: Settings
+               ) -> dict[str, Any] | None:
+    """The judge's agreement with the items' labels for the rating (None when no item has one); `means` are the
+    items' mean scores in item order, NaN where no repeat was scored. Answers to one question are grouped by
+    it, for pairwise accuracy and the bootstrap; a verdict is a yes from the middle of the rating's scale.
+    `label` names the labels read: the rating's, not the metric's (`avg_<rating>`), which is how `bench
+    compare` finds them in the items' `inputs.labels`."""
+    labelled = [(i, label) for i, item in enumerate(items) if (label := item.label(rating)) is not None]
+    if not labelled:
+        return None
+    scale = RATINGS[rating]
+    return {"label": rating, **report_entry(
+        [None if np.isnan(means[i]) else float(means[i]) for i, _ in labelled], [label for _, label in labelled],
+        [items[i].question for i, _ in labelled], threshold=(scale.low + scale.high) / 2,
+        resamples=settings.bootstrap_resamples, seed=settings.seed)}
+
+
 def _mean(scores: Sequence[float | None]) -> float:
     scored = scored_of(scores)
     return math.fsum(scored) / len(scored) if scored else math.nan
@@ -291,7 +312,9 @@ def _item_row(item: RatedItem, by_model: dict[str, list[Outcome]], rating: str, 
     """The judge is the system under test: its answer is every model's repeated score, and each per-item metric
     is scored by the model whose repeats it reads, so a report's "<metric>/<model>" is scores[metric][model]."""
     needs = RATINGS[rating].needs
-    inputs = {field: value for field, value in item.variables().items() if field in needs}
+    inputs: dict[str, Any] = {field: value for field, value in item.variables().items() if field in needs}
+    if item.labels:  # what `bench compare` measures two judges' agreement on
+        inputs["labels"] = dict(item.labels)
     answer = {model: _repeat_scores(found) for model, found in by_model.items()}
     scores: dict[str, dict[str, dict[str, Any]]] = {"consistency_score": {}, "mean_abs_difference": {},
                                                     f"avg_{rating}": {}}

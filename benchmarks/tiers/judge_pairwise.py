@@ -93,7 +93,7 @@ async def _compare_all(pairs: Sequence[AnswerPair], models: Sequence[str], langu
             return {model: _both_orders(found) for model, found in restore(row, models).items()}
 
         found = await each_once(pairs, _pair_key, compare_pair, journal=journal, encode=journal_row, decode=decode,
-                                open_at_once=2 * settings.llm_concurrency)
+                                open_at_once=await service.open_at_once())
         return by_unit_and_model([pair.id for pair in pairs], found), service.usage_report()
 
 

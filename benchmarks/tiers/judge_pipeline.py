@@ -75,7 +75,7 @@ ProductionJudge = PromptedJudge | HttpJudge
 # `each_once` over the run's items: (ask one item) -> the replies, in the items' order. A reply is what the metrics
 # need of one verdict call, whichever way it went: an `Outcome` whose value is the reply's text (ok) or whose
 # explanation is the error (api_error), with the call's latency and whether the cache answered it.
-AskEach = Callable[[Callable[[ShowItem], Awaitable[Outcome]]], Awaitable[list[Outcome]]]
+AskEach = Callable[..., Awaitable[list[Outcome]]]  # (ask one item, open_at_once=…) -> the replies
 
 
 def _reply(status: Status, text: str | None, latency_ms: float, cached: bool, error: str | None) -> Outcome:
@@ -147,7 +147,7 @@ async def _ask_llm(items: list[ShowItem], judge: PromptedJudge, settings: Settin
             c = await service.complete([{"role": "user", "content": prompt}], role="judge", model=judge.model)
             return _reply(c.status, c.text, c.latency_ms, c.cached, c.error)
 
-        return await ask(one), service.usage_report()
+        return await ask(one, open_at_once=await service.open_at_once()), service.usage_report()
 
 
 async def _ask_http(items: list[ShowItem], judge: HttpJudge, ask: AskEach) -> tuple[list[Outcome], dict[str, Any]]:

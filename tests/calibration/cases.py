@@ -1,22 +1,40 @@
 """The seeds' worked examples with the range each must land in: calibration asserts them against a real
-judge, and `make real-model` counts how a small local model does on them."""
+judge, and `make real-model` counts how a small local model does on them.
+
+An example whose score the seed states (as a number, or as verdicts its formula turns into one) lives in
+the labelled set, `datasets/labelled/seeds.jsonl`, and is taken from there by id, so its text has one home.
+The others state only a range or a direction ("high", "low"), so they carry no label and are not in that
+file (its README lists them): their texts are kept here, as the seeds give them.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
 
 from benchmarks.judge.llm_judge import JudgeOptions
 from benchmarks.samples import Sample
+from benchmarks.services.samples import load_samples
+
+SEEDS = Path(__file__).resolve().parents[2] / "datasets" / "labelled" / "seeds.jsonl"
+SEED_SAMPLES: dict[str, Sample] = {sample.id: sample for sample in load_samples(SEEDS)}
+
+
+def seed(sample_id: str) -> Sample:
+    """A worked example of the labelled set, by its id in seeds.jsonl."""
+    return SEED_SAMPLES[sample_id]
+
 
 Case = tuple[str, str, Sample, JudgeOptions, Callable[[float], bool], str]
 
+# seed 003's precision and recall examples: one sample, two modes
+PARIS = Sample("fc2", response="Париж - столица Франции.",
+               reference="Париж - столица Франции. Население составляет более 2 миллионов человек.")
+
 CASES: dict[str, Case] = {
     "faithfulness/en/supported": (
-        "en", "faithfulness",
-        Sample("f1", user_input="When was the first Super Bowl?",
-               response="The first Super Bowl was held on January 15, 1967.",
-               retrieved_contexts=(("The first Super Bowl was held on January 15, 1967, "
-                                   "at the Los Angeles Memorial Coliseum."),)),
+        "en", "faithfulness", seed("seed-faithfulness-en-1"),
         JudgeOptions(), lambda s: s >= 0.9, ">= 0.9"),
     "faithfulness/en/hallucinated": (
         "en", "faithfulness",
@@ -28,11 +46,7 @@ CASES: dict[str, Case] = {
                                    "John often stays late in the library to work on his projects."),)),
         JudgeOptions(), lambda s: s <= 0.7, "<= 0.7"),
     "faithfulness/ru/supported": (
-        "ru", "faithfulness",
-        Sample("f3", user_input="Когда был первый Суперкубок?",
-               response="Первый Суперкубок состоялся 15 января 1967 года.",
-               retrieved_contexts=(("Первый Суперкубок состоялся 15 января 1967 года "
-                                   "в Лос-Анджелесском мемориальном колизее."),)),
+        "ru", "faithfulness", seed("seed-faithfulness-ru-1"),
         JudgeOptions(), lambda s: s >= 0.9, ">= 0.9"),
     "faithfulness/ru/hallucinated": (
         "ru", "faithfulness",
@@ -53,12 +67,7 @@ CASES: dict[str, Case] = {
                                    "Plants are autotrophs that produce their own food.")),
         JudgeOptions(), lambda s: s >= 0.8, ">= 0.8"),
     "context_precision/en/irrelevant-first": (
-        "en", "context_precision",
-        Sample("cp2", user_input="What is quantum computing?",
-               response="Quantum computing uses quantum mechanical phenomena.",
-               retrieved_contexts=("The price of groceries has increased this year.",
-                                   "Quantum computers use quantum bits (qubits).",
-                                   "Quantum computing leverages superposition and entanglement.")),
+        "en", "context_precision", seed("seed-context_precision-en-2"),
         JudgeOptions(), lambda s: s <= 0.7, "<= 0.7"),
     "context_precision/ru/reference": (
         "ru", "context_precision",
@@ -71,12 +80,7 @@ CASES: dict[str, Case] = {
                                    "Растения — автотрофы, производящие собственную пищу.")),
         JudgeOptions(), lambda s: s >= 0.8, ">= 0.8"),
     "context_precision/ru/irrelevant-first": (
-        "ru", "context_precision",
-        Sample("cp4", user_input="Что такое квантовые вычисления?",
-               response="Квантовые вычисления используют квантовомеханические явления.",
-               retrieved_contexts=("Цены на продукты выросли в этом году.",
-                                   "Квантовые компьютеры используют кубиты вместо классических битов.",
-                                   "Квантовые вычисления используют суперпозицию и запутанность.")),
+        "ru", "context_precision", seed("seed-context_precision-ru-2"),
         JudgeOptions(), lambda s: s <= 0.7, "<= 0.7"),
     "factual_correctness/ru/errors": (
         "ru", "factual_correctness",
@@ -86,22 +90,13 @@ CASES: dict[str, Case] = {
                "Он получил Нобелевскую премию по физике."),
         JudgeOptions(), lambda s: s <= 0.3, "<= 0.3"),
     "factual_correctness/ru/precision": (
-        "ru", "factual_correctness",
-        Sample("fc2", response="Париж - столица Франции.",
-               reference="Париж - столица Франции. Население составляет более 2 миллионов человек."),
+        "ru", "factual_correctness", PARIS,
         JudgeOptions(factual_mode="precision"), lambda s: s >= 0.9, ">= 0.9"),
     "factual_correctness/ru/recall": (
-        "ru", "factual_correctness",
-        Sample("fc3", response="Париж - столица Франции.",
-               reference="Париж - столица Франции. Население составляет более 2 миллионов человек."),
+        "ru", "factual_correctness", replace(PARIS, id="fc3"),
         JudgeOptions(factual_mode="recall"), lambda s: 0.4 <= s <= 0.7, "in [0.4, 0.7]"),
     "context_relevance/ru/mixed": (
-        "ru", "context_relevance",
-        Sample("nv1", user_input="Что такое машинное обучение и как оно работает?",
-               retrieved_contexts=(("Машинное обучение — это подраздел искусственного интеллекта, позволяющий "
-                                   "системам автоматически обучаться и совершенствоваться на основе опыта без "
-                                   "явного программирования."),
-                                   "Прогноз погоды обещает переменную облачность завтра.")),
+        "ru", "context_relevance", seed("seed-context_relevance-ru-1"),
         # the seed's worked answer is 0.5 (ratings 2 and 0); a judge that calls the first context only
         # partly relevant gives 0.25, the weather forecast must get 0 either way
         JudgeOptions(), lambda s: 0.25 <= s <= 0.5, "in [0.25, 0.5]"),

@@ -68,7 +68,7 @@ def test_an_interrupted_evaluate_resumes_to_the_uninterrupted_report(bench, tmp_
         generation = server.listen_afresh()  # a request the stopped run sent is never counted as the resumed one's
         resumed = bench("evaluate", "--dataset", samples, *FLAGS, "--resume", stopped)
         resumed_calls = [r for r in server.chat_requests if r["generation"] == generation]
-        other = bench("evaluate", "--dataset", samples, "--metrics", "faithfulness,context_recall", "--no-cache",
+        other = bench("evaluate", "--dataset", samples, "--metrics", "faithfulness,context_precision", "--no-cache",
                       "--resume", stopped)
         full_run = bench("evaluate", "--dataset", samples, *FLAGS, "-o", full)
     assert resumed.exit_code == 0, resumed.output
@@ -93,10 +93,10 @@ def test_a_resume_with_other_metrics_is_refused_naming_them(bench, tmp_path, mon
         server.responder = ctrl_c_on_call(10, faithful_judge)
         assert bench("evaluate", "--dataset", samples, *FLAGS, "-o", stopped).exit_code == 130
         server.responder = faithful_judge
-        refused = bench("evaluate", "--dataset", samples, "--metrics", "faithfulness,context_recall", "--no-cache",
+        refused = bench("evaluate", "--dataset", samples, "--metrics", "faithfulness,context_precision", "--no-cache",
                         "--concurrency", "2", "--resume", stopped)
     assert refused.exit_code == 2
-    assert "--metrics ['faithfulness'] → ['faithfulness', 'context_recall']" in refused.output
+    assert "--metrics ['faithfulness'] → ['faithfulness', 'context_precision']" in refused.output
     assert (stopped / "run.json").exists()  # the stopped run is still there to resume properly
 
 

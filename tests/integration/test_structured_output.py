@@ -303,3 +303,26 @@ def test_a_reply_that_fails_validation_is_not_served_from_the_cache_on_a_rerun(s
     assert len(server.chat_requests) == 3  # asked again, not the cached failure
     again = rate(make_service(llm_cache=True))
     assert again.cached and len(server.chat_requests) == 3  # a good reply stays cached
+
+
+@pytest.mark.parametrize(("declared", "setting", "expected"), [(2, 16, 2), (None, 3, 3), (8, 3, 3)])
+def test_calls_in_flight_never_exceed_the_slots_the_server_declares(server, make_service, declared, setting, expected):
+    """llama.cpp's /props says how many requests it serves at once: more would only queue there, their clocks
+    running. A server that does not say leaves the setting; a setting below the slots stays the bound."""
+    server.props = None if declared is None else {"model_path": "/models/judge.gguf", "total_slots": declared}
+    server.latency = 0.05
+    server.responder = lambda body: Reply('{"score": 0.5}')
+    service = make_service(llm_concurrency=setting)
+
+    async def go():
+        async with service:
+            units = await service.open_at_once()
+            done = await service.complete_many([ChatRequest([{"role": "user", "content": f"q{i}"}], role="judge")
+                                                for i in range(12)])
+            return units, done
+
+    units, done = asyncio.run(go())
+    assert all(c.status == "ok" for c in done)
+    assert server.max_in_flight == expected and units == 2 * expected
+    concurrency = service.usage_report()["concurrency"]
+    assert concurrency["ceiling"] == expected and concurrency["server_slots"] == declared

@@ -40,11 +40,12 @@ def each(units, work, found_in):
                                  decode=evaluate.restore, open_at_once=2))
 
 
-def test_units_go_sample_by_sample_then_metric_then_model():
+def test_units_go_model_by_model_then_metric_then_sample_so_calls_in_flight_share_a_template():
     units = evaluate.judged_units(SAMPLES, METRICS, MODELS)
-    assert [evaluate.unit_key(u) for u in units[:4]] == [
-        ("s1", "faithfulness", "judge-a"), ("s1", "faithfulness", "judge-b"),
-        ("s1", "context_recall", "judge-a"), ("s1", "context_recall", "judge-b")]
+    keys = [evaluate.unit_key(u) for u in units]
+    assert keys[:len(SAMPLES)] == [(s.id, "faithfulness", "judge-a") for s in SAMPLES]
+    assert keys[len(SAMPLES)] == (SAMPLES[0].id, "context_recall", "judge-a")
+    assert keys[-1] == (SAMPLES[-1].id, METRICS[-1], "judge-b")
     assert len(units) == len(SAMPLES) * len(METRICS) * len(MODELS)
 
 

@@ -9,10 +9,12 @@ from sklearn.metrics import cohen_kappa_score, roc_auc_score
 
 from benchmarks.metrics.label_agreement import (
     Statistic,
+    accuracy,
     agreement,
     cohen_kappa,
     label_kind,
     pairwise_accuracy,
+    report_entry,
     roc_auc,
 )
 
@@ -29,7 +31,7 @@ def test_roc_auc_and_kappa_agree_with_scikit_learn():
     labels = rng.integers(0, 2, 200)
     scores = np.round(rng.random(200) * 0.6 + labels * 0.3, 2)  # rounded: many ties
     assert roc_auc(scores, labels) == pytest.approx(roc_auc_score(labels, scores), abs=1e-12)
-    assert cohen_kappa(scores, labels, 0.5) == pytest.approx(
+    assert cohen_kappa(scores, labels, 0.5, kind="binary") == pytest.approx(
         cohen_kappa_score(scores >= 0.5, labels >= 0.5), abs=1e-12)
 
 
@@ -84,3 +86,30 @@ def test_nothing_scored_is_measured_as_nothing():
     assert found["labels"] == "graded" and found["n"] == 0  # the kind the labels have, not that of no labels
     assert all(found[name] == Statistic(None, None, 0) for name in ("spearman", "kendall", "pairwise_accuracy",
                                                                       "accuracy", "cohen_kappa"))
+
+
+def test_a_binary_label_is_its_own_verdict_on_any_scale():
+    # a 1–5 scale, threshold 3: the judge's yes, no, yes, no, yes against the people's 1, 0, 1, 0, 0 agree 4 of 5
+    # (read as grades, labels 1 and 0 would both be "no" and the judge's yeses all wrong)
+    scores, labels = [5.0, 2.0, 4.0, 1.0, 3.0], [1, 0, 1, 0, 0]
+    found = agreement(scores, labels, ["a", "a", "b", "b", "c"], threshold=3.0, resamples=100, seed=0)
+    assert found["labels"] == "binary" and found["accuracy"].value == 0.8
+    assert found["cohen_kappa"].value == pytest.approx((0.8 - 0.48) / 0.52)
+    # graded labels on that scale are verdicts from the threshold up: 5, 4, 3 yes; 2, 1 no
+    assert accuracy(np.array(scores), np.array([5.0, 2.0, 4.0, 1.0, 1.0]), 3.0, kind="graded") == 0.8
+    # the kind is told once from all the labels: graded 1s are "no" even where only 1s are looked at
+    assert accuracy(np.array([4.0]), np.array([1.0]), 3.0, kind="graded") == 0.0
+    assert accuracy(np.array([4.0]), np.array([1.0]), 3.0, kind="binary") == 1.0
+    # on 0–1 both readings give the same verdicts
+    s, y = np.array([0.9, 0.2, 0.6]), np.array([1.0, 0.0, 0.0])
+    assert accuracy(s, y, 0.5, kind="binary") == accuracy(s, y, 0.5, kind="graded") == 2 / 3
+
+
+def test_report_entry_is_the_agreement_as_plain_data_with_the_labelled_count():
+    scores, labels, groups = [0.9, None, 0.1, 0.8], [1, 1, 0, 0], ["a", "a", "b", "b"]
+    entry = report_entry(scores, labels, groups, threshold=0.5, resamples=50, seed=2)
+    found = agreement(scores, labels, groups, threshold=0.5, resamples=50, seed=2)
+    assert entry["labelled"] == 4 and entry["n"] == 3  # the unscored one is labelled but left out
+    assert entry["roc_auc"] == {"value": found["roc_auc"].value, "ci95": found["roc_auc"].ci95,
+                                "n": found["roc_auc"].n}
+    assert set(entry) == {*found, "labelled"}
