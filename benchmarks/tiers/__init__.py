@@ -100,7 +100,7 @@ TIERS: dict[str, Tier] = {tier.name: tier for tier in (
                  "and topic coverage.",
          metrics=(*RETRIEVAL, "chunk_utilization"),
          reads=(*EMBEDDING, *INDEX, *LOGS, *STATS, "topics", "top_k")),
-    Tier("evaluate", "1.1", "RAGAS-style evaluation", "", module="evaluate", input=SAMPLES,
+    Tier("evaluate", "1.1", "RAGAS-style evaluation", "", module="evaluate", checks="evaluate_checks", input=SAMPLES,
          summary="RAGAS-style metrics on single-turn samples, judged by one or several LLMs (or offline proxies).",
          metrics=per_judge("{metrics}"),
          reads=(*EMBEDDING, *LLM, *JUDGED, *STATS, "llm_models", "judge_backend", "language", "metrics", "limit"),

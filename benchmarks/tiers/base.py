@@ -102,6 +102,9 @@ class Tier(ReportKind):
     reads: tuple[str, ...] = ()
     flags: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     module: str = ""  # benchmarks.tiers.<module> holds run(ctx) and, if any, check(settings, typed)
+    # benchmarks.tiers.<checks>, when given, holds check and check_inputs instead: a module that leaves out the
+    # run's heavy imports (scipy, the database, torch), so a refused command costs well under a second of them
+    checks: str = ""
     resumable: bool = False  # its items cost calls: each is journaled as it finishes and --resume skips it
     command: str = ""  # the bench command that runs it, when not its name (judge --pairwise)
 
@@ -134,15 +137,18 @@ class Tier(ReportKind):
 
     def check(self, settings: Settings, typed: Mapping[str, str]) -> None:
         """`typed`: the settings given on the command line, with the flag each was typed as."""
-        check: Callable[[Settings, Mapping[str, str]], None] | None = getattr(self.implementation(), "check", None)
+        check: Callable[[Settings, Mapping[str, str]], None] | None = getattr(self._checks(), "check", None)
         if check is not None:
             check(settings, typed)
 
     def check_inputs(self, settings: Settings, inputs: InputSet) -> list[str]:
         """What the run's input lacks, refused before any work (an error) or said up front (the lines returned):
         the module's `check_inputs(settings, inputs)`, if it has one."""
-        check: Callable[[Settings, InputSet], list[str]] | None = getattr(self.implementation(), "check_inputs", None)
+        check: Callable[[Settings, InputSet], list[str]] | None = getattr(self._checks(), "check_inputs", None)
         return [] if check is None else check(settings, inputs)
+
+    def _checks(self) -> Any:
+        return importlib.import_module(f"benchmarks.tiers.{self.checks or self.module}")
 
 
 def _values(settings: Any, name: str) -> tuple[str, ...]:

@@ -24,7 +24,7 @@ from benchmarks import item_record
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge import catalog
-from benchmarks.judge.catalog import JudgedMetric, offline_score
+from benchmarks.judge.catalog import offline_score
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
 from benchmarks.judge.offline import texts_to_embed as offline_texts
 from benchmarks.metrics.agreement import mean_over_models, model_agreement
@@ -38,62 +38,16 @@ from benchmarks.samples import Sample, SampleSet
 from benchmarks.services.embedder import CachedEmbedder, open_embedder
 from benchmarks.services.embedding_memo import EmbeddingMemo
 from benchmarks.services.llm import LLMService, judge_models, llm_url, require_llm
-from benchmarks.services.samples import COLUMNS
 from benchmarks.services.similarity_calibration import similarity_scale
 from benchmarks.tiers.base import Metric, RunContext, TierResult
+from benchmarks.tiers.evaluate_checks import Judged, checked_metrics
 
-Judged = Mapping[str, JudgedMetric]  # the run's metrics by name: catalog.metrics(settings.rubrics)
 Unit = tuple[Sample, str, str]  # (sample, metric, judge model): one outcome, the smallest part a run journals
 UnitKey = tuple[str, str, str]  # (sample id, metric, judge model): a unit's journal id
 # `each_once` over the run's units: (judge one unit, open_at_once=…) -> one outcome per unit, in the units' order
 EachUnit = Callable[..., Awaitable[list[Outcome]]]
 # the rows a journal of this module holds: a resumed run refuses a stopped one whose rows are another shape
 JOURNAL_ROWS = "one outcome per (sample, metric, judge model)"
-
-
-def checked_metrics(settings: Settings) -> Judged:
-    """The run's judged metrics (built-in and the settings' rubrics), refusing before any work an unknown
-    name, a metric without a proxy under the offline judge, a rubric without criteria in the language."""
-    judged = catalog.metrics(settings.rubrics)
-    names = settings.metrics or ()
-    catalog.require_known(names, judged)
-    if settings.judge_backend == "offline":
-        catalog.require_proxies(names, judged)
-        catalog.require_llm_counting(settings)
-    catalog.require_language(names, judged, settings.language)
-    return judged
-
-
-def check(settings: Settings, typed: Mapping[str, str]) -> None:
-    checked_metrics(settings)
-    if settings.judge_backend == "llm":
-        require_llm(settings, roles=("judge",))
-
-
-def check_inputs(settings: Settings, samples: SampleSet) -> list[str]:
-    """Every chosen metric's fields against the samples, before any embedding or judge call: a field no sample
-    gives is an error naming the column and the metrics that need it (the run would measure nothing of them);
-    one some samples lack is a line saying how many will be undetermined."""
-    judged, total = checked_metrics(settings), len(samples.samples)
-    lacking: dict[str, int] = {}
-    needed_by: dict[str, list[str]] = {}
-    for metric in settings.metrics or ():
-        for name in judged[metric].needs:
-            lacking[name] = sum(getattr(sample, name) is None for sample in samples.samples)
-            needed_by.setdefault(name, []).append(metric)
-    nowhere = [name for name, count in lacking.items() if count == total]
-    if nowhere:
-        raise BenchError("; ".join(f"no sample of {samples.name} gives {_column(name)}, which "
-                                   f"{', '.join(needed_by[name])} need{'s' if len(needed_by[name]) == 1 else ''}"
-                                   for name in nowhere))
-    return [f"warning: {count} of {total} samples lack {name}: {', '.join(needed_by[name])} will be undetermined "
-            "on them" for name, count in lacking.items() if count]
-
-
-def _column(field: str) -> str:
-    """A field as a file gives it: its column names (RAGAS's, then bench's aliases)."""
-    names = [column for column, meaning in COLUMNS.items() if meaning == field]
-    return f"{field} (a column {' or '.join(names)})"
 
 
 def identity(settings: Settings) -> dict[str, Any]:

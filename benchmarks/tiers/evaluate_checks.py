@@ -1,0 +1,64 @@
+"""What `bench evaluate` refuses or says before any work: unknown metrics, a judge it could not ask, fields no
+sample gives. Apart from the tier's run (`tiers.evaluate`) so that a refusal imports the metrics' catalog and
+the LLM settings only, not scipy, the database or torch: a mistyped file is refused in about a second.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from benchmarks.config import Settings
+from benchmarks.errors import BenchError
+from benchmarks.judge import catalog
+from benchmarks.judge.catalog import JudgedMetric
+from benchmarks.samples import SampleSet
+from benchmarks.services.llm import require_llm
+from benchmarks.services.samples import COLUMNS
+
+Judged = Mapping[str, JudgedMetric]  # the run's metrics by name: catalog.metrics(settings.rubrics)
+
+
+def checked_metrics(settings: Settings) -> Judged:
+    """The run's judged metrics (built-in and the settings' rubrics), refusing before any work an unknown
+    name, a metric without a proxy under the offline judge, a rubric without criteria in the language."""
+    judged = catalog.metrics(settings.rubrics)
+    names = settings.metrics or ()
+    catalog.require_known(names, judged)
+    if settings.judge_backend == "offline":
+        catalog.require_proxies(names, judged)
+        catalog.require_llm_counting(settings)
+    catalog.require_language(names, judged, settings.language)
+    return judged
+
+
+def check(settings: Settings, typed: Mapping[str, str]) -> None:
+    checked_metrics(settings)
+    if settings.judge_backend == "llm":
+        require_llm(settings, roles=("judge",))
+
+
+def check_inputs(settings: Settings, samples: SampleSet) -> list[str]:
+    """Every chosen metric's fields against the samples, before any embedding or judge call: a field no sample
+    gives is an error naming the column and the metrics that need it (the run would measure nothing of them);
+    one some samples lack is a line saying how many will be undetermined."""
+    judged, total = checked_metrics(settings), len(samples.samples)
+    lacking: dict[str, int] = {}
+    needed_by: dict[str, list[str]] = {}
+    for metric in settings.metrics or ():
+        for name in judged[metric].needs:
+            lacking[name] = sum(getattr(sample, name) is None for sample in samples.samples)
+            needed_by.setdefault(name, []).append(metric)
+    nowhere = [name for name, count in lacking.items() if count == total]
+    if nowhere:
+        raise BenchError("; ".join(f"no sample of {samples.name} gives {_column(name)}, which "
+                                   f"{', '.join(needed_by[name])} need{'s' if len(needed_by[name]) == 1 else ''}"
+                                   for name in nowhere))
+    return [f"warning: {count} of {total} samples lack {name}: {', '.join(needed_by[name])} will be undetermined "
+            "on them" for name, count in lacking.items() if count]
+
+
+def _column(field: str) -> str:
+    """A field as a file gives it: its column names (RAGAS's, then bench's aliases)."""
+    names = [column for column, meaning in COLUMNS.items() if meaning == field]
+    return f"{field} (a column {' or '.join(names)})"
+
