@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 T = TypeVar("T")
 SampleLike = Sample | Mapping[str, Any]
 Names = Sequence[str] | str  # a list of names, or one comma-separated string as on the command line
-# how an argument is named in error messages (load_settings prefixes "option ")
-_ARGUMENTS = {"metrics": "metrics=", "llm_models": "models=", "judge_backend": "judge=", "language": "language="}
+# the argument of `evaluate` that gives each of these settings: errors name it as written, `metrics=[...]`
+_ARGUMENTS = {"metrics": "metrics", "llm_models": "models", "judge_backend": "judge", "language": "language"}
 
 
 @dataclass(frozen=True)
@@ -182,20 +182,19 @@ def _settings(given: Mapping[str, Any] | None, arguments: Mapping[str, Any], con
               ) -> tuple[Settings, dict[str, Source], dict[str, str]]:
     """The settings as the CLI resolves them, with `given` and the named arguments where the CLI has its flags;
     the third value names how each given value was spelled, for messages."""
-    from benchmarks.config import SETTING_FIELDS, load_settings
+    from benchmarks.config import SETTING_FIELDS, load_settings, unknown_setting
 
     values = dict(given or {})
     unknown = [key for key in values if key not in SETTING_FIELDS]
     if unknown:
-        raise BenchError(f"settings: unknown setting(s) {', '.join(map(repr, unknown))} "
-                         f"(known: {', '.join(SETTING_FIELDS)})")
+        raise BenchError("; ".join(f"settings[{key!r}]: {unknown_setting(key)}" for key in unknown))
     typed = {key: f"settings[{key!r}]" for key, value in values.items() if value is not None}
     for key, value in arguments.items():
         if value is None:
             continue
         if values.get(key) is not None and _same(values[key]) != _same(value):
-            raise BenchError(f"{_ARGUMENTS[key].rstrip('=')} and settings[{key!r}] disagree: give it once")
-        values[key], typed[key] = value, _ARGUMENTS[key]
+            raise BenchError(f"{_ARGUMENTS[key]}= and settings[{key!r}] disagree: give it once")
+        values[key], typed[key] = value, f"{_ARGUMENTS[key]}={value!r}"
     settings, sources = load_settings(values, config_file=None if config is None else Path(config), flags=typed,
                                       given_by="api")
     return settings, dict(sources), typed

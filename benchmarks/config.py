@@ -8,7 +8,6 @@ redacted wherever settings are shown (reports, logs, errors).
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import functools
 import json
 import math
@@ -24,7 +23,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import platformdirs
 
-from benchmarks.errors import BenchError
+from benchmarks.errors import BenchError, closest
 from benchmarks.metrics.weights import WEIGHT_PRESETS, AnswerCorrectnessWeights
 from benchmarks.rubric_table import parse_rubrics
 from benchmarks.toml_file import read_toml
@@ -439,7 +438,8 @@ def load_settings(
     given_by: Source = "cli",
 ) -> tuple[Settings, dict[str, Source]]:
     """Resolve every setting and remember where each value came from (shown in reports). `flags` names the
-    option each CLI value was typed as (`neighbours` → `--k`), so an error names what the user typed."""
+    option each CLI value was typed as (`neighbours` → `--k`), or with `given_by="api"` the Python argument
+    (`metrics=['faithfulness']`), so an error names what the user typed."""
     environ = os.environ if environ is None else environ
     values: dict[str, Any] = {}
     sources: dict[str, Source] = {name: "default" for name in _fields()}
@@ -458,7 +458,7 @@ def load_settings(
                 break
     for name, raw in (cli or {}).items():
         if raw is not None:
-            origins[name] = f"option {(flags or {}).get(name) or '--' + name.replace('_', '-')}"
+            origins[name] = _given_as(name, flags or {}, given_by)
             values[name] = _coerce(name, raw, origins[name])
             sources[name] = given_by
     settings = Settings(**values)
@@ -466,10 +466,17 @@ def load_settings(
     return settings, sources
 
 
+def _given_as(name: str, flags: Mapping[str, str], given_by: Source) -> str:
+    """How a value given on top of the environment and bench.toml is named in a message: a command line's flag
+    as an option (`option --top-k`), the Python API's argument as it was written (`metrics=[...]`)."""
+    typed = flags.get(name) or f"--{name.replace('_', '-')}"
+    return typed if given_by == "api" else f"option {typed}"
+
+
 def unknown_setting(name: str) -> str:
     """The message for a key that is no setting: the closest names (a typo, usually) rather than all of
     them; the whole list only when nothing is close."""
-    close = difflib.get_close_matches(name, _fields(), n=3, cutoff=0.6)
+    close = closest(name, _fields())
     if close:
         return f"unknown setting (did you mean {' or '.join(close)}?)"
     return f"unknown setting (known: {', '.join(sorted(_fields()))})"

@@ -176,11 +176,11 @@ def test_bad_samples_and_settings_are_named_before_any_work():
         evaluate([{"id": "a"}, {"id": "b", "response": 5}], METRICS, judge="offline")
     with pytest.raises(BenchError, match=r"samples\[1\]: field 'id': duplicate id 'a' \(first at samples\[0\]\)"):
         evaluate([{"id": "a"}, {"id": "a"}], METRICS, judge="offline")
-    with pytest.raises(BenchError, match="unknown setting"):
+    with pytest.raises(BenchError, match=r"^settings\['topk'\]: unknown setting \(did you mean top_k or"):
         evaluate(SAMPLES, METRICS, judge="offline", settings={"topk": 3})
-    with pytest.raises(BenchError, match=r"option settings\['llm_concurrency'\]: must be at least 1"):
+    with pytest.raises(BenchError, match=r"^settings\['llm_concurrency'\]: must be at least 1, got 0$"):
         evaluate(SAMPLES, METRICS, judge="offline", settings={"llm_concurrency": 0})
-    with pytest.raises(BenchError, match="disagree"):
+    with pytest.raises(BenchError, match=r"^judge= and settings\['judge_backend'\] disagree"):
         evaluate(SAMPLES, METRICS, judge="offline", settings={"judge_backend": "llm"})
     with pytest.raises(BenchError, match="expected a list of samples"):
         evaluate("samples.jsonl", METRICS, judge="offline")
@@ -200,6 +200,20 @@ def test_the_readme_python_api_example_runs_as_written(capsys):
         exec(compile(block, f"{README}:Python API", "exec"), {"__name__": "readme"})  # noqa: S102 (our README)
     printed = capsys.readouterr().out
     assert "tower semantic_similarity None undetermined missing field(s): reference" in printed
+
+
+def test_errors_name_the_python_arguments_as_written_not_the_clis_flags(tiny):
+    with pytest.raises(BenchError) as error:
+        evaluate(SAMPLES, ["faithfullness", "semantic_similarity"], judge="offline")
+    assert str(error.value) == ("metrics=['faithfullness', 'semantic_similarity']: unknown metric 'faithfullness'; "
+                                "did you mean 'faithfulness'?")
+    with pytest.raises(BenchError, match=r"^metrics='faithfulness,zzz': unknown metric 'zzz'; known: faithfulness, "):
+        evaluate(SAMPLES, "faithfulness,zzz", judge="offline")
+    with pytest.raises(BenchError, match=r"^judge='ofline': expected one of llm, offline, got 'ofline'$"):
+        evaluate(SAMPLES, METRICS, judge="ofline")
+    with pytest.raises(BenchError, match=r"^settings\['extra_metrics'\]: unknown metric 'faithfullness'; did you "):
+        run("tier2", tiny, settings={"extra_metrics": ["faithfullness"], "generator": "extractive",
+                                     "judge_backend": "offline"}, write=False)
 
 
 def test_import_benchmarks_stays_light():
