@@ -13,6 +13,7 @@ import json
 import math
 import os
 import re
+import sys
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -42,6 +43,10 @@ JUDGED_METRICS = ("faithfulness", "context_precision", "context_recall", "contex
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MEMORY = re.compile(r"([1-9][0-9]*)\s*(kB|MB|GB|TB)")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+# BENCH_ variables bench and its tooling read that are no setting: the progress lines' interval (console),
+# perf.real_model's model and the golden test's rewrite switch. Any other BENCH_ variable is a typo.
+OTHER_VARIABLES = ("BENCH_PROGRESS_INTERVAL_S", "BENCH_REAL_MODEL", "BENCH_UPDATE_GOLDEN")
+_warned_variables: set[str] = set()  # each unknown variable is warned about once a process, not once a run
 
 
 def megabytes(size: str) -> int:
@@ -441,6 +446,7 @@ def load_settings(
     option each CLI value was typed as (`neighbours` → `--k`), or with `given_by="api"` the Python argument
     (`metrics=['faithfulness']`), so an error names what the user typed."""
     environ = os.environ if environ is None else environ
+    warn_unknown_variables(environ)
     values: dict[str, Any] = {}
     sources: dict[str, Source] = {name: "default" for name in _fields()}
     origins: dict[str, str] = {}
@@ -471,6 +477,19 @@ def _given_as(name: str, flags: Mapping[str, str], given_by: Source) -> str:
     as an option (`option --top-k`), the Python API's argument as it was written (`metrics=[...]`)."""
     typed = flags.get(name) or f"--{name.replace('_', '-')}"
     return typed if given_by == "api" else f"option {typed}"
+
+
+def warn_unknown_variables(environ: Mapping[str, str]) -> None:
+    """One line on stderr for each BENCH_ variable that is no setting, naming the closest setting's variable:
+    a mistyped variable is otherwise ignored without a word, and the run silently uses another value."""
+    known = [env for f in _fields().values() for env in env_names(f)]
+    for variable in sorted(set(environ) - set(known) - set(OTHER_VARIABLES) - _warned_variables):
+        if variable.startswith("BENCH_"):
+            _warned_variables.add(variable)
+            close = closest(variable, known, n=1)
+            hint = f"did you mean {close[0]}?" if close else "bench COMMAND --help names each setting's variable"
+            print(f"warning: environment variable {variable} is no bench setting and is ignored ({hint})",
+                  file=sys.stderr)
 
 
 def unknown_setting(name: str) -> str:

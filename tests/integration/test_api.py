@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks import BenchError, Sample, aevaluate, evaluate, run
+from benchmarks import config as bench_config
 from benchmarks._api import canonical_jsonl, samples_to_set
 from benchmarks.item_record import ITEM_RECORD, value_of
 from tests.integration.openai_server import Reply
@@ -214,6 +215,18 @@ def test_errors_name_the_python_arguments_as_written_not_the_clis_flags(tiny):
     with pytest.raises(BenchError, match=r"^settings\['extra_metrics'\]: unknown metric 'faithfullness'; did you "):
         run("tier2", tiny, settings={"extra_metrics": ["faithfullness"], "generator": "extractive",
                                      "judge_backend": "offline"}, write=False)
+
+
+def test_an_unknown_bench_variable_is_one_warning_once_and_the_run_goes_on(monkeypatch, capsys):
+    monkeypatch.setattr(bench_config, "_warned_variables", set())  # a process that has not warned yet
+    monkeypatch.setenv("BENCH_LLM_MODLE", "judge")
+    result = evaluate(SAMPLES, METRICS, judge="offline")
+    with pytest.raises(BenchError, match="duplicate id"):  # a second call, refused after its settings are read
+        evaluate([{"id": "a"}, {"id": "a"}], METRICS, judge="offline")
+    assert result.metrics["faithfulness"] is not None
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning:")]
+    assert warnings == [("warning: environment variable BENCH_LLM_MODLE is no bench setting and is ignored "
+                         "(did you mean BENCH_LLM_MODEL?)")]
 
 
 def test_import_benchmarks_stays_light():
