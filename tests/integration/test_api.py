@@ -63,6 +63,20 @@ def test_evaluate_gives_the_clis_numbers_per_sample_and_in_the_report(bench, tmp
     assert api.report["notes"] == cli_report["notes"]
     assert api.items == list(cli_items.values())  # both sorted by id
     # the same data for bench compare: the canonical JSONL's hash is the file's
+    # read like a table: each metric with the report's numbers, the samples in input order, flat records
+    for name, entry in cli_report["metrics"].items():
+        metric = api[name]
+        assert (metric.value, metric.n, metric.errors) == (entry["value"], entry["n"], entry["errors"])
+        assert metric.ci95 == (None if entry["ci95"] is None else tuple(entry["ci95"]))
+        assert metric.statuses == cli_report["notes"]["statuses"][name]
+    assert api["semantic_similarity"].statuses["undetermined"] == 1
+    assert list(api) == api.samples and len(api) == 3
+    records = api.to_records()
+    assert [r["id"] for r in records] == ["bowl", "tower", "s00003"]
+    assert records[2]["user_input"] == "Who wrote Hamlet?" and records[2]["reference"] is None
+    for record, sample in zip(records, api.samples, strict=True):
+        for name, score in sample.scores.items():
+            assert (record[name], record[f"{name}.status"]) == (score.value, score.status)
     assert api.report["dataset"]["content_sha256"] == cli_report["dataset"]["content_sha256"]
     assert api.report["dataset"]["format"] == "python"
     # output_dir: the files are the report and items returned
@@ -136,6 +150,11 @@ def test_two_judge_models_come_through_per_model_with_their_explanations(llm):
         assert (sum(isinstance(v, float) for v in values), values.count(None)) == (expected["n"], expected["errors"])
     assert [value_of(r["scores"]["faithfulness"]) for r in records] == [0.75, 0.0, None]
     assert result.report["metrics"]["faithfulness"]["errors"] == 3  # failed calls, not failed samples (1)
+    bowl_row, hamlet_row, sky_row = result.to_records()
+    assert (bowl_row["faithfulness"], bowl_row["faithfulness/api-judge-a"], bowl_row["faithfulness/api-judge-b"],
+            bowl_row["faithfulness.status"]) == (0.75, 1.0, 0.5, "ok")
+    assert (hamlet_row["faithfulness/api-judge-b"], sky_row["faithfulness.status"]) == (None, "parse_error")
+    assert result["faithfulness/api-judge-b"].errors == 2 and result["faithfulness"].statuses["parse_error"] == 3
     assert result.report["provenance"]["judge"]["models"] == ["api-judge-a", "api-judge-b"]
     assert result.directory is None and not list(Path.cwd().glob("reports/**/report.json"))  # nothing written
 
@@ -160,6 +179,8 @@ def test_run_tier1_equals_bench_tier1(bench, tiny, tmp_path):
     cli_report = json.loads((tmp_path / "cli" / "report.json").read_text())
 
     kept = run("tier1", tiny, output_dir=tmp_path / "api")
+    assert kept["ndcg@10"].ci95 == tuple(cli_report["metrics"]["ndcg@10"]["ci95"]) and "mrr" in kept
+    assert list(kept) == kept.items and len(kept) == len(kept.items) == cli_report["dataset"]["questions"]
     assert kept.report["metrics"] == cli_report["metrics"]
     assert kept.metrics["ndcg@10"] == cli_report["metrics"]["ndcg@10"]["value"]
     assert json.loads((tmp_path / "api" / "report.json").read_text()) == kept.report
