@@ -3,7 +3,6 @@ report, over the embedded PostgreSQL, the local embedding model and a scripted l
 
 import asyncio
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -18,7 +17,6 @@ from tests.integration.openai_server import Reply
 
 pytestmark = pytest.mark.integration
 
-README = Path(__file__).resolve().parents[2] / "README.md"
 METRICS = ["faithfulness", "semantic_similarity"]
 SAMPLES = [
     {"id": "bowl", "user_input": "When was the first Super Bowl?",
@@ -63,6 +61,8 @@ def test_evaluate_gives_the_clis_numbers_per_sample_and_in_the_report(bench, tmp
     assert api.report["notes"] == cli_report["notes"]
     assert api.items == list(cli_items.values())  # both sorted by id
     # the same data for bench compare: the canonical JSONL's hash is the file's
+    assert api.report["dataset"]["content_sha256"] == cli_report["dataset"]["content_sha256"]
+    assert api.report["dataset"]["format"] == "python"
     # read like a table: each metric with the report's numbers, the samples in input order, flat records
     for name, entry in cli_report["metrics"].items():
         metric = api[name]
@@ -77,8 +77,6 @@ def test_evaluate_gives_the_clis_numbers_per_sample_and_in_the_report(bench, tmp
     for record, sample in zip(records, api.samples, strict=True):
         for name, score in sample.scores.items():
             assert (record[name], record[f"{name}.status"]) == (score.value, score.status)
-    assert api.report["dataset"]["content_sha256"] == cli_report["dataset"]["content_sha256"]
-    assert api.report["dataset"]["format"] == "python"
     # output_dir: the files are the report and items returned
     assert api.directory == tmp_path / "api"
     assert json.loads((tmp_path / "api" / "report.json").read_text()) == api.report
@@ -150,13 +148,13 @@ def test_two_judge_models_come_through_per_model_with_their_explanations(llm):
         assert (sum(isinstance(v, float) for v in values), values.count(None)) == (expected["n"], expected["errors"])
     assert [value_of(r["scores"]["faithfulness"]) for r in records] == [0.75, 0.0, None]
     assert result.report["metrics"]["faithfulness"]["errors"] == 3  # failed calls, not failed samples (1)
+    assert result.report["provenance"]["judge"]["models"] == ["api-judge-a", "api-judge-b"]
+    assert result.directory is None and not list(Path.cwd().glob("reports/**/report.json"))  # nothing written
     bowl_row, hamlet_row, sky_row = result.to_records()
     assert (bowl_row["faithfulness"], bowl_row["faithfulness/api-judge-a"], bowl_row["faithfulness/api-judge-b"],
             bowl_row["faithfulness.status"]) == (0.75, 1.0, 0.5, "ok")
     assert (hamlet_row["faithfulness/api-judge-b"], sky_row["faithfulness.status"]) == (None, "parse_error")
     assert result["faithfulness/api-judge-b"].errors == 2 and result["faithfulness"].statuses["parse_error"] == 3
-    assert result.report["provenance"]["judge"]["models"] == ["api-judge-a", "api-judge-b"]
-    assert result.directory is None and not list(Path.cwd().glob("reports/**/report.json"))  # nothing written
 
 
 def test_aevaluate_gives_what_evaluate_gives_and_evaluate_runs_inside_an_event_loop():
@@ -179,10 +177,10 @@ def test_run_tier1_equals_bench_tier1(bench, tiny, tmp_path):
     cli_report = json.loads((tmp_path / "cli" / "report.json").read_text())
 
     kept = run("tier1", tiny, output_dir=tmp_path / "api")
-    assert kept["ndcg@10"].ci95 == tuple(cli_report["metrics"]["ndcg@10"]["ci95"]) and "mrr" in kept
-    assert list(kept) == kept.items and len(kept) == len(kept.items) == cli_report["dataset"]["questions"]
     assert kept.report["metrics"] == cli_report["metrics"]
     assert kept.metrics["ndcg@10"] == cli_report["metrics"]["ndcg@10"]["value"]
+    assert kept["ndcg@10"].ci95 == tuple(cli_report["metrics"]["ndcg@10"]["ci95"]) and "mrr" in kept
+    assert list(kept) == kept.items and len(kept) == len(kept.items) == cli_report["dataset"]["questions"]
     assert json.loads((tmp_path / "api" / "report.json").read_text()) == kept.report
     assert sorted(p.name for p in kept.directory.iterdir()) == ["items.jsonl", "report.json", "report.md",
                                                                 "run.trec"]
@@ -206,22 +204,6 @@ def test_bad_samples_and_settings_are_named_before_any_work():
         evaluate(SAMPLES, METRICS, judge="offline", settings={"judge_backend": "llm"})
     with pytest.raises(BenchError, match="expected a list of samples"):
         evaluate("samples.jsonl", METRICS, judge="offline")
-
-
-def readme_python_blocks():
-    text = README.read_text(encoding="utf-8")
-    section = re.search(r"^## Python API\n(.*?)^## ", text, re.DOTALL | re.MULTILINE)
-    assert section, "README has no '## Python API' section"
-    blocks = re.findall(r"^```python\n(.*?)^```", section.group(1), re.DOTALL | re.MULTILINE)
-    assert blocks, "the Python API section has no python code block"
-    return blocks
-
-
-def test_the_readme_python_api_example_runs_as_written(capsys):
-    for block in readme_python_blocks():
-        exec(compile(block, f"{README}:Python API", "exec"), {"__name__": "readme"})  # noqa: S102 (our README)
-    printed = capsys.readouterr().out
-    assert "tower semantic_similarity None undetermined missing field(s): reference" in printed
 
 
 def test_errors_name_the_python_arguments_as_written_not_the_clis_flags(tiny):
