@@ -17,12 +17,22 @@ from typing import TYPE_CHECKING, Any
 
 from benchmarks._version import __version__ as __version__
 
-__all__ = ["BenchError", "Evaluation", "MetricScore", "Run", "Sample", "SampleResult", "aevaluate", "evaluate", "run"]
+__all__ = ["BenchError", "Evaluation", "MetricScore", "ReportedMetric", "Run", "Sample", "SampleResult", "aevaluate",
+           "evaluate", "run"]
 
 _HOMES = {"BenchError": "benchmarks.errors", "Sample": "benchmarks.samples"}  # the rest live in benchmarks._api
 
 if TYPE_CHECKING:
-    from benchmarks._api import Evaluation, MetricScore, Run, SampleResult, aevaluate, evaluate, run
+    from benchmarks._api import (
+        Evaluation,
+        MetricScore,
+        ReportedMetric,
+        Run,
+        SampleResult,
+        aevaluate,
+        evaluate,
+        run,
+    )
     from benchmarks.errors import BenchError
     from benchmarks.samples import Sample
 

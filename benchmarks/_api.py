@@ -17,23 +17,26 @@ import concurrent.futures
 import hashlib
 import json
 import re
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from benchmarks.errors import BenchError, InputError
+from benchmarks.errors import BenchError, InputError, by_closeness
 from benchmarks.samples import FIELDS, Sample, SampleSet
+from benchmarks.tiers.base import Metric
 
 if TYPE_CHECKING:
+    import pandas
+
     from benchmarks.config import Settings, Source
 
 T = TypeVar("T")
 SampleLike = Sample | Mapping[str, Any]
 Names = Sequence[str] | str  # a list of names, or one comma-separated string as on the command line
-# how an argument is named in error messages (load_settings prefixes "option ")
-_ARGUMENTS = {"metrics": "metrics=", "llm_models": "models=", "judge_backend": "judge=", "language": "language="}
+# the argument of `evaluate` that gives each of these settings: errors name it as written, `metrics=[...]`
+_ARGUMENTS = {"metrics": "metrics", "llm_models": "models", "judge_backend": "judge", "language": "language"}
 
 
 @dataclass(frozen=True)
@@ -65,7 +68,49 @@ class SampleResult:
 
 
 @dataclass(frozen=True)
-class Evaluation:
+class ReportedMetric(Metric):
+    """One metric as the run's report gives it (`result["faithfulness"]`): the report's entry (value, n, errors,
+    95% CI, direction, agreement with labels) and, where the report counts judge statuses per metric
+    (evaluate), those counts, so the number is read with what it rests on without digging in the report."""
+
+    statuses: dict[str, int] | None = None
+
+    @classmethod
+    def of(cls, report: Mapping[str, Any], name: str) -> ReportedMetric:
+        """Read from the report rather than kept apart, so it cannot disagree with report.json."""
+        entry = dict(report["metrics"][name])
+        ci95 = entry.pop("ci95")
+        counted = report["notes"].get("statuses", {}).get(name)  # other tiers count statuses otherwise, or not
+        return cls(**entry, ci95=None if ci95 is None else tuple(ci95),
+                   statuses=counted if isinstance(counted, dict) else None)
+
+
+class _ByMetric:
+    """What Evaluation and Run share: their report, read by metric name (`result["ndcg@10"]`, `"mrr" in
+    result`) as the report names the metrics."""
+
+    report: dict[str, Any]
+
+    @property
+    def metrics(self) -> dict[str, float | int | None]:
+        """Each reported metric's value by name (`faithfulness`, and `faithfulness/<model>` with several
+        models; `ndcg@10` of tier1): the report's numbers without their n, errors and CI."""
+        return {name: metric["value"] for name, metric in self.report["metrics"].items()}
+
+    def __getitem__(self, metric: str) -> ReportedMetric:
+        """A mistyped name is a KeyError listing the reported metrics, the likeliest first."""
+        if metric not in self.report["metrics"]:
+            raise KeyError(f"unknown metric {metric!r}; reported, closest first: "
+                           f"{', '.join(by_closeness(metric, self.report['metrics']))}")
+        return ReportedMetric.of(self.report, metric)
+
+    def __contains__(self, metric: object) -> bool:
+        """Whether the report has this metric: `in` asks about names, as indexing does (not about samples)."""
+        return isinstance(metric, str) and metric in self.report["metrics"]
+
+
+@dataclass(frozen=True)
+class Evaluation(_ByMetric):
     """What `evaluate` returns. `samples` are in the order they were given (the report's items are sorted by
     id); `report` is the aggregate exactly as report.json holds it (each metric with value, n, errors and 95%
     CI, the statuses, the judges' agreement, provenance), so it can be saved, diffed or compared like any run;
@@ -77,29 +122,49 @@ class Evaluation:
     items: list[dict[str, Any]]
     directory: Path | None = None
 
-    @property
-    def metrics(self) -> dict[str, float | int | None]:
-        """Each reported metric's value by name (`faithfulness`, and `faithfulness/<model>` with several
-        models): the report's numbers without their n, errors and CI."""
-        return _values(self.report)
+    def __iter__(self) -> Iterator[SampleResult]:
+        """The per-sample results in input order (indexing, by contrast, is by metric name)."""
+        return iter(self.samples)
+
+    def __len__(self) -> int:
+        return len(self.samples)
+
+    def to_records(self) -> list[dict[str, Any]]:
+        """One flat row per sample, in input order, for a table or a CSV without any other library: `id`, the
+        sample's fields (None where not given), each metric's value, each judge model's as `<metric>/<model>`
+        when there are several, and the metric's status as `<metric>.status`."""
+        given = {item["id"]: {**item["inputs"], **item["answer"]} for item in self.items}
+        return [{"id": sample.id, **{name: given[sample.id][name] for name in FIELDS}, **_columns(sample.scores)}
+                for sample in self.samples]
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """`to_records` as a pandas DataFrame. pandas is an optional extra: without it this is an ImportError
+        that says how to install it."""
+        try:
+            import pandas
+        except ImportError as exc:
+            raise ImportError("Evaluation.to_pandas needs pandas: pip install 'bench[pandas]'",
+                              name="pandas") from exc
+        return pandas.DataFrame(self.to_records())
 
     def __repr__(self) -> str:  # the report and items are long: a notebook shows the numbers
         return f"Evaluation(metrics={self.metrics!r}, samples={len(self.samples)}, directory={self.directory!r})"
 
 
 @dataclass(frozen=True)
-class Run:
-    """What `run` returns: the tier's report as report.json holds it, its items as items.jsonl holds them,
-    and the run folder (None when nothing was written)."""
+class Run(_ByMetric):
+    """What `run` returns: the tier's report as report.json holds it, its items as items.jsonl holds them
+    (iterating a Run goes over them), and the run folder (None when nothing was written)."""
 
     report: dict[str, Any]
     items: list[dict[str, Any]]
     directory: Path | None = None
 
-    @property
-    def metrics(self) -> dict[str, float | int | None]:
-        """Each reported metric's value by name, e.g. `ndcg@10` of tier1."""
-        return _values(self.report)
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        return iter(self.items)
+
+    def __len__(self) -> int:
+        return len(self.items)
 
     def __repr__(self) -> str:
         return (f"Run(tier={self.report['tier']!r}, metrics={self.metrics!r}, items={len(self.items)}, "
@@ -182,20 +247,19 @@ def _settings(given: Mapping[str, Any] | None, arguments: Mapping[str, Any], con
               ) -> tuple[Settings, dict[str, Source], dict[str, str]]:
     """The settings as the CLI resolves them, with `given` and the named arguments where the CLI has its flags;
     the third value names how each given value was spelled, for messages."""
-    from benchmarks.config import SETTING_FIELDS, load_settings
+    from benchmarks.config import SETTING_FIELDS, load_settings, unknown_setting
 
     values = dict(given or {})
     unknown = [key for key in values if key not in SETTING_FIELDS]
     if unknown:
-        raise BenchError(f"settings: unknown setting(s) {', '.join(map(repr, unknown))} "
-                         f"(known: {', '.join(SETTING_FIELDS)})")
+        raise BenchError("; ".join(f"settings[{key!r}]: {unknown_setting(key)}" for key in unknown))
     typed = {key: f"settings[{key!r}]" for key, value in values.items() if value is not None}
     for key, value in arguments.items():
         if value is None:
             continue
         if values.get(key) is not None and _same(values[key]) != _same(value):
-            raise BenchError(f"{_ARGUMENTS[key].rstrip('=')} and settings[{key!r}] disagree: give it once")
-        values[key], typed[key] = value, _ARGUMENTS[key]
+            raise BenchError(f"{_ARGUMENTS[key]}= and settings[{key!r}] disagree: give it once")
+        values[key], typed[key] = value, f"{_ARGUMENTS[key]}={value!r}"
     settings, sources = load_settings(values, config_file=None if config is None else Path(config), flags=typed,
                                       given_by="api")
     return settings, dict(sources), typed
@@ -289,8 +353,15 @@ def _score(by_model: Mapping[str, Mapping[str, Any]], models: Sequence[str]) -> 
                        per_model=per_model, duration_ms=sum(row["duration_ms"] or 0.0 for _, row in rows))
 
 
-def _values(report: Mapping[str, Any]) -> dict[str, float | int | None]:
-    return {name: metric["value"] for name, metric in report["metrics"].items()}
+def _columns(scores: Mapping[str, MetricScore]) -> dict[str, Any]:
+    """A sample's scores as `to_records` columns: value, each model's value (several models), status."""
+    columns: dict[str, Any] = {}
+    for metric, score in scores.items():
+        columns[metric] = score.value
+        if len(score.per_model) > 1:
+            columns.update({f"{metric}/{model}": value for model, value in score.per_model.items()})
+        columns[f"{metric}.status"] = score.status
+    return columns
 
 
 def _off_the_loop(work: Callable[[], T]) -> T:

@@ -145,12 +145,13 @@ def _evaluate(flags: list[Flag], dry_run: bool, **values: Any) -> None:
     if not dry_run:
         return run_command("evaluate", flags, **values)
     from benchmarks.console import print_plan
-    from benchmarks.runner import limited
+    from benchmarks.runner import limited, settings_named
     from benchmarks.tiers import evaluate
 
-    settings, _, _ = settings_from(flags, values, values.pop("config"))
+    settings, sources, typed = settings_from(flags, values, values.pop("config"))
     tier = TIERS["evaluate"]  # --limit counts only the samples the run would judge
-    models, rows = evaluate.plan(settings, limited(tier, tier.input.load(values["dataset"], settings), settings))
+    with settings_named(sources, typed):
+        models, rows = evaluate.plan(settings, limited(tier, tier.input.load(values["dataset"], settings), settings))
     print_plan(models, rows, stdout)
 
 

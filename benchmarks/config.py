@@ -8,12 +8,12 @@ redacted wherever settings are shown (reports, logs, errors).
 from __future__ import annotations
 
 import dataclasses
-import difflib
 import functools
 import json
 import math
 import os
 import re
+import sys
 import types
 import typing
 from collections.abc import Iterable, Mapping
@@ -24,7 +24,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 import platformdirs
 
-from benchmarks.errors import BenchError
+from benchmarks.errors import BenchError, closest
 from benchmarks.metrics.weights import WEIGHT_PRESETS, AnswerCorrectnessWeights
 from benchmarks.rubric_table import parse_rubrics
 from benchmarks.toml_file import read_toml
@@ -46,6 +46,10 @@ JUDGED_METRICS = ("faithfulness", "context_precision", "context_recall", "contex
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MEMORY = re.compile(r"([1-9][0-9]*)\s*(kB|MB|GB|TB)")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
+# BENCH_ variables bench and its tooling read that are no setting: the progress lines' interval (console),
+# perf.real_model's model and the golden test's rewrite switch. Any other BENCH_ variable is a typo.
+OTHER_VARIABLES = ("BENCH_PROGRESS_INTERVAL_S", "BENCH_REAL_MODEL", "BENCH_UPDATE_GOLDEN")
+_warned_variables: set[str] = set()  # each unknown variable is warned about once a process, not once a run
 
 
 def megabytes(size: str) -> int:
@@ -442,8 +446,10 @@ def load_settings(
     given_by: Source = "cli",
 ) -> tuple[Settings, dict[str, Source]]:
     """Resolve every setting and remember where each value came from (shown in reports). `flags` names the
-    option each CLI value was typed as (`neighbours` → `--k`), so an error names what the user typed."""
+    option each CLI value was typed as (`neighbours` → `--k`), or with `given_by="api"` the Python argument
+    (`metrics=['faithfulness']`), so an error names what the user typed."""
     environ = os.environ if environ is None else environ
+    warn_unknown_variables(environ)
     values: dict[str, Any] = {}
     sources: dict[str, Source] = {name: "default" for name in _fields()}
     origins: dict[str, str] = {}
@@ -461,7 +467,7 @@ def load_settings(
                 break
     for name, raw in (cli or {}).items():
         if raw is not None:
-            origins[name] = f"option {(flags or {}).get(name) or '--' + name.replace('_', '-')}"
+            origins[name] = _given_as(name, flags or {}, given_by)
             values[name] = _coerce(name, raw, origins[name])
             sources[name] = given_by
     settings = Settings(**values)
@@ -469,10 +475,30 @@ def load_settings(
     return settings, sources
 
 
+def _given_as(name: str, flags: Mapping[str, str], given_by: Source) -> str:
+    """How a value given on top of the environment and bench.toml is named in a message: a command line's flag
+    as an option (`option --top-k`), the Python API's argument as it was written (`metrics=[...]`)."""
+    typed = flags.get(name) or f"--{name.replace('_', '-')}"
+    return typed if given_by == "api" else f"option {typed}"
+
+
+def warn_unknown_variables(environ: Mapping[str, str]) -> None:
+    """One line on stderr for each BENCH_ variable that is no setting, naming the closest setting's variable:
+    a mistyped variable is otherwise ignored without a word, and the run silently uses another value."""
+    known = [env for f in _fields().values() for env in env_names(f)]
+    for variable in sorted(set(environ) - set(known) - set(OTHER_VARIABLES) - _warned_variables):
+        if variable.startswith("BENCH_"):
+            _warned_variables.add(variable)
+            close = closest(variable, known, n=1)
+            hint = f"did you mean {close[0]}?" if close else "bench COMMAND --help names each setting's variable"
+            print(f"warning: environment variable {variable} is no bench setting and is ignored ({hint})",
+                  file=sys.stderr)
+
+
 def unknown_setting(name: str) -> str:
     """The message for a key that is no setting: the closest names (a typo, usually) rather than all of
     them; the whole list only when nothing is close."""
-    close = difflib.get_close_matches(name, _fields(), n=3, cutoff=0.6)
+    close = closest(name, _fields())
     if close:
         return f"unknown setting (did you mean {' or '.join(close)}?)"
     return f"unknown setting (known: {', '.join(sorted(_fields()))})"

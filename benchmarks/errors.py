@@ -1,23 +1,37 @@
 """Errors a user can act on.
 
 Anything raised as a `BenchError` is printed as one clear line (no traceback) and ends the
-process with exit code 2; everything else is a bug and keeps its traceback.
+process with exit code 2; everything else is a bug and keeps its traceback. A mistyped name is
+answered with the known names closest to it (`closest`), whatever kind of name it is.
 """
 
 from __future__ import annotations
 
+import difflib
 import signal
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 from types import FrameType
 
 TERMINATION_SIGNALS = (signal.SIGTERM, signal.SIGHUP)  # `kill`, a closed terminal or ssh session
+CLOSE = 0.6  # difflib's cutoff: names less alike than this share too little for one to be a typo of the other
 
 
 class BenchError(Exception):
     """A problem with the user's input, configuration or environment."""
 
     exit_code = 2
+
+
+class SettingError(BenchError):
+    """A setting's value refused where it is checked, which does not know how the user gave it: a flag, a
+    Python argument, a variable, a bench.toml key. Whoever does know (the runner) names it that way, so the
+    check's wording is written once for the command line and the Python API; unnamed, it says the setting."""
+
+    def __init__(self, setting: str, problem: str):
+        self.setting, self.problem = setting, problem
+        super().__init__(f"{setting}: {problem}")
 
 
 class InputError(BenchError):
@@ -41,6 +55,22 @@ class RunInterrupted(KeyboardInterrupt):
     def __init__(self, directory: Path, finished: int, command: str, dataset: str):
         self.directory, self.finished, self.command, self.dataset = directory, finished, command, dataset
         super().__init__(f"interrupted: {finished} finished item(s) kept in {directory / 'items.jsonl'}")
+
+
+def by_closeness(name: str, known: Iterable[str]) -> list[str]:
+    """Every known name, those most like `name` first (ties keep their order): a list of choices a mistyped
+    name leads with what was probably meant."""
+    return sorted(known, key=lambda candidate: -_likeness(name, candidate))
+
+
+def closest(name: str, known: Iterable[str], n: int = 3) -> list[str]:
+    """The few known names alike enough to `name` to be what was meant, the closest first; none when none is,
+    so that a message suggests a typo's fix rather than a random name."""
+    return [candidate for candidate in by_closeness(name, known) if _likeness(name, candidate) >= CLOSE][:n]
+
+
+def _likeness(name: str, candidate: str) -> float:
+    return difflib.SequenceMatcher(None, name, candidate).ratio()
 
 
 def interrupt_on_termination() -> None:

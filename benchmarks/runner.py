@@ -30,7 +30,7 @@ from benchmarks import report as report_doc
 from benchmarks._version import __version__
 from benchmarks.config import SETTING_FIELDS, ScopedSettings, Settings, Source, env_names
 from benchmarks.console import ProgressLines, progress_interval
-from benchmarks.errors import BenchError, RunInterrupted
+from benchmarks.errors import BenchError, RunInterrupted, SettingError
 from benchmarks.inputs import InputSet
 from benchmarks.services import provenance, reports
 from benchmarks.services.datasets import resolve
@@ -51,43 +51,44 @@ def run_tier(tier_name: str, spec: str, settings: Settings, sources: Mapping[str
              output_dir: Path | None = None, resume: Path | None = None, stderr: Console | None = None,
              typed: Mapping[str, str] | None = None, inputs: InputSet | None = None,
              write: bool = True) -> RunOutcome:
-    """Run a tier and write its report. `typed`: settings given on the command line, by the flag typed;
-    `inputs`: the tier's input already in memory (the Python API), instead of reading `spec`; `write`
-    False builds the report without writing any file (nor journaling items)."""
-    tier = TIERS[tier_name]
-    if resume is not None and not tier.resumable:
-        raise BenchError(f"{tier_name} has nothing to resume: its items cost no calls, run it again")
-    if resume is not None and output_dir is not None:
-        raise BenchError("--resume continues in the stopped run's own folder: leave out --output-dir")
-    if write:
-        check_folders(tier, settings, sources, typed or {}, output_dir=output_dir, resume=resume)
-    scoped: Any = ScopedSettings(settings, (*tier.reads, *report_doc.LOCAL_SETTINGS), f"tier {tier.name}")
-    # the input before the tier's own check: reading it is cheap, while the check imports the tier's module
-    # (numpy, the database, the LLM client), so a bad line is refused in a fraction of a second
-    inputs = limited(tier, inputs or tier.input.load(spec, scoped), settings)
-    console = stderr or Console(stderr=True)
-    decided = input_language.resolve(inputs, settings, sources, reads=tier.reads)
-    settings, sources, inputs = decided.settings, decided.sources, decided.inputs
-    scoped = ScopedSettings(settings, (*tier.reads, *report_doc.LOCAL_SETTINGS), f"tier {tier.name}")
-    tier.check(scoped, typed or {})
-    for line in (*decided.said, *tier.check_inputs(scoped, inputs)):
-        console.print(line, highlight=False, soft_wrap=True, markup=False)
-    run = Run(tier, inputs, settings, scoped, {k: v for k, v in sources.items() if k in tier.reads})
-    folder = resolve(spec) if tier.input.name == "dataset" and spec else None
-    if not tier.resumable or not write:
-        clock = RunClock.start()
-        with progress_bar(console, tier.name) as progress:
-            result = tier.run(RunContext(scoped, inputs, progress, dataset_dir=folder))
-        return run.publish(result, clock, output_dir, write=write)
-    with journaled(run, spec=spec, output_dir=output_dir, resume=resume, named=typed) as (journal, clock):
-        with progress_bar(console, tier.name) as progress:
-            result = tier.run(RunContext(scoped, inputs, progress, dataset_dir=folder, journal=journal))
-        if journal.restored:
-            result.volatile["resumed"] = {"restored_items": len(journal.restored)}
-        journal.close()
-        outcome = run.publish(result, clock, journal.directory, point_latest=journal.manifest["point_latest"])
-        journal.finish()
-        return outcome
+    """Run a tier and write its report. `typed`: settings given on the command line, by the flag typed (in
+    Python, by the argument as written); `inputs`: the tier's input already in memory (the Python API), instead
+    of reading `spec`; `write` False builds the report without writing any file (nor journaling items)."""
+    with settings_named(sources, typed or {}):
+        tier = TIERS[tier_name]
+        if resume is not None and not tier.resumable:
+            raise BenchError(f"{tier_name} has nothing to resume: its items cost no calls, run it again")
+        if resume is not None and output_dir is not None:
+            raise BenchError("--resume continues in the stopped run's own folder: leave out --output-dir")
+        if write:
+            check_folders(tier, settings, sources, typed or {}, output_dir=output_dir, resume=resume)
+        scoped: Any = ScopedSettings(settings, (*tier.reads, *report_doc.LOCAL_SETTINGS), f"tier {tier.name}")
+        # the input before the tier's own check: reading it is cheap, while the check imports the tier's module
+        # (numpy, the database, the LLM client), so a bad line is refused in a fraction of a second
+        inputs = limited(tier, inputs or tier.input.load(spec, scoped), settings)
+        console = stderr or Console(stderr=True)
+        decided = input_language.resolve(inputs, settings, sources, reads=tier.reads)
+        settings, sources, inputs = decided.settings, decided.sources, decided.inputs
+        scoped = ScopedSettings(settings, (*tier.reads, *report_doc.LOCAL_SETTINGS), f"tier {tier.name}")
+        tier.check(scoped, typed or {})
+        for line in (*decided.said, *tier.check_inputs(scoped, inputs)):
+            console.print(line, highlight=False, soft_wrap=True, markup=False)
+        run = Run(tier, inputs, settings, scoped, {k: v for k, v in sources.items() if k in tier.reads})
+        folder = resolve(spec) if tier.input.name == "dataset" and spec else None
+        if not tier.resumable or not write:
+            clock = RunClock.start()
+            with progress_bar(console, tier.name) as progress:
+                result = tier.run(RunContext(scoped, inputs, progress, dataset_dir=folder))
+            return run.publish(result, clock, output_dir, write=write)
+        with journaled(run, spec=spec, output_dir=output_dir, resume=resume, named=typed) as (journal, clock):
+            with progress_bar(console, tier.name) as progress:
+                result = tier.run(RunContext(scoped, inputs, progress, dataset_dir=folder, journal=journal))
+            if journal.restored:
+                result.volatile["resumed"] = {"restored_items": len(journal.restored)}
+            journal.close()
+            outcome = run.publish(result, clock, journal.directory, point_latest=journal.manifest["point_latest"])
+            journal.finish()
+            return outcome
 
 
 def check_folders(tier: Tier, settings: Settings, sources: Mapping[str, Source], typed: Mapping[str, str], *,
@@ -112,6 +113,16 @@ def setting_named(name: str, sources: Mapping[str, Source], typed: Mapping[str, 
                 "env": f"environment variable {env_names(SETTING_FIELDS[name])[0]}",
                 "bench.toml": f"bench.toml key {name}", "suite": f"suite key {name}"}
     return given_in.get(sources.get(name, "default"), f"setting {name} (default)")
+
+
+@contextmanager
+def settings_named(sources: Mapping[str, Source], typed: Mapping[str, str]) -> Iterator[None]:
+    """A setting refused inside (SettingError) is named as the user gave it: `--metrics` on the command line,
+    `metrics=[...]` in Python, the variable or bench.toml key, so one check serves the CLI and the API."""
+    try:
+        yield
+    except SettingError as exc:
+        raise BenchError(f"{setting_named(exc.setting, sources, typed)}: {exc.problem}") from None
 
 
 def unmeasured(report: Mapping[str, Any]) -> str | None:

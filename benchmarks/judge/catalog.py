@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 
 from benchmarks.config import Settings
-from benchmarks.errors import BenchError
+from benchmarks.errors import BenchError, SettingError, closest
 from benchmarks.judge import offline
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge, Scorer
 from benchmarks.judge.offline import OfflineProxy
@@ -248,12 +248,19 @@ def metrics(rubrics: Mapping[str, Mapping[str, object]] | None = None) -> Mappin
     return MappingProxyType(found)
 
 
-def require_known(names: Sequence[str], known: Mapping[str, JudgedMetric] = BUILTINS) -> None:
-    """`--metrics` of evaluate and tiers 2/3: one message naming the unknown metrics and the known ones."""
-    unknown = [m for m in names if m not in known]
-    if unknown or not names:
-        raise BenchError(f"--metrics: unknown metric(s) {', '.join(unknown) or '(none given)'}; "
-                         f"known: {', '.join(known)}")
+def require_known(names: Sequence[str], known: Mapping[str, JudgedMetric] = BUILTINS, *,
+                  setting: str = "metrics") -> None:
+    """The metrics of evaluate (`setting` metrics) and tiers 2/3 (extra_metrics): one message for every unknown
+    name, with the metrics it is probably a typo of, the whole list only when none is close. Raised as the
+    setting's error, so the command line names its flag and Python its argument."""
+    if not names:
+        raise SettingError(setting, f"no metric given; known: {', '.join(known)}")
+    unknown = {m: closest(m, known) for m in names if m not in known}
+    if unknown:
+        clauses = [f"unknown metric {m!r}" + (f"; did you mean {' or '.join(map(repr, close))}?" if close else "")
+                   for m, close in unknown.items()]
+        listed = "" if all(unknown.values()) else f"; known: {', '.join(known)}"
+        raise SettingError(setting, "; ".join(clauses) + listed)
 
 
 def require_proxies(names: Sequence[str], known: Mapping[str, JudgedMetric] = BUILTINS) -> None:

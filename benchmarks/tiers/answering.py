@@ -134,7 +134,7 @@ def check_plan(settings: Settings, plan: Plan) -> None:
     """Refuse before any work what the run could not do: an unknown metric, a proxy that does not exist."""
     known = judged_metrics(settings)
     if plan.extra_metrics:
-        catalog.require_known(plan.extra_metrics, known)
+        catalog.require_known(plan.extra_metrics, known, setting="extra_metrics")
     if settings.judge_backend == "offline":
         catalog.require_proxies(plan.extra_metrics, known)
         catalog.require_llm_counting(settings)

@@ -3,7 +3,6 @@ report, over the embedded PostgreSQL, the local embedding model and a scripted l
 
 import asyncio
 import json
-import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,13 +10,13 @@ from pathlib import Path
 import pytest
 
 from benchmarks import BenchError, Sample, aevaluate, evaluate, run
+from benchmarks import config as bench_config
 from benchmarks._api import canonical_jsonl, samples_to_set
 from benchmarks.item_record import ITEM_RECORD, value_of
 from tests.integration.openai_server import Reply
 
 pytestmark = pytest.mark.integration
 
-README = Path(__file__).resolve().parents[2] / "README.md"
 METRICS = ["faithfulness", "semantic_similarity"]
 SAMPLES = [
     {"id": "bowl", "user_input": "When was the first Super Bowl?",
@@ -64,6 +63,20 @@ def test_evaluate_gives_the_clis_numbers_per_sample_and_in_the_report(bench, tmp
     # the same data for bench compare: the canonical JSONL's hash is the file's
     assert api.report["dataset"]["content_sha256"] == cli_report["dataset"]["content_sha256"]
     assert api.report["dataset"]["format"] == "python"
+    # read like a table: each metric with the report's numbers, the samples in input order, flat records
+    for name, entry in cli_report["metrics"].items():
+        metric = api[name]
+        assert (metric.value, metric.n, metric.errors) == (entry["value"], entry["n"], entry["errors"])
+        assert metric.ci95 == (None if entry["ci95"] is None else tuple(entry["ci95"]))
+        assert metric.statuses == cli_report["notes"]["statuses"][name]
+    assert api["semantic_similarity"].statuses["undetermined"] == 1
+    assert list(api) == api.samples and len(api) == 3
+    records = api.to_records()
+    assert [r["id"] for r in records] == ["bowl", "tower", "s00003"]
+    assert records[2]["user_input"] == "Who wrote Hamlet?" and records[2]["reference"] is None
+    for record, sample in zip(records, api.samples, strict=True):
+        for name, score in sample.scores.items():
+            assert (record[name], record[f"{name}.status"]) == (score.value, score.status)
     # output_dir: the files are the report and items returned
     assert api.directory == tmp_path / "api"
     assert json.loads((tmp_path / "api" / "report.json").read_text()) == api.report
@@ -137,6 +150,11 @@ def test_two_judge_models_come_through_per_model_with_their_explanations(llm):
     assert result.report["metrics"]["faithfulness"]["errors"] == 3  # failed calls, not failed samples (1)
     assert result.report["provenance"]["judge"]["models"] == ["api-judge-a", "api-judge-b"]
     assert result.directory is None and not list(Path.cwd().glob("reports/**/report.json"))  # nothing written
+    bowl_row, hamlet_row, sky_row = result.to_records()
+    assert (bowl_row["faithfulness"], bowl_row["faithfulness/api-judge-a"], bowl_row["faithfulness/api-judge-b"],
+            bowl_row["faithfulness.status"]) == (0.75, 1.0, 0.5, "ok")
+    assert (hamlet_row["faithfulness/api-judge-b"], sky_row["faithfulness.status"]) == (None, "parse_error")
+    assert result["faithfulness/api-judge-b"].errors == 2 and result["faithfulness"].statuses["parse_error"] == 3
 
 
 def test_aevaluate_gives_what_evaluate_gives_and_evaluate_runs_inside_an_event_loop():
@@ -161,6 +179,8 @@ def test_run_tier1_equals_bench_tier1(bench, tiny, tmp_path):
     kept = run("tier1", tiny, output_dir=tmp_path / "api")
     assert kept.report["metrics"] == cli_report["metrics"]
     assert kept.metrics["ndcg@10"] == cli_report["metrics"]["ndcg@10"]["value"]
+    assert kept["ndcg@10"].ci95 == tuple(cli_report["metrics"]["ndcg@10"]["ci95"]) and "mrr" in kept
+    assert list(kept) == kept.items and len(kept) == len(kept.items) == cli_report["dataset"]["questions"]
     assert json.loads((tmp_path / "api" / "report.json").read_text()) == kept.report
     assert sorted(p.name for p in kept.directory.iterdir()) == ["items.jsonl", "report.json", "report.md",
                                                                 "run.trec"]
@@ -176,30 +196,40 @@ def test_bad_samples_and_settings_are_named_before_any_work():
         evaluate([{"id": "a"}, {"id": "b", "response": 5}], METRICS, judge="offline")
     with pytest.raises(BenchError, match=r"samples\[1\]: field 'id': duplicate id 'a' \(first at samples\[0\]\)"):
         evaluate([{"id": "a"}, {"id": "a"}], METRICS, judge="offline")
-    with pytest.raises(BenchError, match="unknown setting"):
+    with pytest.raises(BenchError, match=r"^settings\['topk'\]: unknown setting \(did you mean top_k or"):
         evaluate(SAMPLES, METRICS, judge="offline", settings={"topk": 3})
-    with pytest.raises(BenchError, match=r"option settings\['llm_concurrency'\]: must be at least 1"):
+    with pytest.raises(BenchError, match=r"^settings\['llm_concurrency'\]: must be at least 1, got 0$"):
         evaluate(SAMPLES, METRICS, judge="offline", settings={"llm_concurrency": 0})
-    with pytest.raises(BenchError, match="disagree"):
+    with pytest.raises(BenchError, match=r"^judge= and settings\['judge_backend'\] disagree"):
         evaluate(SAMPLES, METRICS, judge="offline", settings={"judge_backend": "llm"})
     with pytest.raises(BenchError, match="expected a list of samples"):
         evaluate("samples.jsonl", METRICS, judge="offline")
 
 
-def readme_python_blocks():
-    text = README.read_text(encoding="utf-8")
-    section = re.search(r"^## Python API\n(.*?)^## ", text, re.DOTALL | re.MULTILINE)
-    assert section, "README has no '## Python API' section"
-    blocks = re.findall(r"^```python\n(.*?)^```", section.group(1), re.DOTALL | re.MULTILINE)
-    assert blocks, "the Python API section has no python code block"
-    return blocks
+def test_errors_name_the_python_arguments_as_written_not_the_clis_flags(tiny):
+    with pytest.raises(BenchError) as error:
+        evaluate(SAMPLES, ["faithfullness", "semantic_similarity"], judge="offline")
+    assert str(error.value) == ("metrics=['faithfullness', 'semantic_similarity']: unknown metric 'faithfullness'; "
+                                "did you mean 'faithfulness'?")
+    with pytest.raises(BenchError, match=r"^metrics='faithfulness,zzz': unknown metric 'zzz'; known: faithfulness, "):
+        evaluate(SAMPLES, "faithfulness,zzz", judge="offline")
+    with pytest.raises(BenchError, match=r"^judge='ofline': expected one of llm, offline, got 'ofline'$"):
+        evaluate(SAMPLES, METRICS, judge="ofline")
+    with pytest.raises(BenchError, match=r"^settings\['extra_metrics'\]: unknown metric 'faithfullness'; did you "):
+        run("tier2", tiny, settings={"extra_metrics": ["faithfullness"], "generator": "extractive",
+                                     "judge_backend": "offline"}, write=False)
 
 
-def test_the_readme_python_api_example_runs_as_written(capsys):
-    for block in readme_python_blocks():
-        exec(compile(block, f"{README}:Python API", "exec"), {"__name__": "readme"})  # noqa: S102 (our README)
-    printed = capsys.readouterr().out
-    assert "tower semantic_similarity None undetermined missing field(s): reference" in printed
+def test_an_unknown_bench_variable_is_one_warning_once_and_the_run_goes_on(monkeypatch, capsys):
+    monkeypatch.setattr(bench_config, "_warned_variables", set())  # a process that has not warned yet
+    monkeypatch.setenv("BENCH_LLM_MODLE", "judge")
+    result = evaluate(SAMPLES, METRICS, judge="offline")
+    with pytest.raises(BenchError, match="duplicate id"):  # a second call, refused after its settings are read
+        evaluate([{"id": "a"}, {"id": "a"}], METRICS, judge="offline")
+    assert result.metrics["faithfulness"] is not None
+    warnings = [line for line in capsys.readouterr().err.splitlines() if line.startswith("warning: environment")]
+    assert warnings == [("warning: environment variable BENCH_LLM_MODLE is no bench setting and is ignored "
+                         "(did you mean BENCH_LLM_MODEL?)")]
 
 
 def test_import_benchmarks_stays_light():

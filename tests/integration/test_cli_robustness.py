@@ -91,6 +91,28 @@ def test_an_unknown_setting_suggests_the_closest_names(tmp_path):
     assert "bootstrap_resamples" not in line  # not every name
 
 
+def samples_file(tmp_path) -> Path:
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text(json.dumps({"id": "s1", "question": "Who wrote Hamlet?", "answer": "Marlowe.",
+                                   "contexts": ["Hamlet is by Shakespeare."]}) + "\n")
+    return samples
+
+
+def test_an_unknown_bench_variable_is_one_warning_line_and_the_command_goes_on(tmp_path):
+    done = bench_process("evaluate", "--dataset", samples_file(tmp_path), "--metrics", "faithfulness", "--dry-run",
+                         env={"BENCH_LLM_MODEL": "judge-a", "BENCH_LLM_MODLE": "judge-b"})
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines() == [("warning: environment variable BENCH_LLM_MODLE is no bench setting and is "
+                                         "ignored (did you mean BENCH_LLM_MODEL?)")]
+    assert "judge-a" in done.stdout and "judge-b" not in done.stdout
+
+
+def test_an_unknown_metric_names_the_flag_and_the_closest_metric(tmp_path):
+    refused(bench_process("evaluate", "--dataset", samples_file(tmp_path), "--metrics", "faithfullness", "--dry-run",
+                          env={"BENCH_LLM_MODEL": "judge-a"}),
+            "error: --metrics: unknown metric 'faithfullness'; did you mean 'faithfulness'?")
+
+
 def test_an_unknown_option_suggests_the_closest(tmp_path):
     done = bench_process("tier1", "--dataset", "synthetic", "--top-kk", "3")
     assert done.returncode == 2 and "--top-k" in done.stderr and "Traceback" not in done.stderr

@@ -52,7 +52,7 @@ def test_require_fields_accepts_a_field_that_only_some_questions_have():
 
 def test_check_plan_refuses_before_any_work():
     offline = Settings(judge_backend="offline", generator="extractive")
-    with pytest.raises(BenchError, match="--metrics: unknown metric\\(s\\) faithfullness; known: faithfulness"):
+    with pytest.raises(BenchError, match="^extra_metrics: unknown metric 'faithfullness'; did you mean 'faithfulness'"):
         answering.check_plan(offline, Plan(("faithfulness",), ("faithfullness",)))
     with pytest.raises(BenchError, match="--judge offline has no proxy for response_relevancy"):
         answering.check_plan(offline, Plan(("faithfulness",), ("faithfulness", "response_relevancy")))

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from benchmarks.errors import BenchError
+from benchmarks.errors import BenchError, SettingError
 from benchmarks.judge import catalog
 from benchmarks.judge.catalog import BUILTINS, OFFLINE_METRICS, JudgedMetric, describe
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
@@ -108,12 +108,21 @@ def test_metrics_adds_the_rubrics_after_the_built_ins():
     assert known["grounded"].needs == ("retrieved_contexts", "response")
 
 
-def test_unknown_metrics_are_named_with_the_known_ones_rubrics_included():
-    with pytest.raises(BenchError, match=r"--metrics: unknown metric\(s\) politenes; known: faithfulness.*, politeness$"):
+def test_an_unknown_metric_is_named_with_the_closest_known_ones_rubrics_included():
+    with pytest.raises(SettingError) as error:
         catalog.require_known(["faithfulness", "politenes"], catalog.metrics(POLITENESS))
-    with pytest.raises(BenchError, match=r"unknown metric\(s\) politeness"):
-        catalog.require_known(["politeness"])  # without the rubrics setting it is unknown
-    with pytest.raises(BenchError, match=r"\(none given\)"):
+    assert error.value.setting == "metrics"
+    assert error.value.problem == "unknown metric 'politenes'; did you mean 'politeness'?"
+    with pytest.raises(SettingError) as error:
+        catalog.require_known(["context_recal"], setting="extra_metrics")
+    assert str(error.value) == ("extra_metrics: unknown metric 'context_recal'; did you mean 'context_recall' or "
+                                "'context_entity_recall' or 'context_precision'?")
+    # nothing close (a rubric without the rubrics setting is unknown): the whole list, after each name's clause
+    with pytest.raises(SettingError) as error:
+        catalog.require_known(["faithfullness", "politeness"])
+    assert error.value.problem == ("unknown metric 'faithfullness'; did you mean 'faithfulness'?; unknown metric "
+                                   f"'politeness'; known: {', '.join(BUILTINS)}")
+    with pytest.raises(SettingError, match=r"^metrics: no metric given; known: faithfulness, context_precision"):
         catalog.require_known([])
     catalog.require_known(["politeness", "faithfulness"], catalog.metrics(POLITENESS))
 

@@ -1,0 +1,90 @@
+"""Names the user got wrong or gave in some way: the closest known names suggested, a refused setting named
+as it was given (a flag on the command line, an argument in Python, a variable, a bench.toml key), and a
+BENCH_ variable that is no setting warned about instead of silently ignored."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from benchmarks import config
+from benchmarks.config import OTHER_VARIABLES, SETTING_FIELDS, env_names, load_settings
+from benchmarks.errors import BenchError, SettingError, by_closeness, closest
+from benchmarks.runner import settings_named
+
+ROOT = Path(__file__).resolve().parents[2]
+METRICS = ["faithfulness", "context_precision", "context_recall", "semantic_similarity"]
+
+
+def test_the_closest_names_are_those_alike_enough_closest_first():
+    assert closest("faithfullness", METRICS) == ["faithfulness"]
+    assert closest("context_recal", METRICS) == ["context_recall", "context_precision"]
+    assert closest("context_recal", METRICS, n=1) == ["context_recall"]
+    assert closest("zzz", METRICS) == []  # nothing close: no random suggestion
+    assert by_closeness("zzz", METRICS) == METRICS  # all of them, ties in their order
+    assert by_closeness("semantic", METRICS)[0] == "semantic_similarity"
+
+
+def refused_as(sources, typed, error):
+    with pytest.raises(BenchError) as raised, settings_named(sources, typed):
+        raise error
+    return str(raised.value)
+
+
+def test_a_refused_setting_is_named_as_the_user_gave_it():
+    unknown = SettingError("metrics", "unknown metric 'x'")
+    assert str(unknown) == "metrics: unknown metric 'x'"  # raised where nobody knows more
+    assert refused_as({"metrics": "cli"}, {"metrics": "--metrics"}, unknown) == "--metrics: unknown metric 'x'"
+    assert refused_as({"metrics": "api"}, {"metrics": "metrics=['x']"}, unknown) == "metrics=['x']: unknown metric 'x'"
+    assert refused_as({"metrics": "env"}, {}, unknown) == "environment variable BENCH_METRICS: unknown metric 'x'"
+    assert refused_as({"metrics": "bench.toml"}, {}, unknown) == "bench.toml key metrics: unknown metric 'x'"
+    assert refused_as({}, {}, BenchError("not about a setting")) == "not about a setting"
+
+
+def test_a_value_is_named_as_an_option_on_the_command_line_and_as_written_in_python():
+    with pytest.raises(BenchError, match=r"^option --judge: expected one of llm, offline, got 'ofline'$"):
+        load_settings({"judge_backend": "ofline"}, environ={}, flags={"judge_backend": "--judge"})
+    with pytest.raises(BenchError, match=r"^judge='ofline': expected one of llm, offline, got 'ofline'$"):
+        load_settings({"judge_backend": "ofline"}, environ={}, flags={"judge_backend": "judge='ofline'"},
+                      given_by="api")
+    with pytest.raises(BenchError, match=r"^settings\['top_k'\]: must be at least 1, got 0$"):
+        load_settings({"top_k": 0}, environ={}, flags={"top_k": "settings['top_k']"}, given_by="api")
+
+
+def warning(variable: str, hint: str) -> str:
+    return f"warning: environment variable {variable} is no bench setting and is ignored ({hint})"
+
+
+@pytest.fixture
+def unwarned(monkeypatch):
+    """A process that has warned about no variable yet."""
+    monkeypatch.setattr(config, "_warned_variables", set())
+
+
+def test_an_unknown_bench_variable_is_one_warning_naming_the_closest_settings_variable(unwarned, capsys):
+    environ = {"BENCH_LLM_MODLE": "judge", "BENCH_LLM_MODEL": "m", "BENCH_PROGRESS_INTERVAL_S": "1",
+               "BENCH_QQQQQQQQQQQQQQQ": "1", "OPENAI_API_KEY": "k", "HOME": "/root"}
+    settings, _ = load_settings(environ=environ)
+    assert settings.llm_model == "m"  # the run goes on, with the variables that are settings
+    assert capsys.readouterr().err.splitlines() == [
+        warning("BENCH_LLM_MODLE", "did you mean BENCH_LLM_MODEL?"),
+        warning("BENCH_QQQQQQQQQQQQQQQ", "bench COMMAND --help names each setting's variable")]
+    load_settings(environ=environ)  # a notebook's next call, a nightly suite's next run
+    load_settings(environ={**environ, "BENCH_TOPK": "3"})
+    assert capsys.readouterr().err.splitlines() == [warning("BENCH_TOPK", "did you mean BENCH_TOP_K?")]
+
+
+def test_every_bench_variable_bench_reads_is_a_setting_or_declared_apart(unwarned, capsys):
+    """So the warning never names a variable bench itself reads or sets: the code, the perf scripts, the
+    Makefile, the deployment and example files (the README names a mistyped one on purpose)."""
+    files = [*ROOT.glob("benchmarks/**/*.py"), *ROOT.glob("perf/**/*.py"), *ROOT.glob("*.toml"), ROOT / "Makefile",
+             *ROOT.glob("deploy/**/*"), *ROOT.glob("docker-compose*.yml")]
+    mentioned = {name for path in files if path.is_file()
+                 for name in re.findall(r"\bBENCH_[A-Z0-9_]*[A-Z0-9]\b", path.read_text(encoding="utf-8"))}
+    assert {"BENCH_LLM_MODEL", "BENCH_PROGRESS_INTERVAL_S", "BENCH_REAL_MODEL"} <= mentioned  # the scan finds them
+    settings_variables = {env for f in SETTING_FIELDS.values() for env in env_names(f)}
+    assert mentioned - settings_variables <= set(OTHER_VARIABLES)
+    config.warn_unknown_variables(dict.fromkeys(mentioned, "1"))
+    assert capsys.readouterr().err == ""
