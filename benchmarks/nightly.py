@@ -417,8 +417,8 @@ def _subplot_title(key: tuple[str, str], runs: Sequence[Mapping[str, Any]]) -> s
     failed = sum(r.get("status") != "ok" for r in runs)
     regressed = sum(r.get("status") == "ok" and bool(regressed_metrics(r)) for r in runs)
     extra = (f", {failed} failed" if failed else "") + (f", {regressed} regressed" if regressed else "")
-    main = _main_metric(runs)
-    return html.escape(f"{key[0]} on {key[1]}{f': {main}' if main else ''} ({len(runs)} run{'s' if len(runs) > 1 else ''}{extra})")
+    main, plural = _main_metric(runs), "s" if len(runs) > 1 else ""
+    return html.escape(f"{key[0]} on {key[1]}{f': {main}' if main else ''} ({len(runs)} run{plural}{extra})")
 
 
 def _main_metric(runs: Sequence[Mapping[str, Any]]) -> str | None:
