@@ -20,7 +20,7 @@ from benchmarks._version import __version__
 from benchmarks.config import load_settings
 from benchmarks.console import stdout_console
 from benchmarks.errors import BenchError, RunInterrupted
-from benchmarks.options import Flag, command, flags_of, option
+from benchmarks.options import DATABASE, RUN, Flag, PanelledCommand, command, flags_of, option
 from benchmarks.tiers import EMBEDDING, TIERS
 from benchmarks.tiers.base import Tier
 
@@ -37,11 +37,11 @@ stdout = stdout_console()
 stderr = Console(stderr=True)
 EXIT_UNMEASURED = 3  # the run finished and wrote its report but measured nothing (as bench compare's broken run)
 F = TypeVar("F", bound=Callable[..., Any])
-ConfigOpt = Annotated[
-    Optional[Path], typer.Option("--config", help="Settings file (default: ./bench.toml when it exists).")
-]
-DataDirOpt = Annotated[Optional[Path], typer.Option("--data-dir", help="Folder for bench's own state (the "
-                                                    "embedded PostgreSQL, the caches). [env: BENCH_DATA_DIR]")]
+ConfigOpt = Annotated[Optional[Path], typer.Option("--config", rich_help_panel=RUN,
+                                                   help="Settings file (default: ./bench.toml when it exists).")]
+DataDirOpt = Annotated[Optional[Path], typer.Option("--data-dir", rich_help_panel=DATABASE,
+                                                    help="Folder for bench's own state (the embedded PostgreSQL, "
+                                                         "the caches). [env: BENCH_DATA_DIR]")]
 
 
 def guarded(command: F) -> F:
@@ -129,13 +129,13 @@ def run_command(tier_name: str, flags: list[Flag], **values: Any) -> None:
 def tier_parameters(tier: Tier, flags: list[Flag], *, input_help: str | None = None) -> list[Any]:
     parameters = [option("dataset", str, "--dataset", "-d", help=input_help or tier.input.help, default=...),
                   *(flag.parameter() for flag in flags),
-                  option("output_dir", Optional[Path], "--output-dir", "-o",
+                  option("output_dir", Optional[Path], "--output-dir", "-o", panel=RUN,
                          help="Write report.json, report.md, items.jsonl (and run.trec) into this folder directly, "
                               "instead of <reports-dir>/<dataset>/<tier>/<run-id>."),
-                  option("config", Optional[Path], "--config",
+                  option("config", Optional[Path], "--config", panel=RUN,
                          help="Settings file (default: ./bench.toml when it exists).")]
     if tier.resumable:
-        parameters.append(option("resume", Optional[Path], "--resume",
+        parameters.append(option("resume", Optional[Path], "--resume", panel=RUN,
                                  help="Continue the stopped run in this folder (the one an interrupted run names), "
                                       "with the same options: finished items are kept, only the rest is done."))
     return parameters
@@ -177,7 +177,7 @@ for _tier in TIERS.values():
     _switch, _body, _input_help = SWITCHES.get(_tier.name, (None, run_command, None))
     _parameters = [*tier_parameters(_tier, _flags, input_help=_input_help), *([_switch] if _switch else [])]
     _run = functools.partial(_body, _flags) if _switch else functools.partial(run_command, _tier.name, _flags)
-    app.command(_tier.name)(guarded(command(_tier.name, _parameters, _run, _tier.summary)))
+    app.command(_tier.name, cls=PanelledCommand)(guarded(command(_tier.name, _parameters, _run, _tier.summary)))
 
 
 # --- the other commands ---------------------------------------------------------------------------
@@ -199,7 +199,7 @@ def _visualize(dataset: list[str], on: str, color: str, three_d: bool, limit: in
     stdout.print(str(run_visualize(request, settings, stderr=stderr)), highlight=False, soft_wrap=True)
 
 
-app.command("visualize")(guarded(command("visualize", [
+app.command("visualize", cls=PanelledCommand)(guarded(command("visualize", [
     option("dataset", list[str], "--dataset", "-d", default=...,
            help="A shipped dataset or a dataset directory (as for tier0); repeat the option to draw several in one "
                 "space."),
@@ -209,14 +209,15 @@ app.command("visualize")(guarded(command("visualize", [
                                                           "or by dataset."),
     option("three_d", bool, "--3d", default=False, help="Draw in 3D instead of 2D."),
     option("limit", int, "--limit", default=5000, help="Draw at most this many embeddings: a seeded sample beyond it."),
-    option("output", Optional[Path], "--output",
+    option("output", Optional[Path], "--output", panel=RUN,
            help="The HTML file to write (default: <reports-dir>/<dataset>/visualize/<on>-by-<color>-<2d|3d>.html)."),
-    option("config", Optional[Path], "--config", help="Settings file (default: ./bench.toml when it exists)."),
+    option("config", Optional[Path], "--config", panel=RUN,
+           help="Settings file (default: ./bench.toml when it exists)."),
     *(flag.parameter() for flag in _VISUAL_FLAGS),
 ], _visualize, "The embedding space in 2D or 3D (UMAP), as one self-contained HTML page that opens offline.")))
 
 
-@app.command()
+@app.command(cls=PanelledCommand)
 @guarded
 def nightly(
     suite: Annotated[Optional[Path], typer.Option("--suite", help="TOML suite: top-level settings (defaults of "
@@ -224,10 +225,11 @@ def nightly(
                                                   "settings (see nightly.example.toml).")] = None,
     trends_only: Annotated[bool, typer.Option("--trends-only", help="Only re-render <reports-dir>/nightly/"
                                               "trends.html from <reports-dir>/index.jsonl.")] = False,
-    config: ConfigOpt = None,
     data_dir: DataDirOpt = None,
-    reports_dir: Annotated[Optional[Path], typer.Option("--reports-dir", help="Where reports, the index and the "
-                                                        "trend page go. [env: BENCH_REPORTS_DIR]")] = None,
+    config: ConfigOpt = None,
+    reports_dir: Annotated[Optional[Path], typer.Option("--reports-dir", rich_help_panel=RUN,
+                                                        help="Where reports, the index and the trend page go. "
+                                                             "[env: BENCH_REPORTS_DIR]")] = None,
 ) -> None:
     """Run a suite of tiers, record every run in reports/index.jsonl, compare with the previous run and
     render a trend page; a failing run is reported and the suite goes on. Exit code 1 when any run failed or
@@ -249,7 +251,7 @@ def nightly(
         raise typer.Exit(code)
 
 
-@app.command()
+@app.command(cls=PanelledCommand)
 @guarded
 def compare(
     base: Annotated[Path, typer.Argument(help="The base run: its folder or its report.json.", show_default=False)],
@@ -260,10 +262,13 @@ def compare(
     allow_mismatch: Annotated[bool, typer.Option("--allow-mismatch", help="Compare runs on different datasets, "
                                                  "real-user logs or tier versions anyway (the differences are "
                                                  "shown).")] = False,
-    output_format: Annotated[str, typer.Option("--format", help="markdown (a GitHub comment) or json.")] = "markdown",
-    output: Annotated[Optional[Path], typer.Option("--output", help="Write here instead of stdout.")] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the paired bootstrap.")] = 0,
-    resamples: Annotated[int, typer.Option("--resamples", help="Paired bootstrap resamples.")] = 10_000,
+    seed: Annotated[int, typer.Option("--seed", rich_help_panel=RUN, help="Seed of the paired bootstrap.")] = 0,
+    resamples: Annotated[int, typer.Option("--resamples", rich_help_panel=RUN,
+                                           help="Paired bootstrap resamples.")] = 10_000,
+    output_format: Annotated[str, typer.Option("--format", rich_help_panel=RUN,
+                                               help="markdown (a GitHub comment) or json.")] = "markdown",
+    output: Annotated[Optional[Path], typer.Option("--output", rich_help_panel=RUN,
+                                                   help="Write here instead of stdout.")] = None,
 ) -> None:
     """Two runs side by side, for pull requests and nightly regressions. Exit 0 pass, 1 regression, 2 usage
     error or incomparable runs, 3 a broken run."""
@@ -288,7 +293,7 @@ def compare(
     raise typer.Exit(result["exit_code"])
 
 
-@app.command("import-logs")
+@app.command("import-logs", cls=PanelledCommand)
 @guarded
 def import_logs(
     file: Annotated[Path, typer.Argument(help="Real users' turns as JSONL or CSV: question (required), id, answer, "
@@ -296,8 +301,8 @@ def import_logs(
                                          "created_at (ISO-8601).")],
     name: Annotated[Optional[str], typer.Option("--name", help="Log name the tiers read it back by (default: "
                                                 "the file name without its extension).")] = None,
-    config: ConfigOpt = None,
     data_dir: DataDirOpt = None,
+    config: ConfigOpt = None,
 ) -> None:
     """Load real users' logged turns into bench's own question_answer table; importing again is a no-op."""
     from benchmarks.services.logs import import_logs as import_file
@@ -308,9 +313,9 @@ def import_logs(
     stdout.print(f"{log}: {stats.inserted} inserted, {stats.updated} updated, {stats.unchanged} unchanged")
 
 
-@db_app.command("upgrade")
+@db_app.command("upgrade", cls=PanelledCommand)
 @guarded
-def db_upgrade(config: ConfigOpt = None, data_dir: DataDirOpt = None) -> None:
+def db_upgrade(data_dir: DataDirOpt = None, config: ConfigOpt = None) -> None:
     """Apply pending Alembic migrations (bench also does this by itself before every run)."""
     from benchmarks.services.database import connect
 
@@ -321,12 +326,12 @@ def db_upgrade(config: ConfigOpt = None, data_dir: DataDirOpt = None) -> None:
     stdout.print(f"{database.url_shown}: migrations applied: {applied}")
 
 
-@db_app.command("drop-collection")
+@db_app.command("drop-collection", cls=PanelledCommand)
 @guarded
 def db_drop_collection(
     name: Annotated[str, typer.Argument(help="Collection (dataset name) whose stored chunks are deleted.")],
-    config: ConfigOpt = None,
     data_dir: DataDirOpt = None,
+    config: ConfigOpt = None,
 ) -> None:
     """Delete a collection's stored chunks and indexes (every embedding model); the next run re-indexes."""
     from benchmarks.services.database import connect, database_errors

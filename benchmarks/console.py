@@ -14,8 +14,9 @@ from pathlib import Path
 from types import TracebackType
 from typing import IO, Any
 
-from rich.console import Console
+from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
+from rich.text import Text
 
 from benchmarks.errors import BenchError
 from benchmarks.report_markdown import (
@@ -28,10 +29,25 @@ from benchmarks.report_markdown import (
 )
 
 
+class _TableTitle(Text):
+    """A table's title wrapped at the console's width when it is wider than its table: rich wraps a title at
+    the table's width, so a narrow table folded its title into lines even in a 1000-column pipe."""
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        if self.cell_len > options.max_width:
+            options = options.update(width=console.width, justify="default")
+        yield from super().__rich_console__(console, options)
+
+
+def titled_table(title: str) -> Table:
+    """A table of bench's, its title in the table.title style as rich gives a plain one."""
+    return Table(title=_TableTitle(title, style="table.title"))
+
+
 def print_summary(report: dict[str, Any], directory: Path, console: Console) -> None:
     ds, log = report["dataset"], report.get("log")
     logged = f" · log {log['name']} ({log_counts(log)})" if log else ""
-    table = Table(title=f"{report['title']} · {ds['name']} ({dataset_counts(ds, log)}){logged}")
+    table = titled_table(f"{report['title']} · {ds['name']} ({dataset_counts(ds, log)}){logged}")
     table.add_column("metric")
     table.add_column("value", justify="right")
     table.add_column("95% CI")
@@ -111,7 +127,7 @@ def print_summary(report: dict[str, Any], directory: Path, console: Console) -> 
 
 def print_plan(models: Sequence[str], rows: Sequence[dict[str, Any]], console: Console) -> None:
     """`bench evaluate --dry-run`: the judge calls and prompt tokens a run would need, per metric."""
-    table = Table(title=f"dry run: {', '.join(models)} (no call made)")
+    table = titled_table(f"dry run: {', '.join(models)} (no call made)")
     for column in ("metric", "calls", "estimated prompt tokens"):
         table.add_column(column, justify="left" if column == "metric" else "right")
     for row in rows:

@@ -36,7 +36,7 @@ import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -55,6 +55,7 @@ from benchmarks.toml_file import read_toml
 NIGHTLY_DIR = "nightly"
 TRENDS_FILE = "trends.html"
 TRENDS_DIV_ID = "bench-trends"
+NO_VALUE_HEIGHT = 0.5  # where a series without any value draws its failed runs' crosses, on an unlabeled 0-1 axis
 RUN_KEYS = ("tier", "dataset", "informational")
 ALERTS = ("regression", "broken run")  # the verdicts of bench compare that fail a night
 
@@ -206,7 +207,7 @@ def run_suite(suite: Suite, resolved: Sequence[tuple[Settings, dict[str, Source]
                          soft_wrap=True)
             line = {**base, "run_id": reports.new_run_id(started), "started_at": _iso(started),
                     "content_sha256": None, "status": "failed", "error": error, "report": None,
-                    "main_metric": TIERS[run.tier].main_metric or None, "main_value": None, "metrics": {}}
+                    "main_metric": _declared_main_metric(run.tier, settings), "main_value": None, "metrics": {}}
         else:
             report = outcome.report
             metrics = {name: metric.get("value") for name, metric in report["metrics"].items()}
@@ -368,8 +369,8 @@ def render_trends(lines: Sequence[Mapping[str, Any]]) -> str:
     for row, key in enumerate(keys, start=1):
         runs = groups[key]
         ok = [r for r in runs if r.get("status") == "ok"]
-        main = str(runs[-1].get("main_metric"))
-        names = [main] + sorted({n for r in ok for n in r.get("metrics", {})} - {main})
+        main = _main_metric(runs)
+        names = ([main] if main else []) + sorted({n for r in ok for n in r.get("metrics", {})} - {main})
         for name in names:
             points = [(r["started_at"], r["metrics"].get(name), r.get("run_id")) for r in ok
                       if _number(r.get("metrics", {}).get(name))]
@@ -390,15 +391,19 @@ def render_trends(lines: Sequence[Mapping[str, Any]]) -> str:
                 name=f"{key[0]} / {key[1]}: regression", legendgroup=f"{key[0]}/{key[1]}",
                 hovertext=[html.escape(_regression_text(r)) for r in regressed], hoverinfo="text+x"),
                 row=row, col=1)
+        last = _last_value(ok, main) if main else None
         failed = [r for r in runs if r.get("status") != "ok"]
         if failed:
             figure.add_trace(go.Scatter(
-                x=[r["started_at"] for r in failed], y=[_last_value(ok, main)] * len(failed), mode="markers",
-                marker={"symbol": "x", "size": 10, "color": "red"}, name=f"{key[0]} / {key[1]}: failed",
-                legendgroup=f"{key[0]}/{key[1]}",
+                x=[r["started_at"] for r in failed], y=[NO_VALUE_HEIGHT if last is None else last] * len(failed),
+                mode="markers", marker={"symbol": "x", "size": 10, "color": "red"},
+                name=f"{key[0]} / {key[1]}: failed", legendgroup=f"{key[0]}/{key[1]}",
                 hovertext=[html.escape(str(r.get("error")))[:300] for r in failed], hoverinfo="text+x"),
                 row=row, col=1)
-        figure.update_yaxes(title_text=html.escape(main), row=row, col=1)
+        figure.update_yaxes(title_text=html.escape(main or ""), row=row, col=1)
+        if last is None:  # nothing measured: the crosses mark when runs failed, at a height that means nothing
+            figure.update_yaxes(range=[0, 1], showticklabels=False, row=row, col=1)
+        figure.update_xaxes(range=_at_least_a_day([r["started_at"] for r in runs]), row=row, col=1)
     figure.update_layout(title={"text": html.escape(title), "font": {"size": 14}}, template="plotly_white",
                          showlegend=True, height=max(400, 300 * len(keys)),
                          margin={"l": 60, "r": 20, "t": 60, "b": 40})
@@ -412,13 +417,38 @@ def _subplot_title(key: tuple[str, str], runs: Sequence[Mapping[str, Any]]) -> s
     failed = sum(r.get("status") != "ok" for r in runs)
     regressed = sum(r.get("status") == "ok" and bool(regressed_metrics(r)) for r in runs)
     extra = (f", {failed} failed" if failed else "") + (f", {regressed} regressed" if regressed else "")
-    return html.escape(f"{key[0]} on {key[1]}: {runs[-1].get('main_metric')} ({len(runs)} runs{extra})")
+    main, plural = _main_metric(runs), "s" if len(runs) > 1 else ""
+    return html.escape(f"{key[0]} on {key[1]}{f': {main}' if main else ''} ({len(runs)} run{plural}{extra})")
+
+
+def _main_metric(runs: Sequence[Mapping[str, Any]]) -> str | None:
+    """The series' main metric, as the latest run naming one gives it: in an index written before failed runs
+    recorded the metric they were to measure, a failed evaluate run names none."""
+    named = [r["main_metric"] for r in runs if r.get("main_metric")]
+    return str(named[-1]) if named else None
+
+
+def _at_least_a_day(instants: Sequence[str]) -> list[str] | None:
+    """A day centred on runs closer together than that (plotly would spread a lone run over a millisecond,
+    two runs a minute apart over seconds); None, plotly's own range, for runs on different days."""
+    # plotly.js reads a date's wall clock and ignores its offset: so does this range
+    moments = sorted(datetime.fromisoformat(instant).replace(tzinfo=None) for instant in instants)
+    if moments[-1] - moments[0] >= timedelta(days=1):
+        return None
+    middle = moments[0] + (moments[-1] - moments[0]) / 2
+    return [(middle + timedelta(hours=hours)).isoformat() for hours in (-12, 12)]
 
 
 def _regression_text(line: Mapping[str, Any]) -> str:
     verdict = line["compare"]
     return (f"{line.get('run_id')}: {verdict['verdict']} in {', '.join(verdict.get('metrics', ()))}"
             + (" (informational)" if line.get("informational") else ""))
+
+
+def _declared_main_metric(tier: str, settings: Settings) -> str | None:
+    """The main metric a failed run would have had, for its trend: the tier's, else (evaluate) the first of
+    its metrics, as its report names it."""
+    return TIERS[tier].main_metric or next(iter(settings.metrics or ()), None)
 
 
 def _last_value(ok: Sequence[Mapping[str, Any]], name: str) -> float | None:

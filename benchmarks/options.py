@@ -4,6 +4,10 @@ Every option of a tier command is a setting the tier reads (`Tier.reads`), named
 unless the tier names it otherwise (`Tier.flags`: `neighbours` is `--k` in tier 0), with the
 setting's own help text. Secrets and tables are not flags: a password in a flag is visible to every
 user in `ps`, and tables are written in bench.toml or as JSON in the environment.
+
+`--help` groups the options by what they affect (typer's rich_help_panel): the command's own first,
+then the judge, the metrics' options, the embedder, the database, the run and its output. A setting's
+panel follows from its name (`panel_of`), so every command groups a shared setting the same way.
 """
 
 from __future__ import annotations
@@ -16,10 +20,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Optional
 
+import click
 import typer
+import typer.core
 
 from benchmarks.config import SETTING_FIELDS, help_for, setting_type
 
+JUDGE, METRIC_OPTIONS, EMBEDDER, DATABASE, RUN = "Judge / LLM", "Metric options", "Embedder", "Database", "Run & output"
+PANELS: tuple[str | None, ...] = (None, JUDGE, METRIC_OPTIONS, EMBEDDER, DATABASE, RUN)  # None: the command's own
+_PANEL_OF: Mapping[str, str] = {
+    **dict.fromkeys(("judge_backend", "judge_model", "judge_mode", "language"), JUDGE),
+    **dict.fromkeys(("relevancy_questions", "similarity_threshold", "correctness_weights", "factual_mode",
+                     "factual_beta", "noise_mode", "precision_against", "claim_counting"), METRIC_OPTIONS),
+    "similarity_baseline": EMBEDDER,
+    **dict.fromkeys(("data_dir", "retrieval_workers", "index", "ef_search", "retrieval_batch_size"), DATABASE),
+    **dict.fromkeys(("seed", "bootstrap_resamples", "limit", "pairwise_limit", "reports_dir"), RUN),
+}
+_PANEL_BY_PREFIX = (("llm_", JUDGE), ("embedding_", EMBEDDER), ("hnsw_", DATABASE))
 LOCAL = ("data_dir", "reports_dir")  # every command that reads settings takes these
 # flags every command spells the same way, unless the tier names the setting otherwise
 COMMON_FLAGS: Mapping[str, tuple[str, ...]] = {"llm_concurrency": ("--concurrency",), "llm_models": ("--models",),
@@ -41,7 +58,8 @@ class Flag:
         return long.split("/")[-1] if "/" in long else long
 
     def parameter(self) -> inspect.Parameter:
-        option = typer.Option(None, *self.names, help=help_for(self.setting), show_default=False)
+        option = typer.Option(None, *self.names, help=help_for(self.setting), show_default=False,
+                              rich_help_panel=panel_of(self.setting))
         return inspect.Parameter(self.setting, inspect.Parameter.KEYWORD_ONLY, default=option,
                                  annotation=Optional[self.kind])  # typer reads the annotation object
 
@@ -55,6 +73,12 @@ def flags_of(reads: tuple[str, ...], renamed: Mapping[str, tuple[str, ...]]) -> 
             found.append(Flag(name, renamed.get(name) or COMMON_FLAGS.get(name) or (f"--{name.replace('_', '-')}",),
                               kind))
     return found
+
+
+def panel_of(setting: str) -> str | None:
+    """The help panel of a setting's flag: None for a command's own (its input, what it measures)."""
+    return _PANEL_OF.get(setting) or next((panel for prefix, panel in _PANEL_BY_PREFIX
+                                           if setting.startswith(prefix)), None)
 
 
 def flag_type(name: str) -> type | None:
@@ -74,21 +98,43 @@ def flag_type(name: str) -> type | None:
     return None
 
 
+class PanelledCommand(typer.core.TyperCommand):
+    """A command whose plain-text help (bench's: rich_markup_mode=None, so no rich markup reads a help text's
+    brackets) shows each rich_help_panel as a section, as typer's rich help would, instead of one list."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        sections: dict[str, list[tuple[str, str]]] = {"Arguments": [], "Options": []}  # typer's first two
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx)
+            if record is not None:
+                title = "Arguments" if param.param_type_name == "argument" else (
+                    getattr(param, "rich_help_panel", None) or "Options")
+                sections.setdefault(title, []).append(record)
+        for title, rows in sections.items():
+            if rows:
+                with formatter.section(title):
+                    formatter.write_dl(rows)
+
+
 def command(name_of_run: str, parameters: list[inspect.Parameter], body: Callable[..., None],
             doc: str) -> Callable[..., None]:
-    """A function typer reads as a command with these parameters, calling `body(**values)`."""
+    """A function typer reads as a command with these parameters, calling `body(**values)`; its options in
+    the order of their panels (`PANELS`), so help lists the command's own first."""
 
     def run(**values: Any) -> None:
         body(**values)
 
+    ordered = sorted(parameters, key=lambda p: PANELS.index(p.default.rich_help_panel))
     run.__name__ = name_of_run.replace("-", "_")
     run.__doc__ = doc
-    run.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
-    run.__annotations__ = {p.name: p.annotation for p in parameters}
+    run.__signature__ = inspect.Signature(ordered)  # type: ignore[attr-defined]
+    run.__annotations__ = {p.name: p.annotation for p in ordered}
     return run
 
 
-def option(name: str, kind: Any, *flags: str, help: str, default: Any = None) -> inspect.Parameter:
+def option(name: str, kind: Any, *flags: str, help: str, default: Any = None,
+           panel: str | None = None) -> inspect.Parameter:
     """A parameter that is not a setting (the input, the output folder, --resume, --dry-run)."""
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, annotation=kind,
-                             default=typer.Option(default, *flags, help=help, show_default=False))
+                             default=typer.Option(default, *flags, help=help, show_default=False,
+                                                  rich_help_panel=panel))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 OUTCOMES_HEADER = "ok / undet. / err."  # see format_outcomes
@@ -58,7 +58,8 @@ def render(report: dict[str, Any]) -> str:
     lines += ["## Settings", "", "| setting | value |", "|---|---|"]
     for name, value in sorted(report["settings"].items()):
         source = report["settings_sources"].get(name)
-        lines.append(f"| `{name}` | `{value}`" + (f" ({source})" if source else "") + " |")
+        shown = "—" if value is None else f"`{_inline(value)}`"
+        lines.append(f"| `{name}` | {shown}" + (f" ({source})" if source else "") + " |")
     lines.append("")
     return "\n".join(lines)
 
@@ -186,13 +187,45 @@ def format_ci(ci: list[float] | None) -> str:
     return "—" if not ci else f"[{ci[0]:.4f}, {ci[1]:.4f}]"
 
 
-def _notes(notes: dict[str, Any], depth: int = 0) -> list[str]:
-    out = []
+def _notes(notes: Mapping[str, Any], depth: int = 0) -> list[str]:
+    """The notes as nested bullets: a mapping opens a level, a list of records (real-users' topics, ux's
+    hit-rate curve) is a table in its bullet, anything else prose (`_inline`): never a Python repr."""
+    out, indent = [], "  " * depth
     for key, value in notes.items():
-        indent = "  " * depth
-        if isinstance(value, dict):
-            out.append(f"{indent}- {key}:")
-            out += _notes(value, depth + 1)
+        if isinstance(value, Mapping) and value:
+            out += [f"{indent}- {key}:", *_notes(value, depth + 1)]
+        elif isinstance(value, list) and value and all(isinstance(row, Mapping) for row in value):
+            out += [f"{indent}- {key}:", "", *(f"{indent}  {line}" for line in _table(value)), ""]
         else:
-            out.append(f"{indent}- {key}: {value}")
+            out.append(f"{indent}- {key}: {_inline(value)}")
     return out
+
+
+def _table(rows: Sequence[Mapping[str, Any]]) -> list[str]:
+    """Records as a Markdown table, a column per key in order of first appearance."""
+    columns = list(dict.fromkeys(key for row in rows for key in row))
+    return [f"| {' | '.join(columns)} |", f"|{'---|' * len(columns)}",
+            *(f"| {' | '.join(_cell(row.get(column)) for column in columns)} |" for row in rows)]
+
+
+def _cell(value: Any) -> str:
+    """A table cell's prose, its pipes escaped: one would split the row."""
+    return _inline(value).replace("|", "\\|")
+
+
+def _inline(value: Any) -> str:
+    """A value as prose: None as —, booleans as bench.toml spells them, a list comma-separated, a mapping as
+    `key: value` pairs; a list or mapping inside another in parentheses."""
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, Mapping):
+        return ", ".join(f"{key}: {_nested(item)}" for key, item in value.items()) or "—"
+    if isinstance(value, (list, tuple)):
+        return ", ".join(_nested(item) for item in value) or "—"
+    return str(value)
+
+
+def _nested(value: Any) -> str:
+    return f"({_inline(value)})" if isinstance(value, (Mapping, list, tuple)) and value else _inline(value)

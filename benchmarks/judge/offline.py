@@ -43,6 +43,11 @@ and a wrong number is the most common unsupported detail of an answer. What the 
 see: a swapped name in an otherwise copied sentence, or a negation of the passage that the
 sentence leaves out, usually still passes, so the proxies over-report support.
 
+Explanations. As an LLM judge names the statements it rejected and why, an ok proxy score names each
+sentence the test did not support (context precision: each irrelevant context, by rank), cut at
+`SHOWN_CHARS`, with the closest passage's reading: the numbers it lacks, the best calibrated similarity
+and the content-word overlap. The verdicts, and so the numbers, are the test's alone.
+
 Each proxy below is scored by the metric's own `judged` function and is declared with its metric
 in `benchmarks.judge.catalog`, with the fields it reads and the line a report prints beside its
 number; a metric without a proxy says there why it has none (asking for one is a ValueError).
@@ -53,7 +58,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -156,8 +161,38 @@ def _passage(text: str) -> _Passage:
 
 
 @dataclass(frozen=True)
+class _Match:
+    """What the support test reads of a sentence against one passage; an explanation shows it too."""
+
+    missing: tuple[str, ...]  # the sentence's number tokens the passage lacks
+    overlap: float | None  # share of the sentence's content stems in the passage; None: no content word
+    similarity: float | None  # best calibrated similarity to a sentence of the passage; None: no cosine
+
+    def closeness(self) -> tuple[bool, float, float]:
+        """Which of several passages came closest: one holding the numbers first, then by similarity."""
+        return not self.missing, -math.inf if self.similarity is None else self.similarity, self.overlap or 0.0
+
+    def describe(self) -> str:
+        missing = f"{', '.join(self.missing)} not found; " if self.missing else ""
+        return f"{missing}similarity {_shown(self.similarity)}, overlap {_shown(self.overlap)}"
+
+
+_NO_MATCH = _Match((), None, None)  # no passage to compare with (no context retrieved)
+
+
+def _closest(matches: Iterable[_Match]) -> _Match:
+    """The match that came closest to support: what an explanation of a failed verdict shows."""
+    return max(matches, key=_Match.closeness, default=_NO_MATCH)
+
+
+def _shown(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+@dataclass(frozen=True)
 class _Support:
-    """The support test with its vectors and thresholds bound, so metrics only ask yes or no."""
+    """The support test with its vectors and thresholds bound, so metrics only ask yes or no, and what an
+    unsupported sentence came closest to."""
 
     vectors: Mapping[str, np.ndarray]
     scale: SimilarityScale
@@ -166,21 +201,44 @@ class _Support:
     overlap_threshold: float
 
     def __call__(self, sentence: str, passage: _Passage) -> bool:
-        words = tokens(sentence)
-        numbers = {t for t in words if any(ch.isdigit() for ch in t)}
-        if not numbers <= passage.stems:
-            return False
-        content = {_stem(t) for t in words if t not in self.stop_words}
-        if content and len(content & passage.stems) / len(content) >= self.overlap_threshold:
-            return True
-        return any(self._close(sentence, other) for other in passage.sentences)
+        found = self.match(sentence, passage)
+        return not found.missing and (
+            (found.overlap is not None and found.overlap >= self.overlap_threshold)
+            or (found.similarity is not None and found.similarity >= self.support_threshold))
 
-    def _close(self, a: str, b: str) -> bool:
-        similarity = judged.cosine(self.vectors[a], self.vectors[b])
-        return similarity is not None and self.scale(similarity) >= self.support_threshold
+    def match(self, sentence: str, passage: _Passage) -> _Match:
+        words = tokens(sentence)
+        missing = tuple(dict.fromkeys(t for t in words if any(ch.isdigit() for ch in t) and t not in passage.stems))
+        content = {_stem(t) for t in words if t not in self.stop_words}
+        overlap = len(content & passage.stems) / len(content) if content else None
+        cosines = (judged.cosine(self.vectors[sentence], self.vectors[other]) for other in passage.sentences)
+        similarity = max((self.scale(c) for c in cosines if c is not None), default=None)
+        return _Match(missing, overlap, similarity)
 
     def any_supports(self, sentence: str, passages: Sequence[_Passage]) -> bool:
         return any(self(sentence, p) for p in passages)
+
+    def unsupported(self, what: str, sentences: Sequence[str], supported: Sequence[bool],
+                    passages: Sequence[_Passage]) -> str:
+        """`what: «sentence» (its closest passage's numbers, similarity, overlap) | …` for each sentence the
+        passages do not support, as an LLM judge names the statements it rejected and why; "" when none."""
+        shown = [f"«{_truncated(s)}» ({_closest(self.match(s, p) for p in passages).describe()})"
+                 for s, ok in zip(sentences, supported, strict=True) if not ok]
+        return f"{what}: {' | '.join(shown)}" if shown else ""
+
+
+SHOWN_CHARS = 80  # a sentence an explanation quotes is cut here: it names the sentence, the item holds it whole
+
+
+def _truncated(sentence: str) -> str:
+    return sentence if len(sentence) <= SHOWN_CHARS else sentence[: SHOWN_CHARS - 1].rstrip() + "…"
+
+
+def _explained(outcome: Outcome, *reasons: str) -> Outcome:
+    """A proxy's score with the sentences behind it, after the metric's own explanation; as the LLM judge
+    does, only an ok score gets them (an undetermined one already says why)."""
+    joined = "; ".join(p for p in (outcome.explanation, *reasons) if p)
+    return replace(outcome, explanation=joined) if outcome.ok else outcome
 
 
 def _embed_once(embed: Embed, texts: Sequence[str]) -> dict[str, np.ndarray]:
@@ -239,7 +297,9 @@ def faithfulness(sample: Sample, support_for: SupportFor) -> Outcome:
     claims = split_sentences(sample.response or "")
     contexts = [_passage(c) for c in sample.retrieved_contexts or ()]
     support = support_for([*claims, *(s for c in contexts for s in c.sentences)])
-    return judged.faithfulness([support.any_supports(s, contexts) for s in claims])
+    verdicts = [support.any_supports(s, contexts) for s in claims]
+    return _explained(judged.faithfulness(verdicts),
+                      support.unsupported("unsupported by the contexts", claims, verdicts, contexts))
 
 
 def context_recall(sample: Sample, support_for: SupportFor) -> Outcome:
@@ -247,17 +307,27 @@ def context_recall(sample: Sample, support_for: SupportFor) -> Outcome:
     reference = split_sentences(sample.reference or "")
     contexts = [_passage(c) for c in sample.retrieved_contexts or ()]
     support = support_for([*reference, *(s for c in contexts for s in c.sentences)])
-    return judged.context_recall([support.any_supports(s, contexts) for s in reference])
+    verdicts = [support.any_supports(s, contexts) for s in reference]
+    return _explained(judged.context_recall(verdicts),
+                      support.unsupported("reference sentences no context supports", reference, verdicts, contexts))
 
 
 def context_precision(sample: Sample, support_for: SupportFor) -> Outcome:
     """Verdict per context, in rank order: relevant when it supports some reference sentence; average
     precision as for the LLM metric. Reference-based: without an LLM, "useful for the question" has no
-    better witness."""
+    better witness. The explanation names each irrelevant context by rank, with the reference sentence
+    that came closest to it."""
     reference = split_sentences(sample.reference or "")
-    contexts = [_passage(c) for c in sample.retrieved_contexts or ()]
+    texts = sample.retrieved_contexts or ()
+    contexts = [_passage(c) for c in texts]
     support = support_for([*reference, *(s for c in contexts for s in c.sentences)])
-    return judged.context_precision([any(support(s, c) for s in reference) for c in contexts])
+    verdicts = [any(support(s, c) for s in reference) for c in contexts]
+    irrelevant = [f"#{rank} «{_truncated(text)}» "
+                  f"({_closest(support.match(s, passage) for s in reference).describe()})"
+                  for rank, (text, passage, ok) in enumerate(zip(texts, contexts, verdicts, strict=True), 1)
+                  if not ok]
+    return _explained(judged.context_precision(verdicts),
+                      f"contexts supporting no reference sentence: {' | '.join(irrelevant)}" if irrelevant else "")
 
 
 def semantic_similarity(sample: Sample, support_for: SupportFor) -> Outcome:
@@ -278,11 +348,12 @@ def _both_ways(sample: Sample, support_for: SupportFor) -> tuple[Outcome, Outcom
     claims, truths = split_sentences(response), split_sentences(reference)
     support = support_for([*claims, *truths, response, reference])
     reference_passage, response_passage = _passage(reference), _passage(response)
-    verdicts = ClaimVerdicts(
-        response_supported=tuple(support(s, reference_passage) for s in claims),
-        reference_supported=tuple(support(s, response_passage) for s in truths),
-    )
-    factual = judged.factual_correctness(verdicts, mode="f1")
+    precision_side = tuple(support(s, reference_passage) for s in claims)
+    recall_side = tuple(support(s, response_passage) for s in truths)
+    factual = _explained(
+        judged.factual_correctness(ClaimVerdicts(precision_side, recall_side), mode="f1"),
+        support.unsupported("not in the reference", claims, precision_side, [reference_passage]),
+        support.unsupported("missing from the response", truths, recall_side, [response_passage]))
     return factual, judged.semantic_similarity(support.vectors[response], support.vectors[reference],
                                                scale=support.scale)
 
@@ -294,8 +365,10 @@ def factual_correctness(sample: Sample, support_for: SupportFor) -> Outcome:
 
 
 def answer_correctness(sample: Sample, support_for: SupportFor) -> Outcome:
-    """That F1 and semantic similarity, weighted 0.75 / 0.25 as the LLM metric."""
-    return judged.answer_correctness(*_both_ways(sample, support_for), weights="default")
+    """That F1 and semantic similarity, weighted 0.75 / 0.25 as the LLM metric; the explanation keeps the
+    similarity's cosine and the F1's unmatched sentences."""
+    factual, similarity = _both_ways(sample, support_for)
+    return _explained(judged.answer_correctness(factual, similarity, weights="default"), factual.explanation)
 
 
 def score_with(

@@ -112,3 +112,23 @@ def write_bench_dataset(root: Path, corpus=CORPUS, questions=QUESTIONS) -> Path:
 @pytest.fixture
 def tiny(tmp_path) -> Path:
     return write_bench_dataset(tmp_path / "tiny")
+
+
+PYTHON_REPRS = ("{'", "[{", "['", ": None")
+
+
+@pytest.fixture(autouse=True)
+def markdown_without_reprs(monkeypatch):
+    """Every report.md a test makes, whatever its tier and notes, is tables and prose: never a Python repr of a
+    list or a dict (real-users printed its topic coverage as a list of dicts)."""
+    from benchmarks import report
+
+    render = report.render
+
+    def checked(document):
+        markdown = render(document)
+        found = [line for line in markdown.splitlines() if any(mark in line for mark in PYTHON_REPRS)]
+        assert not found, f"{document['tier']}: report.md shows Python reprs: {found}"
+        return markdown
+
+    monkeypatch.setattr(report, "render", checked)

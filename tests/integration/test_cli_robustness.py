@@ -147,6 +147,20 @@ def test_a_run_that_measured_nothing_exits_3_with_plain_progress_lines(tmp_path)
     assert warning.endswith("were dropped")  # one line, not wrapped at 80 columns
 
 
+def test_a_piped_table_title_wider_than_its_table_is_one_line(tmp_path):
+    """rich wraps a title at its table's width: a dry run's title naming two judges folded into three lines in a
+    pipe, which the README says is never wrapped."""
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text(json.dumps({"id": "s1", "question": "Who wrote Hamlet?", "answer": "Marlowe.",
+                                   "contexts": ["Hamlet is by Shakespeare."]}) + "\n")
+    models = "judge-with-a-rather-long-name-number-one,judge-with-a-rather-long-name-number-two"
+    done = bench_process("evaluate", "--dataset", samples, "--metrics", "faithfulness", "--models", models,
+                         "--dry-run", env={"COLUMNS": "", "BENCH_LLM_MODEL": "unused"})
+    assert done.returncode == 0, done.stderr
+    title = f"dry run: {models.replace(',', ', ')} (no call made)"
+    assert done.stdout.splitlines()[0] == title and len(title) > 80
+
+
 def test_an_evaluation_whose_every_judge_reply_is_unparseable_exits_3(bench, tmp_path, monkeypatch):
     samples = tmp_path / "samples.jsonl"
     samples.write_text(json.dumps({"id": "s1", "question": "Who wrote Hamlet?", "answer": "Marlowe.",

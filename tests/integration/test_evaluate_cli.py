@@ -144,6 +144,10 @@ def test_offline_judge_runs_without_any_llm(bench, tmp_path):
     assert report["provenance"]["embedder"]["id"] == "intfloat/multilingual-e5-small@q4"  # the default
     assert "faithfulness" in report["notes"]["offline_proxies"]
     assert report["metrics"]["semantic_similarity"]["n"] == 1  # s2 has no reference
+    items = {row["id"]: row for row in map(json.loads, (out / "items.jsonl").read_text().splitlines())}
+    explanation = items["s2"]["scores"]["faithfulness"]["offline"]["explanation"]
+    assert explanation.startswith("unsupported by the contexts: «Hamlet was written by Christopher Marlowe.» "
+                                  "(similarity "), explanation  # as an LLM judge names what it rejected
 
 
 def test_unknown_metric(bench, tmp_path):

@@ -92,6 +92,30 @@ def test_nightly_survives_a_failing_tier_appends_and_renders_trends(bench, tmp_p
     assert any("tier2 on" in t and "2 failed" in t for t in titles), titles
 
 
+@needs_chromium
+def test_a_series_whose_every_run_failed_renders_its_metric_and_a_cross_per_run(bench, tmp_path):
+    """evaluate on a missing file fails before its report names a main metric: the index records the first of
+    its metrics, and the page draws a red cross per run on an unlabeled axis over a day, not milliseconds."""
+    suite = tmp_path / "suite.toml"
+    suite.write_text(f'[[run]]\ntier = "evaluate"\ndataset = "{tmp_path / "missing.jsonl"}"\n'
+                     'metrics = ["faithfulness", "semantic_similarity"]\njudge_backend = "offline"\n')
+    for _ in range(2):
+        assert bench("nightly", "--suite", suite).exit_code == 1
+    lines = read_index(tmp_path / "reports" / "index.jsonl")
+    assert [(line["status"], line["main_metric"]) for line in lines] == [("failed", "faithfulness")] * 2
+
+    dom = _chromium(tmp_path, (tmp_path / "reports" / "nightly" / "trends.html").resolve().as_uri(),
+                    "--dump-dom").stdout
+    titles = re.findall(r'class="annotation-text[^"]*"[^>]*>([^<]+)<', dom)
+    assert titles == [f"evaluate on {tmp_path / 'missing.jsonl'}: faithfulness (2 runs, 2 failed)"]
+    assert re.findall(r'class="ytitle"[^>]*data-unformatted="([^"]*)"', dom) == ["faithfulness"]
+    assert 'class="ytick"' not in dom, "a series without values has no scale to read"
+    crosses = re.findall(r'class="point"[^>]*style="[^"]*fill: rgb\(255, 0, 0\)', dom)
+    assert len(crosses) == 2
+    ticks = re.findall(r'class="xtick"><text[^>]*data-unformatted="([^"]*)"', dom)
+    assert ticks and not any(re.search(r"\d:\d\d:\d\d", tick) for tick in ticks), ticks
+
+
 def test_a_regression_against_the_previous_night_fails_the_night_unless_informational(bench, tmp_path):
     dataset = write_bench_dataset(tmp_path / "tiny")
     suite, reports = tmp_path / "suite.toml", tmp_path / "reports"

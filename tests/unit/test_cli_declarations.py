@@ -5,6 +5,7 @@ import subprocess
 import sys
 
 import pytest
+import typer
 from typer.testing import CliRunner
 
 from benchmarks.cli import app
@@ -95,3 +96,28 @@ def test_every_flag_the_readme_shows_exists():
             unknown += [(found.group(1), flag) for flag in re.findall(r"(?<![\w-])(--?[a-z0-9][a-z0-9-]*)",
                                                                       found.group(2)) if flag not in names]
     assert not unknown
+
+
+def _sections(arguments: list[str]) -> list[str]:
+    """The headings of a command's --help, rendered wide."""
+    result = CliRunner().invoke(app, [*arguments, "--help"], terminal_width=200)
+    assert result.exit_code == 0, result.output
+    return [line for line in result.output.splitlines() if line.endswith(":") and not line.startswith(" ")]
+
+
+def test_help_lists_the_commands_own_options_first_then_a_panel_per_concern():
+    """bench evaluate listed --metrics 37th, after --retrieval-workers: its own options come first now."""
+    output = CliRunner().invoke(app, ["evaluate", "--help"], terminal_width=200).output
+    assert output.index("--metrics") < output.index("--retrieval-workers")
+    assert _sections(["evaluate"]) == ["Options:", "Judge / LLM:", "Metric options:", "Embedder:", "Database:",
+                                       "Run & output:"]
+
+
+@pytest.mark.parametrize("arguments", [[name] for name in typer.main.get_command(app).commands if name != "db"]
+                         + [["db", "upgrade"], ["db", "drop-collection"]], ids=" ".join)
+def test_every_command_groups_its_options_in_the_same_panel_order(arguments):
+    from benchmarks.options import PANELS
+
+    order = ["Arguments:", "Options:", *(f"{panel}:" for panel in PANELS if panel)]
+    sections = _sections(arguments)
+    assert "Options:" in sections and sections == sorted(sections, key=order.index)

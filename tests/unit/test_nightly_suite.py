@@ -146,6 +146,20 @@ def test_trend_page_is_self_contained_and_deterministic():
     assert "no runs yet" in render_trends([])
 
 
+def test_a_series_without_any_value_is_titled_by_its_metric_and_marks_each_failed_run():
+    """An index line of an evaluate run that failed before its report named a main metric has none: the series
+    is titled without one, and its crosses sit on an unlabeled 0-1 axis, not at no height at all."""
+    lines = [{**_line("a", tier="evaluate", status="failed"), "main_metric": None},
+             _line("b", tier="tier2", status="failed", day="2026-01-01"),
+             _line("c", tier="tier2", status="failed", day="2026-01-02")]
+    page = render_trends(lines)
+    names = {trace["name"]: trace for trace in _traces(page)}
+    assert names["evaluate / synthetic: failed"]["y"] == [0.5]
+    assert names["tier2 / synthetic: failed"]["y"] == [0.5, 0.5]
+    assert "evaluate on synthetic (1 run, 1 failed)" in page and "synthetic: None" not in page
+    assert "tier2 on synthetic: ndcg@10 (2 runs, 2 failed)" in page
+
+
 def test_shipped_suite_is_valid():
     suite = load_suite(ROOT / "nightly.example.toml")
     tiers = [run.tier for run in suite.runs]

@@ -180,6 +180,57 @@ def test_answer_correctness_weights_support_f1_and_similarity_three_to_one():
     assert len(embed.calls) == 1
 
 
+# --- explanations -------------------------------------------------------------------------------
+# As an LLM judge names the statements it rejected and why: each unsupported (or, for context precision,
+# irrelevant) unit with the closest passage's missing numbers, calibrated similarity and overlap.
+
+
+def test_faithfulness_names_the_unsupported_sentence_and_how_close_its_best_context_came():
+    sample = Sample(id="1", retrieved_contexts=EIFFEL_CONTEXTS, response=EIFFEL_RESPONSE)
+    score = offline_score("faithfulness", sample, TableEmbed(EIFFEL_TABLE), scale=RAW)
+    # the closest context is the first: cosine 1 with "It opened in 1889.", stems opene of {opene, 1887}
+    assert score.explanation == ("unsupported by the contexts: «It opened in 1887.» (1887 not found; "
+                                 "similarity 1.00, overlap 0.50)")
+
+
+def test_context_recall_names_the_reference_sentences_no_context_supports():
+    sample = Sample(id="r", retrieved_contexts=("The Eiffel Tower is in Paris. It opened in 1889.",),
+                    reference="The Eiffel Tower is in Paris. It is 330 metres tall.")
+    score = offline_score("context_recall", sample, TableEmbed(), scale=RAW)
+    assert score.explanation == ("reference sentences no context supports: «It is 330 metres tall.» (330 not "
+                                 "found; similarity —, overlap 0.00)")
+
+
+def test_context_precision_names_each_irrelevant_context_by_rank():
+    sample = Sample(id="p", retrieved_contexts=("Berlin is the capital of Germany.", "Paris hosts the Eiffel Tower."),
+                    reference="The Eiffel Tower is in Paris.")
+    score = offline_score("context_precision", sample, TableEmbed(), scale=RAW)
+    assert score.explanation == ("contexts supporting no reference sentence: #1 «Berlin is the capital of "
+                                 "Germany.» (similarity —, overlap 0.00)")
+
+
+def test_factual_and_answer_correctness_name_the_unmatched_sentences_of_each_side():
+    factual = offline_score("factual_correctness", ANSWER, TableEmbed(ANSWER_TABLE), scale=RAW)
+    unmatched = "not in the reference: «It is made of cheese.» (similarity —, overlap 0.00)"
+    assert factual.explanation == unmatched
+    answer = offline_score("answer_correctness", ANSWER, TableEmbed(ANSWER_TABLE), scale=RAW)
+    assert answer.explanation == f"{RAW.explain(1 / math.sqrt(2))}; {unmatched}"
+    swapped = Sample(id="s", response=ANSWER.reference, reference=ANSWER.response)
+    recall_side = offline_score("factual_correctness", swapped, TableEmbed(), scale=RAW).explanation
+    assert recall_side == "missing from the response: «It is made of cheese.» (similarity —, overlap 0.00)"
+
+
+def test_a_supported_answer_has_nothing_to_explain_and_a_long_sentence_is_cut():
+    supported = Sample(id="s", retrieved_contexts=("The Eiffel Tower is in Paris.",),
+                       response="The Eiffel Tower is in Paris.")
+    assert offline_score("faithfulness", supported, TableEmbed(), scale=RAW).explanation == ""
+    long = "The moon " + "is very far away and " * 6 + "made of rock."
+    cut = offline_score("faithfulness", Sample(id="l", retrieved_contexts=("Cheese.",), response=long),
+                        TableEmbed(), scale=RAW).explanation
+    quoted = cut.split("«")[1].split("»")[0]
+    assert len(long) > 80 and len(quoted) == 80 and quoted.endswith("…") and long.startswith(quoted[:-1])
+
+
 # --- contract -----------------------------------------------------------------------------------
 
 

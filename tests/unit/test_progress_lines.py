@@ -8,9 +8,10 @@ import threading
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from benchmarks.config import load_settings, unknown_setting
-from benchmarks.console import ProgressLines, progress_interval, stdout_console
+from benchmarks.console import ProgressLines, progress_interval, stdout_console, titled_table
 from benchmarks.errors import BenchError
 from benchmarks.runner import unmeasured
 from benchmarks.services.datasets import load_dataset
@@ -102,6 +103,16 @@ def test_piped_stdout_is_not_wrapped_at_80_columns(monkeypatch):
     monkeypatch.delenv("COLUMNS", raising=False)
     monkeypatch.setattr("sys.stdout", io.StringIO())
     assert stdout_console().width > 200
+
+
+def test_a_table_title_wraps_at_the_console_width_not_the_tables():
+    out = io.StringIO()
+    console = Console(file=out, width=60)
+    table = titled_table("a title of several words " * 4)
+    table.add_column("n")
+    console.print(table)
+    first, second, top = out.getvalue().splitlines()[:3]
+    assert len(first.rstrip()) > 50 and second.startswith("several words") and top.startswith("┏━━━┓")
 
 
 def report(value, n, errors=0, warnings=()):

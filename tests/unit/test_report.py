@@ -418,3 +418,35 @@ def test_a_limited_run_says_so_in_both_tables():
     document["dataset"] = {**document["dataset"], "samples": 3, "limit": {"n": 3, "of": 12, "seed": 4}}
     assert "3 samples, limit 3 of 12 (seed 4)" in render(document).splitlines()[2]
     assert "3 samples, limit 3 of 12 (seed 4)" in " ".join(terminal_table(document).split())
+
+
+# --- notes and settings as tables and prose, never a Python repr ----------------------------------------
+
+
+def test_notes_and_settings_render_as_tables_and_prose():
+    """The shapes tiers' notes hold (real-users' topics, ux's curve, evaluate's models and options, a rubric's
+    fields, judge's scale) and a list setting: rows of records are a table in their bullet, the rest prose."""
+    document = judged_report({
+        "topic_coverage": {"n_topics": 2, "topics": [
+            {"topic_id": 0, "question_count": 3, "weak": False}, {"topic_id": 1, "question_count": 1, "weak": True}]},
+        "models": ["judge-a", "judge-b"], "scale": [1, 5], "mode": None, "options": {"weights": {"factuality": 0.75}},
+        "rubrics": {"politeness": {"criteria": {"en": "Is it polite? a | b"}, "needs": ["response"]}},
+        "hit_rate_curve": [], **EVALUATE_NOTES})
+    document["settings"] = {"metrics": ["faithfulness", "semantic_similarity"], "similarity_threshold": None,
+                            "rubrics": {"politeness": {"scale": "1-5", "needs": ["response", "user_input"]}}}
+    lines = render(document).splitlines()
+    table = lines.index("  - topics:")
+    assert lines[table + 1:table + 6] == ["", "    | topic_id | question_count | weak |", "    |---|---|---|",
+                                          "    | 0 | 3 | false |", "    | 1 | 1 | true |"]
+    assert "- models: judge-a, judge-b" in lines and "- scale: 1, 5" in lines and "- mode: —" in lines
+    assert "    - factuality: 0.75" in lines and "- hit_rate_curve: —" in lines
+    assert "      - en: Is it polite? a | b" in lines and "    - needs: response" in lines
+    assert "| `metrics` | `faithfulness, semantic_similarity` |" in lines
+    assert "| `similarity_threshold` | — |" in lines
+    assert "| `rubrics` | `politeness: (scale: 1-5, needs: (response, user_input))` |" in lines
+
+
+def test_a_cell_escapes_its_pipes():
+    from benchmarks.report_markdown import _table
+
+    assert _table([{"what": "a | b"}])[-1] == "| a \\| b |"
