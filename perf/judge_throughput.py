@@ -106,15 +106,20 @@ def measure(work: Path, language: str, samples: Path, base_url: str, model: str)
 
 
 def _rows(language: str, run: dict[str, Any], rates: Rates) -> list[dict[str, str]]:
-    ideal_s = run["prompt_tokens"] / rates.prompt_per_s + run["completion_tokens"] / rates.generated_per_s
+    generating_s = run["completion_tokens"] / rates.generated_per_s
+    ideal_s = run["prompt_tokens"] / rates.prompt_per_s + generating_s
+    busy_s = run["processed"] / rates.prompt_per_s + generating_s  # what the server had to compute
     per_minute = run["samples"] * 60 / run["seconds"]
     ideal_per_minute = run["samples"] * 60 / ideal_s
     cached = 1 - run["processed"] / run["prompt_tokens"] if run["prompt_tokens"] else 0.0
     return [
         {"what": f"{language}: judged samples per minute ({run['samples']} samples, {run['calls']} calls, "
                  f"{run['errors']} failed, {run['in_flight']} in flight)",
-         "bench": f"{per_minute:.2f}", "baseline": f"{ideal_per_minute:.2f} (server's ideal)",
+         "bench": f"{per_minute:.2f}", "baseline": f"{ideal_per_minute:.2f} (server's ideal, every token read)",
          "ratio": f"{per_minute / ideal_per_minute:.2f}× (goal ≥ {GOAL})"},
+        {"what": f"{language}: seconds the server computed, of bench's wall time",
+         "bench": f"{run['seconds']:.0f} s wall", "baseline": f"{busy_s:.0f} s of computing",
+         "ratio": f"{busy_s / run['seconds']:.2f} busy"},
         {"what": f"{language}: prompt tokens read from the server's cache",
          "bench": f"{cached:.0%} of {run['prompt_tokens']:,}", "baseline": "0% (the ideal reads every token)",
          "ratio": "—"},
@@ -133,7 +138,11 @@ def _section(rows: list[dict[str, str]], name: str, questions: int, slots: int, 
         "command's wall time. Above 1×: the",
         "server's prompt cache spared it work, because bench sends the calls that share a template together "
         "(`tiers.evaluate.judged_units`) and",
-        "never more at once than the server's slots (`/props` `total_slots`, `services.concurrency`).",
+        "never more at once than the server's slots (`/props` `total_slots`, `services.concurrency`). The "
+        "busy share is the",
+        "computing the server could not skip (the prompt tokens it did process, at its rate, and every generated "
+        "token) over the wall time:",
+        "what is left is bench's own time and the gaps between a reply and the next call.",
     ], rows)
 
 
