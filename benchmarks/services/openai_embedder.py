@@ -21,6 +21,7 @@ from benchmarks.config import REDACTED, Settings, redact_url
 from benchmarks.endpoints import endpoint_identity
 from benchmarks.errors import BenchError
 from benchmarks.services.concurrency import AdaptiveLimit
+from benchmarks.services.embedding_capabilities import Capabilities
 from benchmarks.services.retry import Failed, Random, RetryPolicy
 
 Progress = Callable[[int], None]
@@ -50,6 +51,8 @@ class OpenAIEmbedder:
     """
 
     backend = "openai"
+    # a server may change the model behind a name: the dimension is measured, and keys the cache rows
+    capabilities = Capabilities(dimension_up_front=False, dimension_in_cache_id=True, caches_each_batch=True)
     PROBE_TEXT = "dimension probe"
 
     def __init__(self, settings: Settings, *, random: Random = randomness.random):
