@@ -7,12 +7,13 @@ consistency measures the service, not bench's cache.
 from __future__ import annotations
 
 import asyncio
+import random as randomness
 from typing import Any, Self
 
 from benchmarks.config import Settings
 from benchmarks.generation.base import Answer, GenerationRequest, GeneratorName
 from benchmarks.services.http_endpoint import EndpointConfig, HttpEndpoint
-from benchmarks.services.llm import Sleep
+from benchmarks.services.retry import Random, Sleep
 
 TEXT_VARIABLES = ("question", "question_id", "context")
 LIST_VARIABLES = ("contexts",)
@@ -22,14 +23,15 @@ CONTEXT_SEPARATOR = "\n\n"
 class HttpGenerator:
     name: GeneratorName = "http"
 
-    def __init__(self, config: EndpointConfig, *, sleep: Sleep = asyncio.sleep):
+    def __init__(self, config: EndpointConfig, *, sleep: Sleep = asyncio.sleep, random: Random = randomness.random):
         self.config = config
-        self.endpoint = HttpEndpoint(config, sleep=sleep)
+        self.endpoint = HttpEndpoint(config, sleep=sleep, random=random)
 
     @classmethod
-    def from_settings(cls, settings: Settings, *, sleep: Sleep = asyncio.sleep) -> Self:
+    def from_settings(cls, settings: Settings, *, sleep: Sleep = asyncio.sleep, random: Random = randomness.random
+                      ) -> Self:
         """Checks the generator_http_* settings at once, so a bad template stops the run before any call."""
-        return cls(endpoint_config(settings), sleep=sleep)
+        return cls(endpoint_config(settings), sleep=sleep, random=random)
 
     def describe(self) -> dict[str, Any]:
         return {"adapter": self.name, **self.config.provenance()}

@@ -7,6 +7,9 @@ away, and its "latency" is queueing. The limit therefore adapts as TCP's congest
 calls already in flight when it was halved cannot halve it again); a run of successes as long as the
 limit raises it by one, up to the configured ceiling.
 
+The LLM service, the user's own HTTP service and the embeddings endpoint all keep to one such limit; the
+embeddings endpoint's threads read it under their own lock, with `episode` for `overloaded`.
+
 A server that says how many requests it serves at once (llama.cpp's `/props` `total_slots`) sets the ceiling
 at once: calls beyond its slots only queue there, and a local judge's queue is minutes long.
 """
@@ -29,7 +32,7 @@ class AdaptiveLimit:
         self.reductions = 0
         self.server_slots: int | None = None
         self.in_flight = 0
-        self._episode = 0
+        self.episode = 0  # how many times the limit was halved: a call remembers the one it started in
         self._successes = 0
         self._condition: tuple[asyncio.AbstractEventLoop, asyncio.Condition] | None = None
 
@@ -41,7 +44,7 @@ class AdaptiveLimit:
             await condition.wait_for(lambda: self.in_flight < self.limit)
             self.in_flight += 1
         try:
-            yield self._episode
+            yield self.episode
         finally:
             async with condition:
                 self.in_flight -= 1
@@ -49,9 +52,9 @@ class AdaptiveLimit:
 
     def overloaded(self, episode: int) -> None:
         """The endpoint timed out or asked to slow down: halve, unless it was halved since the call began."""
-        if episode != self._episode:
+        if episode != self.episode:
             return
-        self._episode += 1
+        self.episode += 1
         self._successes = 0
         self.limit = max(1, self.limit // 2)
         self.lowest = min(self.lowest, self.limit)

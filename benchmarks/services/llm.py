@@ -2,14 +2,9 @@
 
 Any OpenAI-compatible endpoint, through the openai async client. A failed call never raises: it
 comes back as a `Completion` with status `api_error` and the reason, so one bad sample never stops a
-run of thousands. The client's own retries are off, so bench's policy below is the only one, and its
-waits go through an injectable `sleep`, so tests check them without waiting.
-
-Retried: HTTP 429, 5xx, timeouts and connection errors, up to `llm_max_attempts` tries, waiting the
-server's Retry-After (seconds or an HTTP date) when it gives one, else 2 s doubling up to 30 s. Any
-other status (400, 401, ...) is final at once: retrying cannot fix a bad request or a bad key. Timeouts,
-429 and 503 also lower the number of calls in flight (`services.concurrency`), which never exceeds the
-slots a llama.cpp server declares in `/props` (`total_slots`).
+run of thousands. The client's own retries are off, so bench's policy (`services.retry`) is the only one,
+up to `llm_max_attempts` tries; the calls in flight (`services.concurrency`) never exceed the slots a
+llama.cpp server declares in `/props` (`total_slots`).
 
 A call that expects JSON passes its schema; `llm_structured_output` decides how it is asked for
 (`response_format` json_schema or json_object, or the prompt alone). `auto` starts with json_schema and
@@ -29,11 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import os
+import random as randomness
 import time
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC
-from email.utils import parsedate_to_datetime
 from typing import Any, Literal, Self
 from urllib.parse import urlsplit
 
@@ -45,6 +39,7 @@ from benchmarks.endpoints import endpoint_url, props_url, served_identity
 from benchmarks.errors import BenchError
 from benchmarks.services.concurrency import AdaptiveLimit
 from benchmarks.services.llm_cache import FILE_NAME, CachedReply, LLMCache, Served, cache_key
+from benchmarks.services.retry import Failed, Outcome, Random, RetryPolicy, Sleep, ms_since, retryable_status
 
 Role = Literal["generator", "judge"]
 Status = Literal["ok", "api_error"]
@@ -52,13 +47,9 @@ StructuredMode = Literal["json_schema", "json_object", "off"]
 Message = Mapping[str, Any]  # {"role": "system" | "user" | "assistant", "content": str}
 # the endpoint's /models and /props as answered (None: not answered), and whether both answers are lasting ones
 _Listing = tuple[Any, Any, bool]
-Sleep = Callable[[float], Awaitable[None]]
 Progress = Callable[[int], None]
 
 ROLES: tuple[Role, ...] = ("generator", "judge")
-FIRST_WAIT_S = 2.0
-MAX_WAIT_S = 30.0
-MAX_RETRY_AFTER_S = 300.0  # a broken or hostile Retry-After must not stall a run for hours
 _REASON_CHARS = 300
 PROBE_TIMEOUT_S = 5.0
 _PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
@@ -167,13 +158,13 @@ class LLMService:
     and `aclose()` (or `async with`) releases the current loop's.
     """
 
-    def __init__(self, settings: Settings, *, sleep: Sleep = asyncio.sleep, check_reachable: bool = True,
-                 roles: Sequence[Role] = ROLES):
+    def __init__(self, settings: Settings, *, sleep: Sleep = asyncio.sleep, random: Random = randomness.random,
+                 check_reachable: bool = True, roles: Sequence[Role] = ROLES):
         require_llm(settings, roles=roles)
         self.settings = settings
         self.endpoint = llm_endpoint(settings)
         self.url = llm_url(settings)
-        self._sleep = sleep
+        self.retry = RetryPolicy(settings.llm_max_attempts, sleep, random)
         self._reachable = not check_reachable
         self._probe: tuple[asyncio.AbstractEventLoop, asyncio.Task[None]] | None = None
         self.cache = LLMCache(settings.data_dir / FILE_NAME) if settings.llm_cache else None
@@ -215,17 +206,18 @@ class LLMService:
                 if hit.system_fingerprint:
                     tally.fingerprints.add(hit.system_fingerprint)
                 return Completion("ok", hit.text, model, role, Usage(hit.prompt_tokens, hit.completion_tokens),
-                                  _ms_since(started), attempts=0, cached=True, finish_reason="stop", cache_key=key)
+                                  ms_since(started), attempts=0, cached=True, finish_reason="stop", cache_key=key)
             await self._ensure_reachable()
             await self._match_slots()
-            response, attempts, latency_ms, failure = await self._send(model, sent, params)
-            tally.http_requests += attempts
-            if failure is not None and mode != "off" and self._falls_back(failure, model, mode):
+            outcome = await self._send(model, sent, params)
+            tally.http_requests += outcome.attempts
+            if outcome.failure and mode != "off" and self._falls_back(outcome.failure.error, model, mode):
                 continue
             break
         tally.calls += 1
+        response, attempts, latency_ms = outcome.value, outcome.attempts, outcome.latency_ms
         text, usage, finish, fingerprint = None, Usage(), None, None
-        error = _failure_reason(failure, attempts) if failure is not None else None
+        error = outcome.explain(_reason(outcome.failure.error)) if outcome.failure else None
         if response is not None:
             text, usage, finish, error = _read(response)
             fingerprint = getattr(response, "system_fingerprint", None) or None
@@ -318,19 +310,21 @@ class LLMService:
         """
         client, s = self._bind(), self.settings
         timeout = openai.Timeout(s.llm_timeout_s, connect=min(PROBE_TIMEOUT_S, s.llm_timeout_s))
-        for attempt in range(1, s.llm_max_attempts + 1):
+
+        async def attempt() -> Any:  # a failure's error says whether the answer is a lasting one
             try:
-                return await client.get(path, cast_to=object, options={"timeout": timeout}), True
+                return await client.get(path, cast_to=object, options={"timeout": timeout})
             except openai.APIStatusError as exc:
-                if exc.status_code == 501 or not _retryable(exc):
-                    return None, True
-                if attempt < s.llm_max_attempts:
-                    await self._sleep(backoff_s(attempt, exc.response.headers))
+                if exc.status_code == 501:
+                    return Failed.final(True)
+                return Failed.status(not retryable_status(exc.status_code), exc.status_code, exc.response.headers)
             except openai.APIError:  # no connection, or no reply in time
-                return None, False
+                return Failed.final(False)
             except ValueError:  # a body declared JSON that is not: what the server answers, lastingly
-                return None, True
-        return None, False
+                return Failed.final(True)
+
+        outcome: Outcome[Any, bool] = await self.retry.run(attempt)
+        return (outcome.value, True) if outcome.failure is None else (None, outcome.failure.error)
 
     async def _ensure_reachable(self) -> None:
         """Before the first call the cache cannot answer, open one TCP connection to the endpoint.
@@ -434,35 +428,21 @@ class LLMService:
         return self._client[1]
 
     async def _send(self, model: str, messages: list[dict[str, Any]], params: dict[str, Any]
-                    ) -> tuple[Any, int, float, openai.APIError | None]:
-        """(response or None, attempts made, the last attempt's milliseconds, the final failure).
-
-        Each attempt holds a concurrency slot only while it is on the wire: the backoff frees it, so a
-        lowered limit takes effect at once and the timeout measures the server, not bench's own queue.
-        """
+                    ) -> Outcome[Any, openai.APIError]:
+        """The reply, or the final failure, of one chat call through the retry policy."""
         client = self._bind()
-        attempts, most = 0, self.settings.llm_max_attempts
-        while True:
-            attempts += 1
-            async with self.limit.slot() as episode:
-                started = time.perf_counter()
-                try:
-                    # the client's documented raw `post`: `chat.completions.create` would first walk the
-                    # request through openai's type-driven transform, 2–3 ms of CPU a call, which at
-                    # concurrency 16 is most of bench's own overhead; the reply is parsed the same way
-                    response = await client.post("/chat/completions", cast_to=ChatCompletion,
-                                                 body={"model": model, "messages": messages, **params})
-                except openai.APIError as exc:
-                    failure, latency_ms = exc, _ms_since(started)
-                    if _overloads(exc):
-                        self.limit.overloaded(episode)
-                else:
-                    self.limit.succeeded()
-                    return response, attempts, _ms_since(started), None
-            if not _retryable(failure) or attempts >= most:
-                return None, attempts, latency_ms, failure
-            headers = failure.response.headers if isinstance(failure, openai.APIStatusError) else None
-            await self._sleep(backoff_s(attempts, headers))
+
+        async def attempt() -> Any:
+            try:
+                # the client's documented raw `post`: `chat.completions.create` would first walk the
+                # request through openai's type-driven transform, 2–3 ms of CPU a call, which at
+                # concurrency 16 is most of bench's own overhead; the reply is parsed the same way
+                return await client.post("/chat/completions", cast_to=ChatCompletion,
+                                         body={"model": model, "messages": messages, **params})
+            except openai.APIError as exc:
+                return _failed(exc)
+
+        return await self.retry.run(attempt, self.limit)
 
     def _cost(self, model: str, prompt_tokens: int, completion_tokens: int) -> float | None:
         price = (self.settings.llm_prices or {}).get(model)
@@ -515,41 +495,6 @@ async def probe(url: str, timeout_s: float, *, what: str = "the LLM endpoint", a
     writer.close()
 
 
-def backoff_s(attempt: int, headers: Mapping[str, str] | None = None) -> float:
-    """The wait after failed attempt `attempt` (1-based): Retry-After if given, else 2 s doubling to 30 s.
-
-    `headers` are those of the failed reply (None when there was none, e.g. a timeout), so any HTTP
-    client bench uses follows one policy.
-    """
-    asked = retry_after_s(headers) if headers is not None else None
-    if asked is not None:
-        return min(asked, MAX_RETRY_AFTER_S)
-    return min(FIRST_WAIT_S * 2 ** (attempt - 1), MAX_WAIT_S)
-
-
-def retry_after_s(headers: Mapping[str, str]) -> float | None:
-    """Retry-After as seconds: the header is either a number of seconds or an HTTP date."""
-    value = headers.get("retry-after")
-    if value is None:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:  # "-0000" dates come back naive; HTTP dates are always UTC
-        when = when.replace(tzinfo=UTC)
-    return max(0.0, when.timestamp() - time.time())
-
-
-def _failure_reason(exc: openai.APIError, attempts: int) -> str:
-    """A final failure is retryable only when the attempts ran out."""
-    return f"{_reason(exc)} (gave up after {attempts} attempts)" if _retryable(exc) else _reason(exc)
-
-
 def _response_format(mode: StructuredMode, schema: ResponseSchema) -> dict[str, Any]:
     if mode == "json_object":
         return {"type": "json_object"}
@@ -563,17 +508,13 @@ def _refuses_format(exc: openai.APIError) -> bool:
     return any(word in message for word in _FORMAT_WORDS)
 
 
-def _overloads(exc: openai.APIError) -> bool:
-    """The endpoint is past what it can serve: fewer calls in flight, not only a later retry."""
+def _failed(exc: openai.APIError) -> Failed[openai.APIError]:
+    """An openai client error as the retry policy sees it."""
     if isinstance(exc, openai.APIStatusError):
-        return exc.status_code in (429, 503)
-    return isinstance(exc, openai.APITimeoutError)
-
-
-def _retryable(exc: openai.APIError) -> bool:
-    if isinstance(exc, openai.APIStatusError):
-        return exc.status_code == 429 or exc.status_code >= 500
-    return isinstance(exc, openai.APIConnectionError)  # timeouts included
+        return Failed.status(exc, exc.status_code, exc.response.headers)
+    if isinstance(exc, openai.APITimeoutError):
+        return Failed.timeout(exc)
+    return Failed.connection(exc) if isinstance(exc, openai.APIConnectionError) else Failed.final(exc)
 
 
 def _reason(exc: openai.APIError) -> str:
@@ -597,10 +538,6 @@ def _read(response: Any) -> tuple[str | None, Usage, str | None, str | None]:
     if not choices:
         return None, tokens, None, "the reply has no choices"
     return choices[0].message.content or "", tokens, choices[0].finish_reason, None
-
-
-def _ms_since(started: float) -> float:
-    return (time.perf_counter() - started) * 1000
 
 
 def judge_models(settings: Settings) -> tuple[str, ...]:

@@ -1,11 +1,13 @@
 """The OpenAI-compatible /embeddings backend (OpenAI, OpenRouter, vLLM, TEI, a local CPU server), built to
-survive real servers: bounded batches and concurrency, retries that never pile work onto a server
-still busy with the same batch, and every finished batch handed on at once so the cache keeps it.
+survive real servers: bounded batches and concurrency, retries by bench's one policy (`services.retry`)
+that never pile work onto a server still busy with the same batch, and every finished batch handed on at once
+so the cache keeps it.
 """
 
 from __future__ import annotations
 
 import queue
+import random as randomness
 import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
@@ -18,6 +20,9 @@ import numpy as np
 from benchmarks.config import REDACTED, Settings, redact_url
 from benchmarks.endpoints import endpoint_identity
 from benchmarks.errors import BenchError
+from benchmarks.services.concurrency import AdaptiveLimit
+from benchmarks.services.embedding_capabilities import Capabilities
+from benchmarks.services.retry import Failed, Random, RetryPolicy
 
 Progress = Callable[[int], None]
 
@@ -31,22 +36,26 @@ class OpenAIEmbedder:
 
     Batches of `embedding_batch_size` texts go out on up to `embedding_concurrency` threads; each
     finished batch is handed to `on_batch` at once (the cache writes it), so a failure or Ctrl-C loses
-    only the batches in flight. The client's own retries are off; bench's rule is the only one:
+    only the batches in flight. The client's own retries are off; bench's policy (`services.retry`) is the
+    only one, with the adaptive concurrency limit all its clients share (a timeout, 429 or 503 halves it once
+    per episode, a run of successes raises it by one), and these rules of its own:
     - a timeout means the server was too slow for that batch and may still be working on it: the thread
-      keeps its slot for `embedding_timeout_s` more (no new request takes the server's place), the batch
-      goes back split in halves (down to one text), and from then on batches are at most that size and
-      concurrency is halved (once per round of requests that timed out together);
-    - 429, 5xx and connection errors: the same batch again after the server's Retry-After, else 2 s
-      doubling up to 30 s (but a connection error before the endpoint ever answered, a wrong URL or a
-      server that is down, ends the run at once); HTTP 413 splits the batch at once;
+      keeps its slot for `embedding_timeout_s` more (the abandoned request is still on the server's wire, so
+      no new request takes its place), and the batch goes back split in halves (down to one text); from then
+      on batches are at most that size;
+    - 429, 5xx and connection errors: the same batch again after the policy's backoff, its slot free
+      meanwhile (but a connection error before the endpoint ever answered, a wrong URL or a server that is
+      down, ends the run at once); HTTP 413 splits the batch at once;
     - any other error (a bad key, an unknown model) ends the run at once, as does a text that failed
       `embedding_max_attempts` times: one BenchError naming the endpoint, its password masked.
     """
 
     backend = "openai"
+    # a server may change the model behind a name: the dimension is measured, and keys the cache rows
+    capabilities = Capabilities(dimension_up_front=False, dimension_in_cache_id=True, caches_each_batch=True)
     PROBE_TEXT = "dimension probe"
 
-    def __init__(self, settings: Settings):
+    def __init__(self, settings: Settings, *, random: Random = randomness.random):
         from openai import OpenAI
 
         self.base_url = str(settings.embedding_base_url)
@@ -56,9 +65,9 @@ class OpenAIEmbedder:
         # what goes before each text of a role (e5 behind the endpoint wants "query: " / "passage: ")
         self.prompts: Mapping[str, str] = MappingProxyType({"query": settings.embedding_query_prefix,
                                                             "document": settings.embedding_document_prefix})
-        self.max_attempts = settings.embedding_max_attempts
+        self.retry = RetryPolicy(settings.embedding_max_attempts, random=random)  # its waits are threads' own
         self.batch_size = settings.embedding_batch_size  # shrinks on timeouts, for the rest of the run
-        self.concurrency = settings.embedding_concurrency  # likewise
+        self.limit = AdaptiveLimit(settings.embedding_concurrency)
         self.client = OpenAI(base_url=self.base_url, api_key=self.api_key or "unused", max_retries=0,
                              timeout=self.timeout_s)
         self.model = settings.embedding_model
@@ -69,7 +78,6 @@ class OpenAIEmbedder:
         self._secrets = [secret for secret in (self.api_key, urlsplit(self.base_url).password) if secret]
         self._answered = False  # until the endpoint answers once, a connection error is a wrong URL, not a hiccup
         self._measured: int | None = None
-        self._round = 0  # requests that time out in one round halve concurrency once
 
     def describe(self) -> str:
         return f"embeddings endpoint {self.endpoint} (model '{self.model}')"
@@ -120,19 +128,20 @@ class OpenAIEmbedder:
         try:
             response = self.client.embeddings.create(model=self.model, input=texts, **extra)
         except openai.APITimeoutError:
-            raise _Retry(f"no reply within {self.timeout_s:g} s (embedding_timeout_s) to a batch of "
-                         f"{len(texts)} text(s)", timeout=True) from None
+            raise _Retry(Failed.timeout(f"no reply within {self.timeout_s:g} s (embedding_timeout_s) to a batch of "
+                                        f"{len(texts)} text(s)"), abandoned=True) from None
         except openai.APIStatusError as exc:
+            failed = Failed.status(self._reason(exc), exc.status_code, exc.response.headers)
             if exc.status_code == 413:
-                raise _Retry(self._reason(exc), split=True) from None
-            if exc.status_code == 429 or exc.status_code >= 500:
-                raise _Retry(self._reason(exc), headers=exc.response.headers) from None
-            raise BenchError(f"{self.describe()} failed: {self._reason(exc)}") from None
+                raise _Retry(failed, split=True) from None
+            if failed.retryable:
+                raise _Retry(failed) from None
+            raise BenchError(f"{self.describe()} failed: {failed.error}") from None
         except openai.APIConnectionError as exc:
             if not self._answered:
                 raise BenchError(f"cannot reach {self.describe()}: {self._reason(exc)}; check embedding_base_url "
                                  "and that the server is up") from None
-            raise _Retry(self._reason(exc)) from None
+            raise _Retry(Failed.connection(self._reason(exc))) from None
         except openai.OpenAIError as exc:
             raise BenchError(f"{self.describe()} failed: {self._reason(exc)}") from None
         self._answered = True
@@ -160,20 +169,22 @@ class OpenAIEmbedder:
 
 
 class _Retry(Exception):
-    """A request worth trying again: `timeout` (split, slow down, let the server finish), `split` (too big)."""
+    """A request worth trying again: `abandoned` when it timed out (the server may still be working on it: split
+    the batch and let the server finish), `split` when the batch was too big."""
 
-    def __init__(self, reason: str, *, timeout: bool = False, split: bool = False, headers: Any = None):
-        super().__init__(reason)
-        self.reason, self.timeout, self.split, self.headers = reason, timeout, split or timeout, headers
+    def __init__(self, failed: Failed[str], *, split: bool = False, abandoned: bool = False):
+        super().__init__(failed.error)
+        self.failed, self.split, self.abandoned = failed, split or abandoned, abandoned
 
 
 class _Batches:
     """One `encode` call's texts, sent as batches by up to `concurrency` worker threads.
 
-    Workers take the next `batch_size` pending texts whenever fewer than `concurrency` slots are taken;
-    a slot stays taken through the wait after a failure, so a server still busy with an abandoned request
-    gets no other in its place. Finished batches go to the calling thread through a queue, so the cache is
-    written there, in order of arrival; an error or Ctrl-C there stops the workers from taking more.
+    Workers take the next `batch_size` pending texts whenever fewer than the limit's slots are taken. A slot is
+    held while a request is on the wire, an abandoned one included (the timeout's wait); a batch that waits out
+    its backoff holds none, and goes back to the pending texts when the wait is over. Finished batches go to the
+    calling thread through a queue, so the cache is written there, in order of arrival; an error or Ctrl-C
+    there stops the workers from taking more.
     """
 
     def __init__(self, embedder: OpenAIEmbedder, texts: list[str]):
@@ -182,13 +193,14 @@ class _Batches:
         self.pending: deque[int] = deque(range(len(texts)))
         self.failures = [0] * len(texts)
         self.active = 0
+        self.backing_off = 0  # batches waiting out their backoff, to be sent again
         self.stopped = threading.Event()
         self.changed = threading.Condition()
         self.arrived: queue.Queue[tuple[list[int], np.ndarray] | BaseException] = queue.Queue()
 
     def run(self, handle: Callable[[list[int], np.ndarray], None]) -> None:
         e = self.embedder
-        workers = min(e.concurrency, -(-len(self.texts) // e.batch_size))
+        workers = min(e.limit.ceiling, -(-len(self.texts) // e.batch_size))
         for _ in range(workers):
             threading.Thread(target=self._work, name="bench-embed", daemon=True).start()
         try:
@@ -222,57 +234,76 @@ class _Batches:
 
     def _work(self) -> None:
         e = self.embedder
-        while True:
-            with self.changed:
-                while not self.stopped.is_set() and (not self.pending or self.active >= e.concurrency):
-                    if not self.pending and self.active == 0:
-                        return  # all sent and answered: nobody can put texts back
-                    self.changed.wait()
-                if self.stopped.is_set():
-                    return
-                rows = [self.pending.popleft() for _ in range(min(e.batch_size, len(self.pending)))]
-                self.active += 1
-                started_round = e._round
-            wait = 0.0
+        while (taken := self._take()) is not None:
+            rows, episode = taken
             try:
                 self.arrived.put((rows, e._request([self.texts[i] for i in rows])))
+                self._free(e.limit.succeeded)
             except _Retry as retry:
-                wait = self._retry_later(rows, retry, started_round)
+                self._retry_later(rows, retry, episode)
             except BaseException as exc:  # noqa: BLE001 -- a BenchError, or a bug: the calling thread raises it
                 self.arrived.put(exc)
                 self._stop()
-            if wait > 0:
-                self.stopped.wait(wait)  # holding the slot; a stop cuts the wait short
-            with self.changed:
-                self.active -= 1
-                self.changed.notify_all()
+                self._free()
 
-    def _retry_later(self, rows: list[int], retry: _Retry, started_round: int) -> float:
-        """Put the batch back (split when it was too slow or too big) and say how long to hold the slot."""
-        from benchmarks.services.llm import backoff_s
-
+    def _take(self) -> tuple[list[int], int] | None:
+        """The next batch and the limit's episode as it goes out, once a slot is free; None when all is answered
+        or the run stopped."""
         e = self.embedder
         with self.changed:
-            for i in rows:
-                self.failures[i] += 1
-            attempts = max(self.failures[i] for i in rows)
-            if attempts >= e.max_attempts:
+            while not self.stopped.is_set() and (not self.pending or self.active >= e.limit.limit):
+                if not self.pending and self.active == 0 and self.backing_off == 0:
+                    return None  # all sent and answered: nobody can put texts back
+                self.changed.wait()
+            if self.stopped.is_set():
+                return None
+            self.active += 1
+            return [self.pending.popleft() for _ in range(min(e.batch_size, len(self.pending)))], e.limit.episode
+
+    def _free(self, then: Callable[[], None] = lambda: None) -> None:
+        """Give the slot back, after `then` (the limit's bookkeeping) under the same lock."""
+        with self.changed:
+            then()
+            self.active -= 1
+            self.changed.notify_all()
+
+    def _retry_later(self, rows: list[int], retry: _Retry, episode: int) -> None:
+        """Put the batch back (split when it was too slow or too big): at once, or after its backoff."""
+        e = self.embedder
+        with self.changed:
+            attempts = self._failed(rows)
+            if attempts >= e.retry.max_attempts:
                 self.arrived.put(BenchError(
-                    f"{e.describe()} failed: {retry.reason} (gave up after {attempts} attempt(s); "
+                    f"{e.describe()} failed: {retry.failed.error} (gave up after {attempts} attempt(s); "
                     "finished batches are cached, so a rerun embeds only the rest)"))
                 self.stopped.set()
+                self.active -= 1
                 self.changed.notify_all()
-                return 0.0
+                return
             if retry.split:
                 e.batch_size = max(1, min(e.batch_size, len(rows) // 2))
-            if retry.timeout and started_round == e._round:
-                e._round += 1
-                e.concurrency = max(1, e.concurrency // 2)
-            self.pending.extendleft(reversed(rows))
+            if retry.failed.overloads:
+                e.limit.overloaded(episode)
+            backoff = 0.0 if retry.split else e.retry.wait_s(attempts, retry.failed.headers)
+            if backoff > 0:
+                self.backing_off += 1
+            else:
+                self.pending.extendleft(reversed(rows))
+            if not retry.abandoned:
+                self.active -= 1
             self.changed.notify_all()
-        if retry.timeout:
-            return e.timeout_s  # the abandoned request may still be running: give the server that long
-        if retry.split:
-            return 0.0
-        return backoff_s(attempts, retry.headers)
+        if retry.abandoned:
+            self.stopped.wait(e.timeout_s)  # the abandoned request may still be running: its slot stays taken
+            self._free()
+        elif backoff > 0:
+            self.stopped.wait(backoff)  # a stop cuts the wait short
+            with self.changed:
+                self.backing_off -= 1
+                self.pending.extendleft(reversed(rows))
+                self.changed.notify_all()
 
+    def _failed(self, rows: list[int]) -> int:
+        """Count a failed attempt for each text of the batch; the most any of them has failed."""
+        for i in rows:
+            self.failures[i] += 1
+        return max(self.failures[i] for i in rows)

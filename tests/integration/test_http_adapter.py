@@ -54,7 +54,8 @@ def generate(settings: Settings, waits: list[float], *requests: GenerationReques
         waits.append(seconds)
 
     async def go() -> tuple[list[Answer], dict]:
-        async with HttpGenerator.from_settings(settings, sleep=sleep) as generator:
+        # the top of each jittered backoff: the policy's waits without their randomness
+        async with HttpGenerator.from_settings(settings, sleep=sleep, random=lambda: 1.0) as generator:
             return [await generator.answer(r) for r in requests], generator.usage_report()
 
     return asyncio.run(go())

@@ -108,7 +108,7 @@ def make_service(tmp_path, waits):
     def make(server: FakeOpenAI, **overrides) -> LLMService:
         settings = Settings(data_dir=tmp_path / "data", llm_base_url=server.base_url, llm_model="served-model",
                             llm_timeout_s=5.0, llm_cache=True)
-        return LLMService(dataclasses.replace(settings, **overrides), sleep=sleep)
+        return LLMService(dataclasses.replace(settings, **overrides), sleep=sleep, random=lambda: 1.0)  # top waits
 
     return make
 

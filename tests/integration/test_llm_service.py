@@ -21,7 +21,8 @@ import pytest
 
 from benchmarks.config import REDACTED, Settings, load_settings
 from benchmarks.errors import BenchError
-from benchmarks.services.llm import judge_models, ChatRequest, Completion, LLMService, Usage, retry_after_s
+from benchmarks.services.llm import judge_models, ChatRequest, Completion, LLMService, Usage
+from benchmarks.services.retry import retry_after_s
 from benchmarks.services.llm_cache import cache_key
 from tests.integration.openai_server import FakeOpenAI, Reply
 
@@ -50,7 +51,9 @@ def make_service(server, tmp_path, waits):
     def make(check_reachable: bool = True, **overrides) -> LLMService:
         settings = Settings(data_dir=tmp_path / "data", llm_base_url=server.base_url, llm_api_key=API_KEY,
                             llm_model=MODEL, llm_timeout_s=5.0, llm_cache=False)
-        return LLMService(dataclasses.replace(settings, **overrides), sleep=sleep, check_reachable=check_reachable)
+        # the top of each jittered backoff: the policy's waits without their randomness
+        return LLMService(dataclasses.replace(settings, **overrides), sleep=sleep, random=lambda: 1.0,
+                          check_reachable=check_reachable)
 
     return make
 
