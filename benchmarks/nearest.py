@@ -1,4 +1,5 @@
-"""Exact cosine top-k over a space's stored vectors, blockwise in numpy: the ground truth of retrieval.
+"""Exact cosine top-k over a space's stored vectors, blockwise in numpy: the ground truth of retrieval,
+and the one cosine scan of bench (the UX cache's best match and tier 0's neighbours are searched here).
 
 PostgreSQL answers an exact search by reading every row of the table for every question (a few
 questions a second at 100,000 chunks); the same scan as one matrix product per block runs at the
@@ -17,6 +18,11 @@ How a top-k is chosen, so that it is the one trec_eval would score:
   searched again over every chunk whose float32 score comes within the tolerance, rescored, and
   ordered the same way: ties are never settled by chance.
 A chunk whose vector is zero has no cosine (pgvector gives NaN); it is ranked below every other.
+
+Retrieval compares scores rounded to float32 because trec_eval reads a run's scores so; a caller that wants
+the row with the highest cosine itself (the UX cache's best match, tier 0's nearest neighbours) ranks in
+float64 instead (`rank_by`), so a float32 tie is settled by the float64 score before the id. The exactness
+check holds for both: its margin is the float32 search's error, far wider than float32 rounding of a score.
 """
 
 from __future__ import annotations
@@ -30,6 +36,21 @@ SPARE = 16  # candidates kept beyond k, so the exactness check rarely has to sea
 BLOCK_VALUES = 1 << 24  # float32 scores held at once per block pair (64 MB)
 QUERY_BLOCK = 512  # questions per GEMM, fewer when their candidates' float64 copies would pass RESCORE_VALUES
 RESCORE_VALUES = 1 << 23  # float64 values rescored at once (64 MB)
+DIRECTION_ROWS = 8192  # rows scaled at once by float32_directions, so its float64 working copy stays small
+
+
+def float32_directions(rows: np.ndarray) -> np.ndarray:
+    """Each row scaled by a power of two into float32's range, as float32.
+
+    Cosine does not see a row's scale, and scaling by a power of two is exact, so a row of 1e200 or
+    1e-200 can be searched in float32, and a row that is float32 already (an embedder's) keeps every
+    bit: the search is then exact for the rows as given. A zero row stays zero."""
+    out = np.empty(rows.shape, dtype=np.float32)
+    for start in range(0, len(rows), DIRECTION_ROWS):
+        part = rows[start : start + DIRECTION_ROWS]
+        _, exponent = np.frexp(np.abs(part).max(axis=1))
+        out[start : start + len(part)] = np.ldexp(part, -exponent[:, None])
+    return out
 
 
 @dataclass(frozen=True)
@@ -39,21 +60,28 @@ class Neighbour:
 
 
 class ExactSpace:
-    """A space's vectors, laid out once for many searches."""
+    """A space's vectors, laid out once for many searches.
 
-    def __init__(self, ids: Sequence[str], matrix: np.ndarray):
-        self.ids = list(ids)
+    `ids` settle ties (descending, as trec_eval does); None lets the row number settle them, for rows
+    without an id. `rank_by` is the precision scores are compared in (see the module docstring).
+    """
+
+    def __init__(self, ids: Sequence[str] | None, matrix: np.ndarray,
+                 rank_by: type[np.floating] = np.float32):
+        self.ids = list(ids) if ids is not None else None
         self.matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+        self.rank_by = rank_by
         self.norms = np.sqrt(np.einsum("ij,ij->i", self.matrix, self.matrix, dtype=np.float64))
         with np.errstate(divide="ignore"):
             self.inverse_norms = np.where(self.norms > 0, 1.0 / self.norms, 0.0).astype(np.float32)
         self.zero_rows = np.flatnonzero(self.norms == 0)
-        self.id_rank = np.empty(len(self.ids), dtype=np.int64)  # the chunk id's place in string order
-        self.id_rank[sorted(range(len(self.ids)), key=self.ids.__getitem__)] = np.arange(len(self.ids))
+        self.id_rank = np.arange(len(self.matrix), dtype=np.int64)  # the chunk id's place in string order
+        if self.ids is not None:
+            self.id_rank[sorted(range(len(self.ids)), key=self.ids.__getitem__)] = np.arange(len(self.ids))
         self.tolerance = (self.matrix.shape[1] + 4) * 2.0 ** -24  # float32 dot of unit vectors, worst case
 
     def __len__(self) -> int:
-        return len(self.ids)
+        return len(self.matrix)
 
     def search(self, queries: np.ndarray, k: int, progress: Callable[[int], None] | None = None
                ) -> list[list[Neighbour]]:
@@ -116,8 +144,8 @@ class ExactSpace:
 
     def _ordered(self, queries: np.ndarray, query_norms: np.ndarray, rows: np.ndarray, k: int
                  ) -> tuple[np.ndarray, np.ndarray]:
-        """Each query's candidate `rows` rescored in float64, and its best k in tier 1's order: float32 score
-        descending, then chunk id descending."""
+        """Each query's candidate `rows` rescored in float64, and its best k in tier 1's order: score
+        descending (rounded to `rank_by`), then chunk id descending."""
         exact = np.empty(rows.shape)
         width = max(1, RESCORE_VALUES // (len(rows) * self.matrix.shape[1]))  # float64 copies stay bounded
         for start in range(0, rows.shape[1], width):
@@ -125,6 +153,6 @@ class ExactSpace:
             dots = np.matmul(self.matrix[part].astype(np.float64), queries.astype(np.float64)[:, :, None])[:, :, 0]
             with np.errstate(invalid="ignore", divide="ignore"):
                 exact[:, start : start + width] = dots / (self.norms[part] * query_norms[:, None])
-        key = np.where(np.isnan(exact), -np.inf, exact).astype(np.float32)
+        key = np.where(np.isnan(exact), -np.inf, exact).astype(self.rank_by)
         order = np.lexsort((-self.id_rank[rows], -key), axis=-1)[:, :k]
         return np.take_along_axis(rows, order, axis=1), np.take_along_axis(exact, order, axis=1)

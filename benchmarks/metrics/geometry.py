@@ -3,7 +3,10 @@
 Nothing is approximated: neighbours are found by brute force and pairwise statistics cover
 every pair (or every pair of a seeded row sample, which the result reports). The N x N
 distance matrix is never held: rows are processed in blocks, each block against all rows
-with one matrix product, so the large temporaries are O(block_size x N).
+with one matrix product, so the large temporaries are O(block_size x N). Cosine neighbours
+are found by bench's one exact cosine scan (:mod:`benchmarks.nearest`, ranked by the float64
+cosine), exact for an embedder's float32 vectors; Euclidean ones from the block's distance
+tile, which the pairwise statistics need anyway.
 
 Conventions
 -----------
@@ -36,6 +39,8 @@ from dataclasses import asdict, dataclass
 from typing import Literal
 
 import numpy as np
+
+from benchmarks.nearest import ExactSpace, float32_directions
 
 Distance = Literal["cosine", "euclidean"]
 
@@ -106,8 +111,9 @@ def embedding_geometry(
     all rows. ``progress`` receives the cumulative number of rows whose neighbours are done,
     after each block (the remaining spread and spectrum work is small next to the scan).
 
-    Cost: time O(N^2 D) for the distance tiles plus O(N k D) to recompute neighbour distances;
-    besides the input, memory holds one float64 copy of it, a D x D (or N x N if N < D)
+    Cost: time O(N^2 D) for the distance tiles (and, under cosine, as much again in float32 for
+    the neighbour scan) plus O(N k D) to recompute neighbour distances; besides the input, memory
+    holds one float64 copy of it (and a float32 one under cosine), a D x D (or N x N if N < D)
     scatter matrix and one ``block_size`` x N float64 tile plus temporaries about a third of
     its size, so lower ``block_size`` for very large N.
 
@@ -211,6 +217,8 @@ class _Space:
             self.rows[start : start + block.shape[0]] = self._prepared(block, start, centroid)
         # Only the Euclidean tile reads these (cosine rows are unit length); they cost one O(N D) pass.
         self.squared_norms = np.einsum("ij,ij->i", self.rows, self.rows)
+        cosine = distance == "cosine"
+        self.scan = ExactSpace(None, float32_directions(matrix), rank_by=np.float64) if cosine else None
 
     def _prepared(self, block: np.ndarray, start: int, centroid: np.ndarray) -> np.ndarray:
         """Validate rows while converting them, so bad input is named by its row index.
@@ -241,6 +249,28 @@ class _Space:
         tile += self.squared_norms[np.newaxis, :]
         np.maximum(tile, 0.0, out=tile)
         return np.sqrt(tile, out=tile)
+
+    def nearest(self, tile: np.ndarray, start: int, k: int) -> np.ndarray:
+        """The k nearest other rows of each row of the block that `tile` holds, shape (block, k).
+
+        The row itself is excluded by index, not by distance, so an exact duplicate still counts as
+        a neighbour at distance 0. Cosine asks the exact scan for k + 1 rows and drops the row itself
+        (or the last one, when more duplicates tie with it than that); Euclidean partitions the tile,
+        with the row's own entry overwritten by +inf.
+        """
+        if self.scan is not None:
+            found = self.scan.search(self.scan.matrix[start : start + tile.shape[0]], k + 1)
+            others = [[n.row for n in row if n.row != own][:k] for own, row in enumerate(found, start)]
+            return np.array(others)
+        block_rows = np.arange(tile.shape[0])
+        tile[block_rows, start + block_rows] = np.inf
+        # Copying the first k columns lets each chunk's full index array be freed at once.
+        return np.concatenate(
+            [
+                np.argpartition(tile[chunk : chunk + _ROWS_PER_CHUNK], k - 1, axis=1)[:, :k].copy()
+                for chunk in range(0, tile.shape[0], _ROWS_PER_CHUNK)
+            ]
+        )
 
     def exact(self, left: np.ndarray | int, right: np.ndarray | int) -> np.ndarray:
         """Distances between rows ``left`` and ``right`` from their difference, free of cancellation.
@@ -378,21 +408,10 @@ def _add_pairs(tile: np.ndarray, start: int, sample: np.ndarray, totals: _ScanTo
 
 
 def _neighbour_distances(space: _Space, tile: np.ndarray, start: int, k: int) -> np.ndarray:
-    """Precise distances to the k nearest other rows of each block row, shape (block, k).
-
-    The row itself is excluded by index (its tile entry is overwritten with +inf), not by
-    distance, so an exact duplicate still counts as a neighbour at distance 0.
-    """
-    block_rows = np.arange(tile.shape[0])
-    tile[block_rows, start + block_rows] = np.inf
-    # Copying the first k columns lets each chunk's full index array be freed at once.
-    nearest = np.concatenate(
-        [
-            np.argpartition(tile[chunk : chunk + _ROWS_PER_CHUNK], k - 1, axis=1)[:, :k].copy()
-            for chunk in range(0, tile.shape[0], _ROWS_PER_CHUNK)
-        ]
-    )
-    return np.column_stack([space.exact(start + block_rows, nearest[:, rank]) for rank in range(k)])
+    """Precise distances to the k nearest other rows of each block row, shape (block, k)."""
+    nearest = space.nearest(tile, start, k)
+    block_rows = start + np.arange(tile.shape[0])
+    return np.column_stack([space.exact(block_rows, nearest[:, rank]) for rank in range(k)])
 
 
 def _scatter_spectrum(matrix: np.ndarray, centroid: np.ndarray, block_size: int) -> np.ndarray:

@@ -13,17 +13,15 @@ English questions, whose unrelated baseline is near 0: on the calibrated scale i
 under every embedder and in Russian too. :func:`hit_rate_curve` gives the rate for several τ at once, so a user
 can choose τ from data instead of trusting 0.85.
 
-The Q x C similarity matrix is never held: queries are processed ``block`` rows at a time, each
-block against the whole cache with one float32 matrix product (float32 halves memory and roughly
-doubles BLAS speed against float64). The value reported for a query is then recomputed in float64
-for the cache row the float32 search ranked first, so a similarity that is exactly τ in float64
-stays exactly τ (a float32 value of 0.6 is 0.60000002, which would be a false hit above τ = 0.6).
-That value is the exact maximum unless another cache row is within float32 rounding of the best
-one (worst case about 2·D·2⁻²⁴, 5e-5 at D = 384; typically 1e-7), where it may be low by at most
-that much.
+The cache row most similar to each question is found by the one exact cosine scan of bench
+(:mod:`benchmarks.nearest`, ranked by the float64 cosine), on the rows scaled by powers of two into
+float32's range: for an embedder's float32 vectors that search is exact, the row it returns has the
+highest cosine there is. Its value is then recomputed in float64 from the rows as given, so a
+similarity that is exactly τ in float64 stays exactly τ (a float32 value of 0.6 is 0.60000002,
+which would be a false hit above τ = 0.6). The scan holds bounded blocks, never the Q x C matrix.
 
 Undefined cosines: a zero vector has no direction, so its cosine with anything is undefined. A
-zero cache row can never be the most similar question and is left out of the search; a zero query
+zero cache row can never be the most similar question (the scan ranks it last); a zero query
 gets ``-inf`` ("no similar question"), which is never a hit but stays in the denominator, because
 the question was asked. An empty cache gives ``-inf`` for every query; :func:`cache_hit_rate`
 cannot tell that case from a cache without any similar question, so the caller must report the
@@ -48,6 +46,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from benchmarks.metrics.similarity_scale import SimilarityScale
+from benchmarks.nearest import ExactSpace, float32_directions
 from benchmarks.outcome import Outcome
 
 DEFAULT_THRESHOLD = 0.85
@@ -56,13 +55,8 @@ DEFAULT_THRESHOLD = 0.85
 CURVE_THRESHOLDS: tuple[float, ...] = (0.70, 0.75, 0.80, 0.85, 0.90, 0.95)
 """Literal values, not ``0.70 + 0.05 * i`` (which gives 0.7500000000000001 and so on)."""
 
-DEFAULT_BLOCK = 1024
-"""Queries per matrix product: the float32 tile is block x len(cache), 400 MB for 100,000 cached
-questions (a few MB for a typical cache of thousands). Smaller blocks re-read the whole cache more
-often: 256 took 1.3x as long as 1024 for 100,000 cached questions on a 2-core machine."""
-
 _NORMALISE_ROWS = 8192
-"""Rows normalised per step, so the float64 working copy is at most 8192 x D, not the whole cache."""
+"""Questions normalised per step, so the float64 working copy is at most 8192 x D, not all of them."""
 
 
 def _matrix(values: np.ndarray, what: str) -> np.ndarray:
@@ -94,33 +88,17 @@ def _unit64(rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return x, nonzero
 
 
-def _unit32_nonzero(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Float32 unit rows of the non-zero rows of ``matrix``, and their original row indices."""
-    out = np.empty(matrix.shape, dtype=np.float32)
-    keep = np.empty(matrix.shape[0], dtype=bool)
-    for start in range(0, matrix.shape[0], _NORMALISE_ROWS):
-        stop = start + _NORMALISE_ROWS
-        out[start:stop], keep[start:stop] = _unit64(matrix[start:stop])
-    if keep.all():  # the usual case: no second copy of the cache
-        return out, np.arange(matrix.shape[0])
-    return out[keep], np.flatnonzero(keep)
-
-
-def max_similarity(queries: np.ndarray, cache: np.ndarray, *, block: int = DEFAULT_BLOCK) -> np.ndarray:
+def max_similarity(queries: np.ndarray, cache: np.ndarray) -> np.ndarray:
     """Per query row, the highest cosine similarity to any cache row, as float64 of shape (Q,).
 
-    Blockwise: ``block`` queries at a time against the whole cache with one float32 matrix
-    product and an argmax, so the cost is one Q x C x D product and no Python loop over pairs.
-    Memory besides the inputs: a float32 unit copy of the cache (4·C·D bytes), one float32 tile
-    of ``block`` x C (4·block·C bytes) and its argmax, and float64 working rows of size
-    max(block, 8192) x D. The winning pair is recomputed in float64 (see the module docstring).
+    Memory besides the inputs: a float32 copy of the cache (4·C·D bytes), the scan's bounded blocks
+    and float64 working rows of 8192 x D. The winning pair is recomputed in float64 (see the module
+    docstring).
 
     A zero query gets ``-inf``; zero cache rows are ignored; an empty cache (or one made only of
     zero rows) gives ``-inf`` for every query, which the caller reports as undetermined.
-    Raises ValueError for non-2-D input, different dimensions, NaN or infinity, or block < 1.
+    Raises ValueError for non-2-D input, different dimensions, NaN or infinity.
     """
-    if block < 1:
-        raise ValueError(f"block must be at least 1, got {block}")
     q = _matrix(queries, "queries")
     c = _matrix(cache, "cache")
     if q.shape[1] != c.shape[1]:
@@ -128,19 +106,21 @@ def max_similarity(queries: np.ndarray, cache: np.ndarray, *, block: int = DEFAU
     best = np.full(q.shape[0], -np.inf, dtype=np.float64)
     if q.shape[0] == 0 or c.shape[0] == 0:
         return best
-    cache_unit, cache_rows = _unit32_nonzero(c)
-    if cache_unit.shape[0] == 0:
-        return best
-    for start in range(0, q.shape[0], block):
-        stop = min(start + block, q.shape[0])
-        query_unit, nonzero = _unit64(q[start:stop])
-        tile = query_unit.astype(np.float32) @ cache_unit.T
-        winner = cache_rows[np.argmax(tile, axis=1)]
-        del tile
-        winner_unit, _ = _unit64(c[winner])
-        exact = np.clip(np.einsum("ij,ij->i", query_unit, winner_unit), -1.0, 1.0)
-        best[start:stop] = np.where(nonzero, exact, -np.inf)
+    space = ExactSpace(None, float32_directions(c), rank_by=np.float64)
+    for start in range(0, q.shape[0], _NORMALISE_ROWS):
+        asked = start + np.flatnonzero(np.abs(q[start : start + _NORMALISE_ROWS]).max(axis=1) > 0)
+        best[asked] = _best_cosines(space, q[asked], c)
     return best
+
+
+def _best_cosines(space: ExactSpace, queries: np.ndarray, cache: np.ndarray) -> np.ndarray:
+    """Each non-zero query's cosine with the cache row the scan ranks first, in float64 from the rows as
+    given; -inf where that row is a zero vector (then every cache row is: the scan ranks them last)."""
+    found = [row[0] for row in space.search(float32_directions(queries), 1)]
+    winner_unit, nonzero = _unit64(cache[[n.row for n in found]])
+    query_unit, _ = _unit64(queries)
+    exact = np.clip(np.einsum("ij,ij->i", query_unit, winner_unit), -1.0, 1.0)
+    return np.where(nonzero, exact, -np.inf)
 
 
 def _best(best: np.ndarray) -> np.ndarray:

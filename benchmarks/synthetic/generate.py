@@ -13,13 +13,21 @@ import importlib
 import json
 import string
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from random import Random
 
 from benchmarks.synthetic.judge import judge_pairs, judge_pipeline
 from benchmarks.synthetic.logs import real_user_log
-from benchmarks.synthetic.model import Bank, Family, Fields, Section, SectionText
+from benchmarks.synthetic.model import (
+    Bank,
+    Family,
+    Fields,
+    Record,
+    RenderedPage,
+    RenderedSection,
+    Section,
+    SectionText,
+)
 from benchmarks.synthetic.skeleton import (
     EXTRA_ENTITIES_PER_SCALE,
     FAMILIES,
@@ -37,34 +45,9 @@ VERSION = "1.0.0"
 GENERATOR = "python -m benchmarks.synthetic --out datasets"
 LANGUAGES = ("en", "ru")
 
-Record = dict[str, object]
-
 
 class BankMismatch(ValueError):
     """A bank does not word exactly the skeleton, which would break parallelism."""
-
-
-@dataclass(frozen=True)
-class RenderedSection:
-    """One chunk with what rendered it; `fact_keys` marks which `values` are skeleton facts.
-
-    The judge set alters only facts, never the bank's entity wording, so a changed
-    value is a number or an index both languages render grammatically.
-    """
-
-    chunk_id: str
-    context_id: str | None
-    texts: SectionText
-    values: Fields
-    fact_keys: frozenset[str] = frozenset()
-
-
-@dataclass(frozen=True)
-class RenderedPage:
-    topic: str
-    url: str
-    title: str
-    sections: tuple[RenderedSection, ...]
 
 
 class _Renderer(string.Formatter):

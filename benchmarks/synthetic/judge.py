@@ -19,15 +19,10 @@ import re
 import string
 from collections.abc import Callable, Iterator, Mapping
 from random import Random
-from typing import TYPE_CHECKING
 
-from benchmarks.synthetic.model import Bank, Fields
+from benchmarks.synthetic.model import Bank, Fields, Record, RenderedPage, RenderedSection
 from benchmarks.synthetic.skeleton import SEED
 
-if TYPE_CHECKING:
-    from benchmarks.synthetic.generate import RenderedPage, RenderedSection
-
-Record = dict[str, object]
 Render = Callable[[str, Fields], str]
 
 # Cases that constrain their question come first, so they pick from the whole pool.

@@ -20,10 +20,8 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from random import Random
 
-from benchmarks.synthetic.model import Bank
+from benchmarks.synthetic.model import Bank, Record
 from benchmarks.synthetic.skeleton import SEED, TOPICS
-
-Record = dict[str, object]
 
 SESSIONS = 150
 TURNS = (2, 6)

@@ -1,4 +1,4 @@
-"""Shapes shared by the skeleton, the language banks and the generator.
+"""Shapes shared by the skeleton, the language banks, the generator and the judge sets built from its pages.
 
 The skeleton (language-neutral) and the banks (wording) are kept apart so that the
 English and Russian datasets stay parallel: a bank can only reword what the skeleton
@@ -14,6 +14,7 @@ from random import Random
 Facts = dict[str, object]
 FactsFn = Callable[[Random, int, str], Facts]
 Fields = Mapping[str, str]
+Record = dict[str, object]  # one JSON line of a dataset file
 
 
 @dataclass(frozen=True)
@@ -111,3 +112,26 @@ class Bank:
     extra_entity: Callable[[str, int], Fields]
     unanswerable: tuple[str, ...]
     unsupported_claims: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class RenderedSection:
+    """One chunk with what rendered it; `fact_keys` marks which `values` are skeleton facts.
+
+    The judge set alters only facts, never the bank's entity wording, so a changed
+    value is a number or an index both languages render grammatically.
+    """
+
+    chunk_id: str
+    context_id: str | None
+    texts: SectionText
+    values: Fields
+    fact_keys: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class RenderedPage:
+    topic: str
+    url: str
+    title: str
+    sections: tuple[RenderedSection, ...]

@@ -125,3 +125,31 @@ def test_other_float_types_are_read_as_float32(dtype):
     matrix = np.eye(3, dtype=dtype)
     found = ExactSpace(["a", "b", "c"], matrix).search(np.array([[0, 1, 0]], dtype=dtype), 1)[0]
     assert found[0].row == 1 and found[0].score == pytest.approx(1.0)
+
+
+def test_ranked_in_float64_a_float32_tie_goes_to_the_higher_cosine():
+    """The case above ranked by the float64 cosine (as the UX cache and tier 0 rank), rows without ids: the
+    query's own vector comes first although the row number would put the nudged copy first."""
+    base = np.array([1.0, 2.0, 3.0, 4.0], dtype=np.float32)
+    nudged = base.copy()
+    nudged[3] = np.nextafter(base[3], np.float32(5))
+    matrix = np.stack([base, nudged, -base])
+    assert [n.row for n in ExactSpace(None, matrix).search(base[None, :], 2)[0]] == [1, 0]
+    found = ExactSpace(None, matrix, rank_by=np.float64).search(base[None, :], 2)[0]
+    assert found[0].score > found[1].score and np.float32(found[0].score) == np.float32(found[1].score)
+    assert [n.row for n in found] == [0, 1]
+
+
+def test_float32_directions_keep_float32_rows_and_bring_any_scale_into_range():
+    rng = np.random.default_rng(6)
+    rows = rng.standard_normal((5, 8)).astype(np.float32).astype(np.float64)
+    rows[1] *= 1e200
+    rows[2] *= 1e-200
+    rows[3] = 0
+    scaled = nearest.float32_directions(rows)
+    assert scaled.dtype == np.float32 and np.isfinite(scaled).all() and not scaled[3].any()
+    for row in (0, 4):
+        ratio = scaled[row].astype(np.float64) / rows[row]
+        assert (ratio == ratio[0]).all() and np.log2(ratio[0]).is_integer()  # a power of two, every bit kept
+    np.testing.assert_allclose(scaled[1:3] / np.abs(scaled[1:3]).max(axis=1, keepdims=True),
+                               rows[1:3] / np.abs(rows[1:3]).max(axis=1, keepdims=True), rtol=1e-7)
