@@ -12,14 +12,14 @@ declaration like the built-in ones: `metrics(settings.rubrics)` gives both.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError, SettingError, closest
 from benchmarks.judge import offline
-from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge, Scorer
+from benchmarks.judge.judged_metric import JudgedMetric, fixed, per_context
+from benchmarks.judge.llm_judge import LLMJudge
 from benchmarks.judge.offline import OfflineProxy
 from benchmarks.judge.prompts import (
     CLAIMS,
@@ -35,74 +35,12 @@ from benchmarks.judge.prompts import (
     JudgeCall,
     Language,
     TemplateError,
-    load_template,
-    template_sha256,
 )
 from benchmarks.judge.rubric import NO_PROXY, Rubric, rubrics_of
 from benchmarks.judge.rubric import score as score_rubric
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
-
-# A metric's judge calls for one sample, as `--dry-run` counts them: the documented count (e.g. faithfulness
-# 2 whatever the statements turn out to be), from the sample and the run's options.
-CallCount = Callable[[Sample, JudgeOptions], int]
-
-
-@dataclass(frozen=True)
-class JudgedMetric:
-    name: str
-    help: str  # one line, for the CLI
-    needs: tuple[str, ...]  # sample fields; a sample without one is undetermined, naming it
-    calls: tuple[JudgeCall, ...]  # the distinct calls, in the order they are made
-    planned_calls: CallCount
-    score: Scorer  # how the LLM judge scores it: (judge, sample, model, trace) -> (score, reasons)
-    higher_is_better: bool = True
-    embeds: tuple[str, ...] = ()  # the sample fields whose whole text the LLM form embeds (the proxies always embed)
-    offline: OfflineProxy | None = None
-    no_offline: str = ""  # why there is no offline proxy
-    rubric: Rubric | None = None  # the user's rubric behind a bench.toml metric
-
-    def __post_init__(self) -> None:
-        if (self.offline is None) == (not self.no_offline):
-            raise ValueError(f"{self.name}: declare an offline proxy or say why there is none, not both")
-
-    def prompt_hashes(self, language: Language) -> dict[str, str]:
-        """sha256 of what this metric sends the judge, keyed as reports show them (`en/statements`); a
-        rubric's key (`en/rubric/<name>`) hashes the template with the rubric's criteria, scale and fields."""
-        if self.rubric is not None:
-            return {f"{language}/{RUBRIC.name}/{self.name}": self.rubric.prompt_sha256(language)}
-        return {f"{language}/{call.name}": template_sha256(call.name, language) for call in self.calls}
-
-    def prompt_text(self, language: Language) -> str:
-        """The first prompt without the sample, for `--dry-run`'s token estimate ('' without calls)."""
-        if self.rubric is not None:
-            return self.rubric.prompt_text(language)
-        return load_template(self.calls[0].name, language) if self.calls else ""
-
-    @property
-    def threshold(self) -> float:
-        """The middle of the metric's scale: where a score turns from a "no" into a "yes", for agreement with
-        labels (accuracy, Cohen's kappa)."""
-        return (self.rubric.low + self.rubric.high) / 2 if self.rubric is not None else 0.5
-
-    @property
-    def embeddings(self) -> bool:
-        """Whether the LLM form needs the embedder."""
-        return bool(self.embeds)
-
-    def offline_note(self) -> str:
-        """What `--judge offline` gives for it, in one line."""
-        return self.offline.description if self.offline else f"no offline proxy: {self.no_offline}"
-
-
-def _fixed(count: int) -> CallCount:
-    return lambda sample, options: count
-
-
-def _per_context(sample: Sample, options: JudgeOptions) -> int:
-    return len(sample.retrieved_contexts or ())
-
 
 _SENTENCE_SUPPORT = "calibrated embedding similarity or content-word overlap, numbers must match"
 
@@ -112,7 +50,7 @@ _BUILTINS = (
         help="share of the response's statements that the retrieved contexts support",
         needs=("user_input", "response", "retrieved_contexts"),
         calls=(STATEMENTS, STATEMENT_VERDICTS),
-        planned_calls=_fixed(2),
+        planned_calls=fixed(2),
         score=LLMJudge.faithfulness,
         offline=OfflineProxy(("response", "retrieved_contexts"), offline.faithfulness,
                        "offline proxy: share of response sentences supported by a retrieved context "
@@ -123,7 +61,7 @@ _BUILTINS = (
         help="average precision of the contexts judged useful (against the reference or the response)",
         needs=("user_input", "retrieved_contexts"),
         calls=(CONTEXT_USEFULNESS,),
-        planned_calls=_per_context,
+        planned_calls=per_context,
         score=LLMJudge.context_precision,
         offline=OfflineProxy(("reference", "retrieved_contexts"), offline.context_precision,
                        "offline proxy: average precision in rank order, a context counting as relevant when it "
@@ -134,7 +72,7 @@ _BUILTINS = (
         help="share of the reference's sentences attributable to the retrieved contexts",
         needs=("user_input", "retrieved_contexts", "reference"),
         calls=(REFERENCE_ATTRIBUTION,),
-        planned_calls=_fixed(1),
+        planned_calls=fixed(1),
         score=LLMJudge.context_recall,
         offline=OfflineProxy(("reference", "retrieved_contexts"), offline.context_recall,
                        "offline proxy: share of reference sentences supported by a retrieved context "
@@ -145,7 +83,7 @@ _BUILTINS = (
         help="share of the reference's entities found in the retrieved contexts",
         needs=("retrieved_contexts", "reference"),
         calls=(ENTITIES,),
-        planned_calls=_fixed(2),
+        planned_calls=fixed(2),
         score=LLMJudge.context_entity_recall,
         no_offline="it needs entity extraction; capitalised words are no entity detector (Russian sentence "
                    "starts, English titles) and numbers alone are too few",
@@ -155,7 +93,7 @@ _BUILTINS = (
         help="share of wrong response statements traceable to relevant (or irrelevant) contexts; lower is better",
         needs=("user_input", "response", "reference", "retrieved_contexts"),
         calls=(STATEMENTS, STATEMENT_VERDICTS),
-        planned_calls=lambda sample, options: 3 + 2 * _per_context(sample, options),
+        planned_calls=lambda sample, options: 3 + 2 * per_context(sample, options),
         score=LLMJudge.noise_sensitivity,
         higher_is_better=False,
         no_offline="it counts wrong statements, exactly the near-copies with a swapped detail that the support "
@@ -178,7 +116,7 @@ _BUILTINS = (
         help="calibrated similarity of the response's and the reference's embeddings (no judge call)",
         needs=("response", "reference"),
         calls=(),
-        planned_calls=_fixed(0),
+        planned_calls=fixed(0),
         score=LLMJudge.semantic_similarity,
         embeds=("response", "reference"),
         offline=OfflineProxy(("response", "reference"), offline.semantic_similarity,
@@ -202,7 +140,7 @@ _BUILTINS = (
         help="weighted factual F1 and semantic similarity of the response against the reference",
         needs=("user_input", "response", "reference"),
         calls=(STATEMENTS, STATEMENT_CLASSIFICATION),
-        planned_calls=_fixed(3),
+        planned_calls=fixed(3),
         score=LLMJudge.answer_correctness,
         embeds=("response", "reference"),
         offline=OfflineProxy(("response", "reference"), offline.answer_correctness,
@@ -214,7 +152,7 @@ _BUILTINS = (
         help="each context rated 0-2 for relevance to the question, normalised by 2, averaged",
         needs=("user_input", "retrieved_contexts"),
         calls=(CONTEXT_RATING,),
-        planned_calls=_per_context,
+        planned_calls=per_context,
         score=LLMJudge.context_relevance,
         no_offline="mapping a question-to-context cosine onto the judge's 0/1/2 ratings would rest on cut-offs "
                    "with nothing behind them",
@@ -233,7 +171,7 @@ def rubric_metric(declared: Rubric) -> JudgedMetric:
         help=f"rubric ({declared.scale}, bench.toml): {criteria}",
         needs=declared.needs,
         calls=(RUBRIC,),
-        planned_calls=_fixed(1),
+        planned_calls=fixed(1),
         score=functools.partial(score_rubric, declared),
         no_offline=NO_PROXY,
         rubric=declared,

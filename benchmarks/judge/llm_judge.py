@@ -151,7 +151,7 @@ class LLMJudge:
                   shape: type[shapes.Shape] | None = None, **options: Any) -> Any:
         """One call of `call`'s template in the judge's language, its answer validated against `shape`
         (default: the call's own), repaired once."""
-        prompt = render(call.name, self.language, variables)
+        prompt = render(call, self.language, variables)
         return await ask_json(self.service, prompt, shape or call.shape, call=call.name, language=self.language,
                               model=model, trace=trace, **{"max_tokens": call.token_budget(variables), **options})
 

@@ -31,7 +31,7 @@ def _rendered(call: str, language: str) -> str:
     shown = {name: f"<{name}>" for name in CALLS[call].variables}
     if "output_format" in shown:
         shown["output_format"] = output_format("verdict" if call == "compare_answers" else "score", "direct", language)
-    return render(call, language, shown)
+    return render(CALLS[call], language, shown)
 
 
 def _template_files(language: str) -> set[str]:
@@ -83,17 +83,17 @@ def test_verdict_examples_also_pass_the_counted_shape():
 
 def test_rendering_checks_variables_and_names_the_template():
     with pytest.raises(TemplateError, match=r"ru/context_rating\.txt.*missing.*context"):
-        render("context_rating", "ru", {"question": "q"})
+        render(CALLS["context_rating"], "ru", {"question": "q"})
     with pytest.raises(TemplateError, match=r"en/entities\.txt.*unexpected.*question"):
-        render("entities", "en", {"text": "t", "question": "q"})
+        render(CALLS["entities"], "en", {"text": "t", "question": "q"})
     with pytest.raises(TemplateError, match="unknown judge call"):
-        render("nope", "en", {})
+        load_template("nope", "en")
     with pytest.raises(TemplateError, match="language"):
         load_template("entities", "de")
 
 
 def test_values_with_braces_are_inserted_verbatim():
-    text = render("entities", "en", {"text": "a {b} {{c}}"})
+    text = render(CALLS["entities"], "en", {"text": "a {b} {{c}}"})
     assert "Text: a {b} {{c}}" in text
 
 
