@@ -56,36 +56,17 @@ def judge_call(name: str, shape: type[shapes.Shape], *variables: str, tokens: in
 # `text` is whichever side is decomposed (the response or the reference); `statements` is a JSON
 # list from `statements_block`; `context` is one context or the joined contexts, as the metric says.
 STATEMENTS = judge_call("statements", shapes.Statements, "question", "text", tokens=64, echoes=("text",))
-STATEMENT_VERDICTS = judge_call("statement_verdicts", shapes.StatementVerdicts, "context", "statements", tokens=160,
-                           echoes=("statements",))
-CONTEXT_USEFULNESS = judge_call("context_usefulness", shapes.ContextUsefulness, "question", "context", "reference",
-                           tokens=256)
-REFERENCE_ATTRIBUTION = judge_call(
-    "reference_attribution", shapes.Attributions, "question", "context", "reference", tokens=160,
-    echoes=("reference",),
-)
-ENTITIES = judge_call("entities", shapes.Entities, "text", tokens=64, echoes=("text",))
-QUESTION_GENERATION = judge_call("question_generation", shapes.GeneratedQuestion, "response", tokens=256)
-CLAIMS = judge_call("claims", shapes.Claims, "text", tokens=64, echoes=("text",))
-STATEMENT_CLASSIFICATION = judge_call(
-    "statement_classification",
-    shapes.StatementClassification,
-    "question",
-    "response_statements",
-    "reference_statements",
-    tokens=160,
-    echoes=("response_statements", "reference_statements"),
-)
-CONTEXT_RATING = judge_call("context_rating", shapes.ContextRating, "question", "context", tokens=256)
+STATEMENT_VERDICTS = judge_call("statement_verdicts", shapes.StatementVerdicts, "context", "statements",
+                                tokens=160, echoes=("statements",))
 # Direct ratings (seed 004 §5.5, §6.4, §8) and the pairwise comparison. `output_format` is the mode's
 # answer instructions (`OUTPUT_FORMATS`), so one wording of each task serves both modes; the shape
 # given here is the direct one, the rater picks the reasoned one and the scale. Their token budgets are the
 # direct mode's (`{"score": 0.75}` is about ten tokens); the reasoned mode asks for REASONED_TOKENS.
 REASONED_TOKENS = 512
-RATE_FAITHFULNESS = judge_call("rate_faithfulness", shapes.ScaleScore, "question", "context", "answer", "output_format",
-                          tokens=32)
-RATE_ANSWER_RELEVANCE = judge_call("rate_answer_relevance", shapes.ScaleScore, "question", "answer", "output_format",
-                              tokens=32)
+RATE_FAITHFULNESS = judge_call("rate_faithfulness", shapes.ScaleScore, "question", "context", "answer",
+                               "output_format", tokens=32)
+RATE_ANSWER_RELEVANCE = judge_call("rate_answer_relevance", shapes.ScaleScore, "question", "answer",
+                                   "output_format", tokens=32)
 RATE_ANSWER_CORRECTNESS = judge_call(
     "rate_answer_correctness", shapes.ScaleScore, "question", "reference", "answer", "output_format", tokens=32
 )
@@ -98,26 +79,17 @@ COMPARE_ANSWERS = judge_call(
 # `low` and `high` the scale's ends, `sample` the fields the rubric shows, labelled (`judge.rubric`).
 RUBRIC = judge_call("rubric", shapes.RubricScore, "criteria", "low", "high", "sample", tokens=256)
 
-CALLS: Mapping[str, JudgeCall] = {
-    call.name: call
-    for call in (
-        STATEMENTS,
-        STATEMENT_VERDICTS,
-        CONTEXT_USEFULNESS,
-        REFERENCE_ATTRIBUTION,
-        ENTITIES,
-        QUESTION_GENERATION,
-        CLAIMS,
-        STATEMENT_CLASSIFICATION,
-        CONTEXT_RATING,
-        RATE_FAITHFULNESS,
-        RATE_ANSWER_RELEVANCE,
-        RATE_ANSWER_CORRECTNESS,
-        RATE_E2E,
-        COMPARE_ANSWERS,
-        RUBRIC,
-    )
-}
+# Declared here, for `catalog.CALLS`; every other call is declared with the one metric that makes it.
+SHARED_CALLS: tuple[JudgeCall, ...] = (
+    STATEMENTS,
+    STATEMENT_VERDICTS,
+    RATE_FAITHFULNESS,
+    RATE_ANSWER_RELEVANCE,
+    RATE_ANSWER_CORRECTNESS,
+    RATE_E2E,
+    COMPARE_ANSWERS,
+    RUBRIC,
+)
 
 
 class TemplateError(ValueError):

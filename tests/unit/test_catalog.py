@@ -13,6 +13,7 @@ from benchmarks.errors import BenchError, SettingError
 from benchmarks.judge import catalog
 from benchmarks.judge.catalog import BUILTINS, OFFLINE_METRICS, JudgedMetric, describe
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
+from benchmarks.judge.metrics import faithfulness
 from benchmarks.judge.prompts import RUBRIC, TemplateError, load_template, template_sha256
 from benchmarks.metrics.judged import __doc__ as judged_doc
 from benchmarks.samples import Sample
@@ -92,7 +93,7 @@ def test_direction_embeddings_and_proxies_are_derived():
 def test_the_llm_judge_scores_the_metrics_it_is_given():
     judge = LLMJudge(service=None, language="en", embed=None, metrics=BUILTINS)  # type: ignore[arg-type]
     assert judge.metrics is BUILTINS
-    assert BUILTINS["faithfulness"].score is LLMJudge.faithfulness
+    assert BUILTINS["faithfulness"].score is faithfulness.score
 
 
 def test_metrics_adds_the_rubrics_after_the_built_ins():
