@@ -19,6 +19,7 @@ from benchmarks.errors import BenchError, SettingError, closest
 from benchmarks.judge import offline
 from benchmarks.judge.judged_metric import JudgedMetric, fixed
 from benchmarks.judge.metrics import (
+    answer_accuracy,
     answer_correctness,
     context_entity_recall,
     context_precision,
@@ -40,7 +41,8 @@ from benchmarks.samples import Sample
 
 # In the order --help, reports and the README list them.
 _MODULES = (faithfulness, context_precision, context_recall, context_entity_recall, noise_sensitivity,
-            response_relevancy, semantic_similarity, factual_correctness, answer_correctness, context_relevance)
+            response_relevancy, semantic_similarity, factual_correctness, answer_correctness, context_relevance,
+            answer_accuracy)
 
 BUILTINS: Mapping[str, JudgedMetric] = MappingProxyType({m.METRIC.name: m.METRIC for m in _MODULES})
 OFFLINE_METRICS: frozenset[str] = frozenset(name for name, m in BUILTINS.items() if m.offline)

@@ -29,7 +29,7 @@ TWO_CONTEXTS = Sample(id="s", user_input="q?", response="r.", reference="ref.", 
 def test_the_built_in_metrics_in_their_documented_order():
     assert list(BUILTINS) == ["faithfulness", "context_precision", "context_recall", "context_entity_recall",
                               "noise_sensitivity", "response_relevancy", "semantic_similarity",
-                              "factual_correctness", "answer_correctness", "context_relevance"]
+                              "factual_correctness", "answer_correctness", "context_relevance", "answer_accuracy"]
     assert all(name == metric.name for name, metric in BUILTINS.items())
 
 
@@ -63,6 +63,7 @@ def test_a_declaration_with_both_or_neither_offline_answer_is_refused():
     ("factual_correctness", JudgeOptions(factual_mode="recall"), 2),
     ("answer_correctness", JudgeOptions(), 3),
     ("context_relevance", JudgeOptions(), 2),  # 1 per context
+    ("answer_accuracy", JudgeOptions(), 2),  # both ways
 ])
 def test_planned_calls_follow_the_documented_counts(metric, options, calls):
     assert BUILTINS[metric].planned_calls(TWO_CONTEXTS, options) == calls
