@@ -42,7 +42,7 @@ URL_SETTINGS = ("database_url", "logs_database_url", "embedding_base_url", "llm_
 # holds the two equal): `bench --help` must not load pydantic and numpy
 JUDGED_METRICS = ("faithfulness", "context_precision", "context_recall", "context_entity_recall", "noise_sensitivity",
                   "response_relevancy", "semantic_similarity", "factual_correctness", "answer_correctness",
-                  "context_relevance")
+                  "context_relevance", "answer_accuracy")
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MEMORY = re.compile(r"([1-9][0-9]*)\s*(kB|MB|GB|TB)")
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")

@@ -1,228 +1,54 @@
-"""Every judged metric, declared once: what it reads, which judge calls it makes and how many for a
-sample, its direction, whether it needs embeddings, its offline proxy (or why it has none), and the
-coroutine with which the LLM judge scores it.
+"""Every judged metric, collected: the built-in ones, each declared in its module of
+`benchmarks.judge.metrics`, and a user's rubric metrics from bench.toml (`benchmarks.judge.rubric`),
+which become declarations like the built-in ones: `metrics(settings.rubrics)` gives both.
 
-Everything else is derived from these declarations: `--metrics` checking (`require_known`), what
-`--dry-run` shows and counts, `--judge offline` (`require_proxies`, `offline_score`, `describe`),
-`--dry-run` (`JudgedMetric.planned_calls`), the judge (`LLMJudge.score`), and the report (direction,
-prompt hashes, notes). A user's rubric metric from bench.toml (`benchmarks.judge.rubric`) becomes a
-declaration like the built-in ones: `metrics(settings.rubrics)` gives both.
+Everything else is derived from the declarations: `--metrics` checking (`require_known`), what
+`--dry-run` shows and counts (`JudgedMetric.planned_calls`), `--judge offline` (`require_proxies`,
+`offline_score`, `describe`), the judge (`LLMJudge.score`), and the report (direction, prompt hashes,
+notes).
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError, SettingError, closest
 from benchmarks.judge import offline
-from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge, Scorer
-from benchmarks.judge.offline import OfflineProxy
-from benchmarks.judge.prompts import (
-    CLAIMS,
-    CONTEXT_RATING,
-    CONTEXT_USEFULNESS,
-    ENTITIES,
-    QUESTION_GENERATION,
-    REFERENCE_ATTRIBUTION,
-    RUBRIC,
-    STATEMENT_CLASSIFICATION,
-    STATEMENT_VERDICTS,
-    STATEMENTS,
-    JudgeCall,
-    Language,
-    TemplateError,
-    load_template,
-    template_sha256,
+from benchmarks.judge.judged_metric import JudgedMetric, fixed
+from benchmarks.judge.metrics import (
+    answer_accuracy,
+    answer_correctness,
+    context_entity_recall,
+    context_precision,
+    context_recall,
+    context_relevance,
+    factual_correctness,
+    faithfulness,
+    noise_sensitivity,
+    response_relevancy,
+    semantic_similarity,
 )
+from benchmarks.judge.offline import OfflineProxy
+from benchmarks.judge.prompts import RUBRIC, SHARED_CALLS, JudgeCall, Language, TemplateError
 from benchmarks.judge.rubric import NO_PROXY, Rubric, rubrics_of
 from benchmarks.judge.rubric import score as score_rubric
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
 
-# A metric's judge calls for one sample, as `--dry-run` counts them: the documented count (e.g. faithfulness
-# 2 whatever the statements turn out to be), from the sample and the run's options.
-CallCount = Callable[[Sample, JudgeOptions], int]
+# In the order --help, reports and the README list them.
+_MODULES = (faithfulness, context_precision, context_recall, context_entity_recall, noise_sensitivity,
+            response_relevancy, semantic_similarity, factual_correctness, answer_correctness, context_relevance,
+            answer_accuracy)
 
-
-@dataclass(frozen=True)
-class JudgedMetric:
-    name: str
-    help: str  # one line, for the CLI
-    needs: tuple[str, ...]  # sample fields; a sample without one is undetermined, naming it
-    calls: tuple[JudgeCall, ...]  # the distinct calls, in the order they are made
-    planned_calls: CallCount
-    score: Scorer  # how the LLM judge scores it: (judge, sample, model, trace) -> (score, reasons)
-    higher_is_better: bool = True
-    embeds: tuple[str, ...] = ()  # the sample fields whose whole text the LLM form embeds (the proxies always embed)
-    offline: OfflineProxy | None = None
-    no_offline: str = ""  # why there is no offline proxy
-    rubric: Rubric | None = None  # the user's rubric behind a bench.toml metric
-
-    def __post_init__(self) -> None:
-        if (self.offline is None) == (not self.no_offline):
-            raise ValueError(f"{self.name}: declare an offline proxy or say why there is none, not both")
-
-    def prompt_hashes(self, language: Language) -> dict[str, str]:
-        """sha256 of what this metric sends the judge, keyed as reports show them (`en/statements`); a
-        rubric's key (`en/rubric/<name>`) hashes the template with the rubric's criteria, scale and fields."""
-        if self.rubric is not None:
-            return {f"{language}/{RUBRIC.name}/{self.name}": self.rubric.prompt_sha256(language)}
-        return {f"{language}/{call.name}": template_sha256(call.name, language) for call in self.calls}
-
-    def prompt_text(self, language: Language) -> str:
-        """The first prompt without the sample, for `--dry-run`'s token estimate ('' without calls)."""
-        if self.rubric is not None:
-            return self.rubric.prompt_text(language)
-        return load_template(self.calls[0].name, language) if self.calls else ""
-
-    @property
-    def threshold(self) -> float:
-        """The middle of the metric's scale: where a score turns from a "no" into a "yes", for agreement with
-        labels (accuracy, Cohen's kappa)."""
-        return (self.rubric.low + self.rubric.high) / 2 if self.rubric is not None else 0.5
-
-    @property
-    def embeddings(self) -> bool:
-        """Whether the LLM form needs the embedder."""
-        return bool(self.embeds)
-
-    def offline_note(self) -> str:
-        """What `--judge offline` gives for it, in one line."""
-        return self.offline.description if self.offline else f"no offline proxy: {self.no_offline}"
-
-
-def _fixed(count: int) -> CallCount:
-    return lambda sample, options: count
-
-
-def _per_context(sample: Sample, options: JudgeOptions) -> int:
-    return len(sample.retrieved_contexts or ())
-
-
-_SENTENCE_SUPPORT = "calibrated embedding similarity or content-word overlap, numbers must match"
-
-_BUILTINS = (
-    JudgedMetric(
-        name="faithfulness",
-        help="share of the response's statements that the retrieved contexts support",
-        needs=("user_input", "response", "retrieved_contexts"),
-        calls=(STATEMENTS, STATEMENT_VERDICTS),
-        planned_calls=_fixed(2),
-        score=LLMJudge.faithfulness,
-        offline=OfflineProxy(("response", "retrieved_contexts"), offline.faithfulness,
-                       "offline proxy: share of response sentences supported by a retrieved context "
-                       f"({_SENTENCE_SUPPORT}), not LLM-verified claims"),
-    ),
-    JudgedMetric(
-        name="context_precision",
-        help="average precision of the contexts judged useful (against the reference or the response)",
-        needs=("user_input", "retrieved_contexts"),
-        calls=(CONTEXT_USEFULNESS,),
-        planned_calls=_per_context,
-        score=LLMJudge.context_precision,
-        offline=OfflineProxy(("reference", "retrieved_contexts"), offline.context_precision,
-                       "offline proxy: average precision in rank order, a context counting as relevant when it "
-                       "supports some reference sentence, not an LLM usefulness verdict"),
-    ),
-    JudgedMetric(
-        name="context_recall",
-        help="share of the reference's sentences attributable to the retrieved contexts",
-        needs=("user_input", "retrieved_contexts", "reference"),
-        calls=(REFERENCE_ATTRIBUTION,),
-        planned_calls=_fixed(1),
-        score=LLMJudge.context_recall,
-        offline=OfflineProxy(("reference", "retrieved_contexts"), offline.context_recall,
-                       "offline proxy: share of reference sentences supported by a retrieved context "
-                       f"({_SENTENCE_SUPPORT}), not LLM-attributed claims"),
-    ),
-    JudgedMetric(
-        name="context_entity_recall",
-        help="share of the reference's entities found in the retrieved contexts",
-        needs=("retrieved_contexts", "reference"),
-        calls=(ENTITIES,),
-        planned_calls=_fixed(2),
-        score=LLMJudge.context_entity_recall,
-        no_offline="it needs entity extraction; capitalised words are no entity detector (Russian sentence "
-                   "starts, English titles) and numbers alone are too few",
-    ),
-    JudgedMetric(
-        name="noise_sensitivity",
-        help="share of wrong response statements traceable to relevant (or irrelevant) contexts; lower is better",
-        needs=("user_input", "response", "reference", "retrieved_contexts"),
-        calls=(STATEMENTS, STATEMENT_VERDICTS),
-        planned_calls=lambda sample, options: 3 + 2 * _per_context(sample, options),
-        score=LLMJudge.noise_sensitivity,
-        higher_is_better=False,
-        no_offline="it counts wrong statements, exactly the near-copies with a swapped detail that the support "
-                   "test lets through, so a proxy would report almost no noise whatever the system",
-    ),
-    JudgedMetric(
-        name="response_relevancy",
-        help="mean calibrated similarity of the question and questions generated from the response; 0 if "
-             "noncommittal",
-        needs=("user_input", "response"),
-        calls=(QUESTION_GENERATION,),
-        planned_calls=lambda sample, options: options.questions,
-        score=LLMJudge.response_relevancy,
-        embeds=("user_input",),  # and the questions the judge writes, known only then
-        no_offline="it compares the question with questions generated from the answer and zeroes noncommittal "
-                   "answers; a question-to-answer cosine lives on another scale and sees no evasion",
-    ),
-    JudgedMetric(
-        name="semantic_similarity",
-        help="calibrated similarity of the response's and the reference's embeddings (no judge call)",
-        needs=("response", "reference"),
-        calls=(),
-        planned_calls=_fixed(0),
-        score=LLMJudge.semantic_similarity,
-        embeds=("response", "reference"),
-        offline=OfflineProxy(("response", "reference"), offline.semantic_similarity,
-                       "calibrated similarity of the response's and the reference's embeddings: the metric "
-                       "itself, which needs no LLM"),
-    ),
-    JudgedMetric(
-        name="factual_correctness",
-        help="claim-level F-beta (or precision, recall) of the response against the reference",
-        needs=("response", "reference"),
-        calls=(CLAIMS, STATEMENT_VERDICTS),
-        planned_calls=lambda sample, options: 4 if options.factual_mode == "f1" or (
-            options.claim_counting == "ragas" and options.factual_mode == "recall") else 2,
-        score=LLMJudge.factual_correctness,
-        offline=OfflineProxy(("response", "reference"), offline.factual_correctness,
-                       "offline proxy: F1 of response sentences supported by the reference and reference "
-                       "sentences supported by the response, sentences standing in for LLM-extracted claims"),
-    ),
-    JudgedMetric(
-        name="answer_correctness",
-        help="weighted factual F1 and semantic similarity of the response against the reference",
-        needs=("user_input", "response", "reference"),
-        calls=(STATEMENTS, STATEMENT_CLASSIFICATION),
-        planned_calls=_fixed(3),
-        score=LLMJudge.answer_correctness,
-        embeds=("response", "reference"),
-        offline=OfflineProxy(("response", "reference"), offline.answer_correctness,
-                       "offline proxy: 0.75 x sentence-support F1 (as factual_correctness offline) + 0.25 x "
-                       "calibrated embedding similarity of response and reference, not LLM-classified statements"),
-    ),
-    JudgedMetric(
-        name="context_relevance",
-        help="each context rated 0-2 for relevance to the question, normalised by 2, averaged",
-        needs=("user_input", "retrieved_contexts"),
-        calls=(CONTEXT_RATING,),
-        planned_calls=_per_context,
-        score=LLMJudge.context_relevance,
-        no_offline="mapping a question-to-context cosine onto the judge's 0/1/2 ratings would rest on cut-offs "
-                   "with nothing behind them",
-    ),
-)
-
-BUILTINS: Mapping[str, JudgedMetric] = MappingProxyType({m.name: m for m in _BUILTINS})
+BUILTINS: Mapping[str, JudgedMetric] = MappingProxyType({m.METRIC.name: m.METRIC for m in _MODULES})
 OFFLINE_METRICS: frozenset[str] = frozenset(name for name, m in BUILTINS.items() if m.offline)
+# Every call bench's judges make, by name: one template file per call and language under prompts/<lang>/.
+CALLS: Mapping[str, JudgeCall] = MappingProxyType(
+    {call.name: call for call in (*SHARED_CALLS, *(c for m in BUILTINS.values() for c in m.calls))})
 
 
 def rubric_metric(declared: Rubric) -> JudgedMetric:
@@ -233,7 +59,7 @@ def rubric_metric(declared: Rubric) -> JudgedMetric:
         help=f"rubric ({declared.scale}, bench.toml): {criteria}",
         needs=declared.needs,
         calls=(RUBRIC,),
-        planned_calls=_fixed(1),
+        planned_calls=fixed(1),
         score=functools.partial(score_rubric, declared),
         no_offline=NO_PROXY,
         rubric=declared,

@@ -49,7 +49,7 @@ sentence the test did not support (context precision: each irrelevant context, b
 and the content-word overlap. The verdicts, and so the numbers, are the test's alone.
 
 Each proxy below is scored by the metric's own `judged` function and is declared with its metric
-in `benchmarks.judge.catalog`, with the fields it reads and the line a report prints beside its
+in `benchmarks.judge.metrics`, with the fields it reads and the line a report prints beside its
 number; a metric without a proxy says there why it has none (asking for one is a ValueError).
 """
 
@@ -280,6 +280,7 @@ def _check_threshold(name: str, value: float) -> None:
 
 
 SupportFor = Callable[[Sequence[str]], _Support]
+SENTENCE_SUPPORT = "calibrated embedding similarity or content-word overlap, numbers must match"  # in words
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,9 @@
 
 Templates are plain `str.format` text files shipped inside the package (`benchmarks/prompts/<lang>/
 <call>.txt`), so a wording change is a reviewable diff and its sha256 in a report says exactly
-which prompt produced a number. Which metric makes which calls is declared with the metric, in
-`benchmarks.judge.catalog`.
+which prompt produced a number. A call used by one metric is declared in that metric's module
+(`benchmarks.judge.metrics`); the calls several metrics share (statements, verdicts), the seed's
+ratings and the rubric are declared here. `catalog.CALLS` names them all.
 """
 
 from __future__ import annotations
@@ -46,105 +47,73 @@ class JudgeCall:
         return self.answer_tokens + int(TOKENS_PER_ECHOED_CHAR * echoed)
 
 
-def _call(name: str, shape: type[shapes.Shape], *variables: str, tokens: int, echoes: tuple[str, ...] = ()
-          ) -> JudgeCall:
+def judge_call(name: str, shape: type[shapes.Shape], *variables: str, tokens: int, echoes: tuple[str, ...] = ()
+               ) -> JudgeCall:
+    """A call of the template `name`, rendered with exactly `variables`, answering in `shape`."""
     return JudgeCall(name=name, variables=frozenset(variables), shape=shape, answer_tokens=tokens, echoes=echoes)
 
 
 # `text` is whichever side is decomposed (the response or the reference); `statements` is a JSON
 # list from `statements_block`; `context` is one context or the joined contexts, as the metric says.
-STATEMENTS = _call("statements", shapes.Statements, "question", "text", tokens=64, echoes=("text",))
-STATEMENT_VERDICTS = _call("statement_verdicts", shapes.StatementVerdicts, "context", "statements", tokens=160,
-                           echoes=("statements",))
-CONTEXT_USEFULNESS = _call("context_usefulness", shapes.ContextUsefulness, "question", "context", "reference",
-                           tokens=256)
-REFERENCE_ATTRIBUTION = _call(
-    "reference_attribution", shapes.Attributions, "question", "context", "reference", tokens=160,
-    echoes=("reference",),
-)
-ENTITIES = _call("entities", shapes.Entities, "text", tokens=64, echoes=("text",))
-QUESTION_GENERATION = _call("question_generation", shapes.GeneratedQuestion, "response", tokens=256)
-CLAIMS = _call("claims", shapes.Claims, "text", tokens=64, echoes=("text",))
-STATEMENT_CLASSIFICATION = _call(
-    "statement_classification",
-    shapes.StatementClassification,
-    "question",
-    "response_statements",
-    "reference_statements",
-    tokens=160,
-    echoes=("response_statements", "reference_statements"),
-)
-CONTEXT_RATING = _call("context_rating", shapes.ContextRating, "question", "context", tokens=256)
+STATEMENTS = judge_call("statements", shapes.Statements, "question", "text", tokens=64, echoes=("text",))
+STATEMENT_VERDICTS = judge_call("statement_verdicts", shapes.StatementVerdicts, "context", "statements",
+                                tokens=160, echoes=("statements",))
 # Direct ratings (seed 004 §5.5, §6.4, §8) and the pairwise comparison. `output_format` is the mode's
 # answer instructions (`OUTPUT_FORMATS`), so one wording of each task serves both modes; the shape
 # given here is the direct one, the rater picks the reasoned one and the scale. Their token budgets are the
 # direct mode's (`{"score": 0.75}` is about ten tokens); the reasoned mode asks for REASONED_TOKENS.
 REASONED_TOKENS = 512
-RATE_FAITHFULNESS = _call("rate_faithfulness", shapes.ScaleScore, "question", "context", "answer", "output_format",
-                          tokens=32)
-RATE_ANSWER_RELEVANCE = _call("rate_answer_relevance", shapes.ScaleScore, "question", "answer", "output_format",
-                              tokens=32)
-RATE_ANSWER_CORRECTNESS = _call(
+RATE_FAITHFULNESS = judge_call("rate_faithfulness", shapes.ScaleScore, "question", "context", "answer",
+                               "output_format", tokens=32)
+RATE_ANSWER_RELEVANCE = judge_call("rate_answer_relevance", shapes.ScaleScore, "question", "answer",
+                                   "output_format", tokens=32)
+RATE_ANSWER_CORRECTNESS = judge_call(
     "rate_answer_correctness", shapes.ScaleScore, "question", "reference", "answer", "output_format", tokens=32
 )
-RATE_E2E = _call("rate_e2e", shapes.ScaleScore, "question", "reference", "answer", "output_format", tokens=32)
-COMPARE_ANSWERS = _call(
+RATE_E2E = judge_call("rate_e2e", shapes.ScaleScore, "question", "reference", "answer", "output_format", tokens=32)
+COMPARE_ANSWERS = judge_call(
     "compare_answers", shapes.PairVerdict, "question", "context", "answer_a", "answer_b", "output_format",
     tokens=32,
 )
 # A user's rubric metric (bench.toml [rubrics]): `criteria` is the user's text in the prompt language,
 # `low` and `high` the scale's ends, `sample` the fields the rubric shows, labelled (`judge.rubric`).
-RUBRIC = _call("rubric", shapes.RubricScore, "criteria", "low", "high", "sample", tokens=256)
+RUBRIC = judge_call("rubric", shapes.RubricScore, "criteria", "low", "high", "sample", tokens=256)
 
-CALLS: Mapping[str, JudgeCall] = {
-    call.name: call
-    for call in (
-        STATEMENTS,
-        STATEMENT_VERDICTS,
-        CONTEXT_USEFULNESS,
-        REFERENCE_ATTRIBUTION,
-        ENTITIES,
-        QUESTION_GENERATION,
-        CLAIMS,
-        STATEMENT_CLASSIFICATION,
-        CONTEXT_RATING,
-        RATE_FAITHFULNESS,
-        RATE_ANSWER_RELEVANCE,
-        RATE_ANSWER_CORRECTNESS,
-        RATE_E2E,
-        COMPARE_ANSWERS,
-        RUBRIC,
-    )
-}
+# Declared here, for `catalog.CALLS`; every other call is declared with the one metric that makes it.
+SHARED_CALLS: tuple[JudgeCall, ...] = (
+    STATEMENTS,
+    STATEMENT_VERDICTS,
+    RATE_FAITHFULNESS,
+    RATE_ANSWER_RELEVANCE,
+    RATE_ANSWER_CORRECTNESS,
+    RATE_E2E,
+    COMPARE_ANSWERS,
+    RUBRIC,
+)
 
 
 class TemplateError(ValueError):
     """A template asked for under the wrong name, language or variables."""
 
 
-def _check(call: str, language: str) -> JudgeCall:
-    if call not in CALLS:
-        raise TemplateError(f"unknown judge call {call!r}; known: {', '.join(CALLS)}")
+def _template_bytes(call: str, language: str) -> bytes:
     if language not in LANGUAGES:
         raise TemplateError(
             f"no {call!r} template in language {language!r}; languages: {', '.join(LANGUAGES)}"
         )
-    return CALLS[call]
-
-
-def _template_bytes(call: str, language: str) -> bytes:
-    return packaged("prompts", language, f"{call}.txt")
+    try:
+        return packaged("prompts", language, f"{call}.txt")
+    except FileNotFoundError:
+        raise TemplateError(f"unknown judge call {call!r}: no template prompts/{language}/{call}.txt") from None
 
 
 def load_template(call: str, language: Language) -> str:
     """The raw template text, read from the installed package so wheels and checkouts agree."""
-    _check(call, language)
     return _template_bytes(call, language).decode("utf-8")
 
 
 def template_sha256(call: str, language: Language) -> str:
     """Hash of the template file's bytes: what a report records to pin the exact prompt."""
-    _check(call, language)
     return hashlib.sha256(_template_bytes(call, language)).hexdigest()
 
 
@@ -154,20 +123,19 @@ def template_fields(call: str, language: Language) -> frozenset[str]:
     return frozenset(field for _, field, _, _ in string.Formatter().parse(text) if field is not None)
 
 
-def render(call: str, language: Language, variables: Mapping[str, str]) -> str:
+def render(call: JudgeCall, language: Language, variables: Mapping[str, str]) -> str:
     """The prompt for one request; a missing or unexpected variable names the template.
 
-    Checked against the registry, not left to `str.format`, so a typo in a variable name fails
-    even when it would otherwise be silently ignored (extra keyword arguments are).
+    Checked against the call's declaration, not left to `str.format`, so a typo in a variable name
+    fails even when it would otherwise be silently ignored (extra keyword arguments are).
     """
-    declared = _check(call, language).variables
     given = frozenset(variables)
-    if given != declared:
-        missing, extra = sorted(declared - given), sorted(given - declared)
+    if given != call.variables:
+        missing, extra = sorted(call.variables - given), sorted(given - call.variables)
         raise TemplateError(
-            f"template {language}/{call}.txt: missing variables {missing}, unexpected variables {extra}"
+            f"template {language}/{call.name}.txt: missing variables {missing}, unexpected variables {extra}"
         )
-    return load_template(call, language).format_map(dict(variables))
+    return load_template(call.name, language).format_map(dict(variables))
 
 
 def statements_block(statements: Sequence[str]) -> str:

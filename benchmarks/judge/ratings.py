@@ -102,7 +102,7 @@ class Rater:
         trace = Trace()
         shape = (shapes.ReasonedScore if self.mode == "reasoned" else shapes.ScaleScore).on_scale(rating.low,
                                                                                                    rating.high)
-        prompt = render(rating.call.name, self.language, {
+        prompt = render(rating.call, self.language, {
             **{key: variables[key] for key in rating.needs},
             "output_format": output_format("score", self.mode, self.language, rating.low, rating.high),
         })
@@ -119,7 +119,7 @@ class Rater:
         is whatever was shown first)."""
         trace = Trace()
         shape = shapes.ReasonedPairVerdict if self.mode == "reasoned" else shapes.PairVerdict
-        prompt = render(COMPARE_ANSWERS.name, self.language, {
+        prompt = render(COMPARE_ANSWERS, self.language, {
             **{key: variables[key] for key in ("question", "context", "answer_a", "answer_b")},
             "output_format": output_format("verdict", self.mode, self.language),
         })

@@ -1,4 +1,8 @@
-"""The JSON each judge call must answer with, as frozen pydantic models.
+"""The JSON a judge call must answer with, as frozen pydantic models: the common machinery (strict
+types, the schema sent as `response_format`, the repair prompt's skeleton, counted and bounded lists),
+the answers of the calls several metrics share (statements, verdicts on them), and those of the seed's
+ratings and of rubrics. A call that one metric makes declares its answer in that metric's module
+(`benchmarks.judge.metrics`), as a subclass of `Shape`.
 
 The models are strict (no "1" for 1, no true for 1) so a judge that drifts from the requested
 format is a `parse_error` that the repair prompt can quote, not a silently coerced verdict.
@@ -99,7 +103,7 @@ def _skeleton(schema: dict[str, Any], definitions: dict[str, Any]) -> str:
     return '"<text>"'
 
 
-def _counted(base: type[Shape], count: int, name: str, **class_vars: int) -> type[Shape]:
+def counted(base: type[Shape], count: int, name: str, **class_vars: int) -> type[Shape]:
     """A subclass of `base` that knows how many items its answer must hold."""
     if count < 1:
         raise ValueError(f"{base.__name__}: an expected count must be at least 1, got {count}")
@@ -107,7 +111,7 @@ def _counted(base: type[Shape], count: int, name: str, **class_vars: int) -> typ
     return type(f"{base.__name__}{name}", (base,), namespace)
 
 
-# --- statements and claims ---------------------------------------------------------------------
+# --- statements ---------------------------------------------------------------------------------
 
 
 class Bounded(Shape):
@@ -148,21 +152,6 @@ class Statements(Bounded):
 
     listed: ClassVar[str] = "statements"
     statements: list[Text]
-
-
-class Claims(Bounded):
-    """Atomic claims of a text for factual correctness. Empty is valid, as for `Statements`."""
-
-    listed: ClassVar[str] = "claims"
-    claims: list[Text]
-
-
-class Entities(Shape):
-    """Named entities of a text in canonical form (context entity recall). Empty is valid: a
-    reference without entities makes the recall undetermined, contexts without them score 0.
-    """
-
-    entities: list[Text]
 
 
 # --- verdicts on given statements --------------------------------------------------------------
@@ -206,112 +195,7 @@ class StatementVerdicts(Shape):
 
 @cache
 def _verdicts_for(statements: int) -> type[StatementVerdicts]:
-    return _counted(StatementVerdicts, statements, f"Of{statements}")  # type: ignore[return-value]
-
-
-# --- per-context verdicts ----------------------------------------------------------------------
-
-
-class ContextUsefulness(Shape):
-    """Whether one retrieved context helped to arrive at the given answer (context precision)."""
-
-    reason: Reason
-    verdict: Binary
-
-
-class ContextRating(Shape):
-    """Relevance of one context to the question: 0 none, 1 partial, 2 full (context relevance)."""
-
-    reason: Reason
-    rating: Rating
-
-
-# --- reference attribution ---------------------------------------------------------------------
-
-
-class SentenceAttribution(Shape):
-    """Whether one sentence of the reference can be attributed to the retrieved contexts."""
-
-    statement: Text
-    reason: Reason
-    attributed: Binary
-
-
-class Attributions(Bounded):
-    """The reference split into sentences, each classified (context recall). Empty is valid only
-    for an empty reference, which the score function reports as undetermined; the number of
-    sentences is the judge's to decide, so there is no expected count, only a bound.
-    """
-
-    listed: ClassVar[str] = "classifications"
-    classifications: list[SentenceAttribution]
-
-
-# --- response relevancy ------------------------------------------------------------------------
-
-
-class GeneratedQuestion(Shape):
-    """A question the response answers, and whether the response is noncommittal (evasive)."""
-
-    question: Text
-    reason: Reason
-    noncommittal: Binary
-
-
-# --- answer correctness ------------------------------------------------------------------------
-
-
-class ClassifiedStatement(Shape):
-    """One statement placed in TP, FP or FN, and why."""
-
-    statement: Text
-    reason: Reason
-
-
-class StatementClassification(Shape):
-    """Response statements as TP (supported by the reference) or FP (not), and reference
-    statements the response misses as FN (answer correctness). Lists may be empty individually;
-    every response statement must land in TP or FP, so `expecting` checks |TP| + |FP| and that
-    FN does not exceed the reference's statements.
-    """
-
-    expected: ClassVar[int | None] = None
-    reference_total: ClassVar[int | None] = None
-
-    TP: list[ClassifiedStatement]
-    FP: list[ClassifiedStatement]
-    FN: list[ClassifiedStatement]
-
-    @model_validator(mode="after")
-    def _every_statement_classified(self) -> StatementClassification:
-        classified = len(self.TP) + len(self.FP)
-        if self.expected is not None and classified != self.expected:
-            raise ValueError(
-                f"expected {self.expected} response statements in TP and FP together, got {classified}"
-            )
-        if self.reference_total is not None and len(self.FN) > self.reference_total:
-            raise ValueError(
-                f"FN holds {len(self.FN)} statements, the reference has only {self.reference_total}"
-            )
-        return self
-
-    @classmethod
-    def tighten(cls, schema: dict[str, Any]) -> None:
-        if cls.reference_total is not None:
-            schema["properties"]["FN"]["maxItems"] = cls.reference_total
-
-    @classmethod
-    def expecting(cls, response: int, reference: int) -> type[StatementClassification]:
-        """The shape for `response` response statements against `reference` reference ones."""
-        return _classification_for(response, reference)
-
-
-@cache
-def _classification_for(response: int, reference: int) -> type[StatementClassification]:
-    if reference < 0:
-        raise ValueError(f"StatementClassification: reference count must be >= 0, got {reference}")
-    name = f"Of{response}And{reference}"
-    return _counted(StatementClassification, response, name, reference_total=reference)  # type: ignore[return-value]
+    return counted(StatementVerdicts, statements, f"Of{statements}")  # type: ignore[return-value]
 
 
 # --- direct ratings and pairwise comparison (tiers 2, 3 and bench judge) -----------------------

@@ -26,10 +26,11 @@ Judge calls per sample of the full metric (embedding requests are not LLM calls)
     factual_correctness     2 (precision or recall), 4 (f1; recall too with RAGAS's counting)
     answer_correctness      3                       two statement lists; one TP/FP/FN classification
     context_relevance       1 per context
+    answer_accuracy         2                       the response rated against the reference; the reverse
 
 A user's rubric metric (bench.toml `[rubrics]`) makes 1 call and is scored by `rubric`. Which calls a
-metric makes, and how many for a given sample, is declared with the metric in
-`benchmarks.judge.catalog`; this table documents the functions below, and tests keep the two in step.
+metric makes, and how many for a given sample, is declared with the metric in its module of
+`benchmarks.judge.metrics`; this table documents the functions below, and tests keep the two in step.
 """
 
 from __future__ import annotations
@@ -537,6 +538,26 @@ def context_relevance(ratings: Sequence[int]) -> Outcome:
     if not values:
         return Outcome.scored(0.0, explanation="no context was retrieved")
     return Outcome.scored(_share(int(sum(values)), 2 * len(values)))
+
+
+# --- answer accuracy (NVIDIA style) ------------------------------------------------------------
+
+
+def answer_accuracy(response_rating: int, reference_rating: int) -> Outcome:
+    """How closely the response and the reference match, from the judge's two 0/2/4 ratings.
+
+    Formula (RAGAS's AnswerAccuracy): (r_1 / 4 + r_2 / 4) / 2, computed as (r_1 + r_2) / 8, with r_1 the
+    rating of the response against the reference and r_2 that of the reference against the response
+    (4 match, 2 partial, 0 none); every value is a multiple of 0.25, exact in floating point.
+    LLM calls: 2.
+    Degenerate: none; a rating off the scale is a parsing bug (the answer's shape rejects it) and raises
+    ValueError. RAGAS keeps the one rating it got when the other call fails; here a failed call is the
+    sample's error status, as for every metric.
+    """
+    for r in (response_rating, reference_rating):
+        if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer)) or r not in (0, 2, 4):
+            raise ValueError(f"answer_accuracy: a rating must be 0, 2 or 4, got {r!r}")
+    return Outcome.scored(int(response_rating + reference_rating) / 8)
 
 
 # --- rubric metrics (declared by the user in bench.toml) ---------------------------------------

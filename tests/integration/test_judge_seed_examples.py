@@ -21,9 +21,9 @@ import numpy as np
 import pytest
 
 from benchmarks.config import load_settings
-from benchmarks.judge.catalog import BUILTINS
+from benchmarks.judge.catalog import BUILTINS, CALLS
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
-from benchmarks.judge.prompts import CALLS, load_template
+from benchmarks.judge.prompts import load_template
 from benchmarks.metrics.judged import AnswerCorrectnessWeights
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome

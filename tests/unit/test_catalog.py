@@ -13,6 +13,7 @@ from benchmarks.errors import BenchError, SettingError
 from benchmarks.judge import catalog
 from benchmarks.judge.catalog import BUILTINS, OFFLINE_METRICS, JudgedMetric, describe
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
+from benchmarks.judge.metrics import faithfulness
 from benchmarks.judge.prompts import RUBRIC, TemplateError, load_template, template_sha256
 from benchmarks.metrics.judged import __doc__ as judged_doc
 from benchmarks.samples import Sample
@@ -28,7 +29,7 @@ TWO_CONTEXTS = Sample(id="s", user_input="q?", response="r.", reference="ref.", 
 def test_the_built_in_metrics_in_their_documented_order():
     assert list(BUILTINS) == ["faithfulness", "context_precision", "context_recall", "context_entity_recall",
                               "noise_sensitivity", "response_relevancy", "semantic_similarity",
-                              "factual_correctness", "answer_correctness", "context_relevance"]
+                              "factual_correctness", "answer_correctness", "context_relevance", "answer_accuracy"]
     assert all(name == metric.name for name, metric in BUILTINS.items())
 
 
@@ -62,6 +63,7 @@ def test_a_declaration_with_both_or_neither_offline_answer_is_refused():
     ("factual_correctness", JudgeOptions(factual_mode="recall"), 2),
     ("answer_correctness", JudgeOptions(), 3),
     ("context_relevance", JudgeOptions(), 2),  # 1 per context
+    ("answer_accuracy", JudgeOptions(), 2),  # both ways
 ])
 def test_planned_calls_follow_the_documented_counts(metric, options, calls):
     assert BUILTINS[metric].planned_calls(TWO_CONTEXTS, options) == calls
@@ -92,7 +94,7 @@ def test_direction_embeddings_and_proxies_are_derived():
 def test_the_llm_judge_scores_the_metrics_it_is_given():
     judge = LLMJudge(service=None, language="en", embed=None, metrics=BUILTINS)  # type: ignore[arg-type]
     assert judge.metrics is BUILTINS
-    assert BUILTINS["faithfulness"].score is LLMJudge.faithfulness
+    assert BUILTINS["faithfulness"].score is faithfulness.score
 
 
 def test_metrics_adds_the_rubrics_after_the_built_ins():

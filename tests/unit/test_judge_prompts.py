@@ -5,10 +5,18 @@ from importlib.resources import files
 import pytest
 
 from benchmarks.judge import shapes
-from benchmarks.judge.catalog import BUILTINS, calls_of
+from benchmarks.judge.catalog import BUILTINS, CALLS, calls_of
+from benchmarks.judge.metrics import (
+    answer_correctness,
+    context_entity_recall,
+    context_precision,
+    context_recall,
+    context_relevance,
+    factual_correctness,
+    response_relevancy,
+)
 from benchmarks.judge.parsing import parse_output
 from benchmarks.judge.prompts import (
-    CALLS,
     LANGUAGES,
     TemplateError,
     load_template,
@@ -31,7 +39,7 @@ def _rendered(call: str, language: str) -> str:
     shown = {name: f"<{name}>" for name in CALLS[call].variables}
     if "output_format" in shown:
         shown["output_format"] = output_format("verdict" if call == "compare_answers" else "score", "direct", language)
-    return render(call, language, shown)
+    return render(CALLS[call], language, shown)
 
 
 def _template_files(language: str) -> set[str]:
@@ -83,17 +91,17 @@ def test_verdict_examples_also_pass_the_counted_shape():
 
 def test_rendering_checks_variables_and_names_the_template():
     with pytest.raises(TemplateError, match=r"ru/context_rating\.txt.*missing.*context"):
-        render("context_rating", "ru", {"question": "q"})
+        render(CALLS["context_rating"], "ru", {"question": "q"})
     with pytest.raises(TemplateError, match=r"en/entities\.txt.*unexpected.*question"):
-        render("entities", "en", {"text": "t", "question": "q"})
+        render(CALLS["entities"], "en", {"text": "t", "question": "q"})
     with pytest.raises(TemplateError, match="unknown judge call"):
-        render("nope", "en", {})
+        load_template("nope", "en")
     with pytest.raises(TemplateError, match="language"):
         load_template("entities", "de")
 
 
 def test_values_with_braces_are_inserted_verbatim():
-    text = render("entities", "en", {"text": "a {b} {{c}}"})
+    text = render(CALLS["entities"], "en", {"text": "a {b} {{c}}"})
     assert "Text: a {b} {{c}}" in text
 
 
@@ -129,7 +137,7 @@ def test_reason_language_is_requested(call):
 
 def test_calls_of_lists_a_metrics_calls_and_rejects_unknown_metrics():
     assert [c.name for c in calls_of("faithfulness")] == ["statements", "statement_verdicts"]
-    assert calls_of("context_relevance")[0].shape is shapes.ContextRating
+    assert calls_of("context_relevance")[0].shape is context_relevance.ContextRating
     with pytest.raises(TemplateError, match="known"):
         calls_of("bleu")
 
@@ -146,21 +154,21 @@ def test_calls_of_lists_a_metrics_calls_and_rejects_unknown_metrics():
             '{"verdicts": [{"statement": "s", "reason": "r", "verdict": 1}]}',
             shapes.StatementVerdicts.expecting(2),
         ),
-        ('{"reason": "r", "rating": 3}', shapes.ContextRating),
-        ('{"reason": "r", "rating": -1}', shapes.ContextRating),
-        ('{"reason": "", "verdict": 1}', shapes.ContextUsefulness),
-        ('{"question": "q", "reason": "r", "noncommittal": 2}', shapes.GeneratedQuestion),
-        ('{"question": " ", "reason": "r", "noncommittal": 0}', shapes.GeneratedQuestion),
-        ('{"classifications": [{"statement": "s", "reason": "r", "attributed": 5}]}', shapes.Attributions),
+        ('{"reason": "r", "rating": 3}', context_relevance.ContextRating),
+        ('{"reason": "r", "rating": -1}', context_relevance.ContextRating),
+        ('{"reason": "", "verdict": 1}', context_precision.ContextUsefulness),
+        ('{"question": "q", "reason": "r", "noncommittal": 2}', response_relevancy.GeneratedQuestion),
+        ('{"question": " ", "reason": "r", "noncommittal": 0}', response_relevancy.GeneratedQuestion),
+        ('{"classifications": [{"statement": "s", "reason": "r", "attributed": 5}]}', context_recall.Attributions),
         ('{"statements": ["a", "  "]}', shapes.Statements),
-        ('{"entities": "Paris"}', shapes.Entities),
-        ('{"TP": [], "FP": [], "FN": []}', shapes.StatementClassification.expecting(1, 1)),
+        ('{"entities": "Paris"}', context_entity_recall.Entities),
+        ('{"TP": [], "FP": [], "FN": []}', answer_correctness.StatementClassification.expecting(1, 1)),
         (
             (
                 '{"TP": [{"statement": "a", "reason": "r"}], "FP": [], '
                 '"FN": [{"statement": "b", "reason": "r"}, {"statement": "c", "reason": "r"}]}'
             ),
-            shapes.StatementClassification.expecting(1, 1),
+            answer_correctness.StatementClassification.expecting(1, 1),
         ),
     ],
 )
@@ -171,9 +179,9 @@ def test_malformed_outputs_are_rejected(text, shape):
 def test_empty_lists_are_valid_where_a_text_can_claim_nothing():
     for text, shape in [
         ('{"statements": []}', shapes.Statements),
-        ('{"claims": []}', shapes.Claims),
-        ('{"entities": []}', shapes.Entities),
-        ('{"classifications": []}', shapes.Attributions),
+        ('{"claims": []}', factual_correctness.Claims),
+        ('{"entities": []}', context_entity_recall.Entities),
+        ('{"classifications": []}', context_recall.Attributions),
     ]:
         assert parse_output(text, shape).status == "ok"
 
@@ -184,10 +192,10 @@ def test_counted_shapes_are_cached_and_reject_impossible_counts():
     with pytest.raises(ValueError):
         shapes.StatementVerdicts.expecting(0)
     with pytest.raises(ValueError):
-        shapes.StatementClassification.expecting(1, -1)
+        answer_correctness.StatementClassification.expecting(1, -1)
 
 
 def test_shapes_are_frozen():
-    rating = parse_output('{"reason": "r", "rating": 1}', shapes.ContextRating).value
+    rating = parse_output('{"reason": "r", "rating": 1}', context_relevance.ContextRating).value
     with pytest.raises(ValueError):
         rating.rating = 2

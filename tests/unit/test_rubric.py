@@ -13,7 +13,7 @@ from benchmarks.errors import BenchError
 from benchmarks.judge import catalog, shapes
 from benchmarks.judge.llm_judge import LLMJudge
 from benchmarks.judge.parsing import parse_output
-from benchmarks.judge.prompts import render
+from benchmarks.judge.prompts import RUBRIC, render
 from benchmarks.config import check_rubrics
 from benchmarks.judge.rubric import rubrics_of, sample_block
 from benchmarks.metrics import judged
@@ -178,8 +178,8 @@ def test_the_sample_is_shown_with_the_needed_fields_labelled_in_the_prompt_langu
 
 
 def test_the_rendered_prompt_holds_the_criteria_the_scale_and_the_sample():
-    prompt = render("rubric", "ru", {"criteria": "Вежлив ли ответ?", "low": "1", "high": "5",
-                                     "sample": sample_block(SAMPLE, ("user_input", "response"), "ru")})
+    prompt = render(RUBRIC, "ru", {"criteria": "Вежлив ли ответ?", "low": "1", "high": "5",
+                                   "sample": sample_block(SAMPLE, ("user_input", "response"), "ru")})
     assert "Критерий: Вежлив ли ответ?" in prompt
     assert "Шкала: целое число от 1 до 5." in prompt
     assert prompt.endswith("Теперь реальные данные.\nВопрос: Where is the form?\nОтвет: On the HR portal.\nОценка:\n")

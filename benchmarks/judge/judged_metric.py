@@ -1,0 +1,79 @@
+"""What a judged metric is: one declaration that says what it reads, which judge calls it makes and how
+many for a sample, its direction, whether it needs embeddings, its offline proxy (or why it has none), and
+the coroutine with which the LLM judge scores it.
+
+Each built-in metric declares itself in its own module of `benchmarks.judge.metrics`; a user's rubric
+becomes one in `benchmarks.judge.catalog`, which collects them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from benchmarks.judge.llm_judge import JudgeOptions, Scorer
+from benchmarks.judge.offline import OfflineProxy
+from benchmarks.judge.prompts import RUBRIC, JudgeCall, Language, load_template, template_sha256
+from benchmarks.judge.rubric import Rubric
+from benchmarks.samples import Sample
+
+# A metric's judge calls for one sample, as `--dry-run` counts them: the documented count (e.g. faithfulness
+# 2 whatever the statements turn out to be), from the sample and the run's options.
+CallCount = Callable[[Sample, JudgeOptions], int]
+
+
+@dataclass(frozen=True)
+class JudgedMetric:
+    name: str
+    help: str  # one line, for the CLI
+    needs: tuple[str, ...]  # sample fields; a sample without one is undetermined, naming it
+    calls: tuple[JudgeCall, ...]  # the distinct calls, in the order they are made
+    planned_calls: CallCount
+    score: Scorer  # how the LLM judge scores it: (judge, sample, model, trace) -> (score, reasons)
+    higher_is_better: bool = True
+    embeds: tuple[str, ...] = ()  # the sample fields whose whole text the LLM form embeds (the proxies always embed)
+    offline: OfflineProxy | None = None
+    no_offline: str = ""  # why there is no offline proxy
+    rubric: Rubric | None = None  # the user's rubric behind a bench.toml metric
+
+    def __post_init__(self) -> None:
+        if (self.offline is None) == (not self.no_offline):
+            raise ValueError(f"{self.name}: declare an offline proxy or say why there is none, not both")
+
+    def prompt_hashes(self, language: Language) -> dict[str, str]:
+        """sha256 of what this metric sends the judge, keyed as reports show them (`en/statements`); a
+        rubric's key (`en/rubric/<name>`) hashes the template with the rubric's criteria, scale and fields."""
+        if self.rubric is not None:
+            return {f"{language}/{RUBRIC.name}/{self.name}": self.rubric.prompt_sha256(language)}
+        return {f"{language}/{call.name}": template_sha256(call.name, language) for call in self.calls}
+
+    def prompt_text(self, language: Language) -> str:
+        """The first prompt without the sample, for `--dry-run`'s token estimate ('' without calls)."""
+        if self.rubric is not None:
+            return self.rubric.prompt_text(language)
+        return load_template(self.calls[0].name, language) if self.calls else ""
+
+    @property
+    def threshold(self) -> float:
+        """The middle of the metric's scale: where a score turns from a "no" into a "yes", for agreement with
+        labels (accuracy, Cohen's kappa)."""
+        return (self.rubric.low + self.rubric.high) / 2 if self.rubric is not None else 0.5
+
+    @property
+    def embeddings(self) -> bool:
+        """Whether the LLM form needs the embedder."""
+        return bool(self.embeds)
+
+    def offline_note(self) -> str:
+        """What `--judge offline` gives for it, in one line."""
+        return self.offline.description if self.offline else f"no offline proxy: {self.no_offline}"
+
+
+def fixed(count: int) -> CallCount:
+    """The same count for every sample."""
+    return lambda sample, options: count
+
+
+def per_context(sample: Sample, options: JudgeOptions) -> int:
+    """One call per retrieved context."""
+    return len(sample.retrieved_contexts or ())

@@ -1,0 +1,58 @@
+"""context_precision: whether the contexts that helped were ranked first (average precision).
+
+One call per context: was it useful to arrive at the reference (or, without one, at the response)?
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from benchmarks.judge import offline
+from benchmarks.judge.judged_metric import JudgedMetric, per_context
+from benchmarks.judge.llm_judge import JudgeFailed, LLMJudge, Trace
+from benchmarks.judge.offline import OfflineProxy
+from benchmarks.judge.prompts import judge_call
+from benchmarks.judge.shapes import Binary, Reason, Shape
+from benchmarks.metrics import judged
+from benchmarks.outcome import Outcome
+from benchmarks.samples import Sample
+
+
+class ContextUsefulness(Shape):
+    """Whether one retrieved context helped to arrive at the given answer."""
+
+    reason: Reason
+    verdict: Binary
+
+
+CONTEXT_USEFULNESS = judge_call("context_usefulness", ContextUsefulness, "question", "context", "reference",
+                                tokens=256)
+
+
+async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
+    """Reference-based or response-based; auto takes the reference when the sample has one."""
+    side = judge.options.precision_against
+    if side == "auto":
+        side = "reference" if s.reference is not None else "response"
+    against = getattr(s, side)
+    if against is None:
+        raise JudgeFailed("undetermined", f"missing field(s): {side}")
+    answers = await asyncio.gather(*(
+        judge.ask(CONTEXT_USEFULNESS, {"question": s.user_input, "context": c, "reference": against}, model, trace)
+        for c in s.retrieved_contexts
+    ))
+    explanation = " | ".join(f"#{i + 1}: {a.verdict} ({a.reason})" for i, a in enumerate(answers))
+    return judged.context_precision([a.verdict for a in answers]), explanation
+
+
+METRIC = JudgedMetric(
+    name="context_precision",
+    help="average precision of the contexts judged useful (against the reference or the response)",
+    needs=("user_input", "retrieved_contexts"),
+    calls=(CONTEXT_USEFULNESS,),
+    planned_calls=per_context,
+    score=score,
+    offline=OfflineProxy(("reference", "retrieved_contexts"), offline.context_precision,
+                         "offline proxy: average precision in rank order, a context counting as relevant when it "
+                         "supports some reference sentence, not an LLM usefulness verdict"),
+)

@@ -1,0 +1,64 @@
+"""context_recall: the share of the reference's sentences attributable to the retrieved contexts.
+
+One call: the judge splits the reference into sentences and classifies each against the joined
+contexts, so the number of sentences is its own; bench's splitter only bounds it.
+"""
+
+from __future__ import annotations
+
+from typing import ClassVar
+
+from benchmarks.judge import offline
+from benchmarks.judge.judged_metric import JudgedMetric, fixed
+from benchmarks.judge.llm_judge import SENTENCE_SLACK, LLMJudge, Trace, joined, rejected
+from benchmarks.judge.offline import OfflineProxy, split_sentences
+from benchmarks.judge.prompts import judge_call
+from benchmarks.judge.shapes import Binary, Bounded, Reason, Shape, Text
+from benchmarks.metrics import judged
+from benchmarks.outcome import Outcome
+from benchmarks.samples import Sample
+
+
+class SentenceAttribution(Shape):
+    """Whether one sentence of the reference can be attributed to the retrieved contexts."""
+
+    statement: Text
+    reason: Reason
+    attributed: Binary
+
+
+class Attributions(Bounded):
+    """The reference split into sentences, each classified. Empty is valid only for an empty reference,
+    which the score function reports as undetermined; the number of sentences is the judge's to decide,
+    so there is no expected count, only a bound.
+    """
+
+    listed: ClassVar[str] = "classifications"
+    classifications: list[SentenceAttribution]
+
+
+REFERENCE_ATTRIBUTION = judge_call(
+    "reference_attribution", Attributions, "question", "context", "reference", tokens=160,
+    echoes=("reference",),
+)
+
+
+async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
+    answer = await judge.ask(REFERENCE_ATTRIBUTION, {"question": s.user_input, "context": joined(s.retrieved_contexts),
+                                                     "reference": s.reference}, model, trace,
+                             Attributions.at_most(len(split_sentences(s.reference or "")) + SENTENCE_SLACK))
+    classified = list(answer.classifications)
+    return judged.context_recall([c.attributed for c in classified]), rejected(classified, "attributed")
+
+
+METRIC = JudgedMetric(
+    name="context_recall",
+    help="share of the reference's sentences attributable to the retrieved contexts",
+    needs=("user_input", "retrieved_contexts", "reference"),
+    calls=(REFERENCE_ATTRIBUTION,),
+    planned_calls=fixed(1),
+    score=score,
+    offline=OfflineProxy(("reference", "retrieved_contexts"), offline.context_recall,
+                         "offline proxy: share of reference sentences supported by a retrieved context "
+                         f"({offline.SENTENCE_SUPPORT}), not LLM-attributed claims"),
+)

@@ -1,0 +1,48 @@
+"""context_relevance, NVIDIA style: each context rated 0-2 for relevance to the question, normalised by
+2, averaged. One call per context, at NVIDIA's temperature.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+from benchmarks.judge.judged_metric import JudgedMetric, per_context
+from benchmarks.judge.llm_judge import LLMJudge, Trace
+from benchmarks.judge.prompts import judge_call
+from benchmarks.judge.shapes import Rating, Reason, Shape
+from benchmarks.metrics import judged
+from benchmarks.outcome import Outcome
+from benchmarks.samples import Sample
+
+TEMPERATURE = 0.1  # NVIDIA's setting for its context-relevance judges
+
+
+class ContextRating(Shape):
+    """Relevance of one context to the question: 0 none, 1 partial, 2 full."""
+
+    reason: Reason
+    rating: Rating
+
+
+CONTEXT_RATING = judge_call("context_rating", ContextRating, "question", "context", tokens=256)
+
+
+async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
+    answers = await asyncio.gather(*(
+        judge.ask(CONTEXT_RATING, {"question": s.user_input, "context": c}, model, trace, temperature=TEMPERATURE)
+        for c in s.retrieved_contexts
+    ))
+    explanation = " | ".join(f"#{i + 1}: {a.rating} ({a.reason})" for i, a in enumerate(answers))
+    return judged.context_relevance([a.rating for a in answers]), explanation
+
+
+METRIC = JudgedMetric(
+    name="context_relevance",
+    help="each context rated 0-2 for relevance to the question, normalised by 2, averaged",
+    needs=("user_input", "retrieved_contexts"),
+    calls=(CONTEXT_RATING,),
+    planned_calls=per_context,
+    score=score,
+    no_offline="mapping a question-to-context cosine onto the judge's 0/1/2 ratings would rest on cut-offs "
+               "with nothing behind them",
+)

@@ -1,0 +1,76 @@
+"""factual_correctness: claim-level F-beta (or precision, or recall) of the response against the reference.
+
+The claims of each side the mode needs, then verdicts on them against the other side (the shared
+verdict call): 2 calls for precision or recall, 4 for F1, and 4 for recall too with RAGAS's counting,
+which counts the response's claims in every mode.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import ClassVar
+
+from benchmarks.judge import offline
+from benchmarks.judge.judged_metric import JudgedMetric
+from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge, Trace, rejected, statement_bound
+from benchmarks.judge.offline import OfflineProxy
+from benchmarks.judge.prompts import STATEMENT_VERDICTS, judge_call
+from benchmarks.judge.shapes import Bounded, Text
+from benchmarks.metrics import judged
+from benchmarks.outcome import Outcome
+from benchmarks.samples import Sample
+
+
+class Claims(Bounded):
+    """Atomic claims of a text. Empty is valid: an evasive answer makes no claim."""
+
+    listed: ClassVar[str] = "claims"
+    claims: list[Text]
+
+
+CLAIMS = judge_call("claims", Claims, "text", tokens=64, echoes=("text",))
+
+
+async def _claims(judge: LLMJudge, text: str, model: str, trace: Trace) -> list[str]:
+    return list((await judge.ask(CLAIMS, {"text": text}, model, trace, Claims.at_most(statement_bound(text)))).claims)
+
+
+async def _none() -> None:
+    return None
+
+
+async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
+    mode, ragas = judge.options.factual_mode, judge.options.claim_counting == "ragas"
+    response_claims, reference_claims = await asyncio.gather(  # RAGAS counts the response's claims in every mode
+        _claims(judge, s.response, model, trace) if mode != "recall" or ragas else _none(),
+        _claims(judge, s.reference, model, trace) if mode != "precision" else _none(),
+    )
+    precision_side, recall_side = await asyncio.gather(
+        judge.verdicts(s.reference, response_claims, model, trace) if response_claims is not None else _none(),
+        judge.verdicts(s.response, reference_claims, model, trace) if reference_claims is not None else _none(),
+    )
+    verdicts = judged.ClaimVerdicts(
+        response_supported=None if precision_side is None else tuple(v.verdict for v in precision_side),
+        reference_supported=None if recall_side is None else tuple(v.verdict for v in recall_side),
+    )
+    outcome = judged.factual_correctness(verdicts, mode=mode, beta=judge.options.beta,
+                                         counting=judge.options.claim_counting)
+    return outcome, rejected([*(precision_side or []), *(recall_side or [])], "verdict")
+
+
+def _planned(sample: Sample, options: JudgeOptions) -> int:
+    both_sides = options.factual_mode == "f1" or (options.claim_counting == "ragas" and options.factual_mode == "recall")
+    return 4 if both_sides else 2
+
+
+METRIC = JudgedMetric(
+    name="factual_correctness",
+    help="claim-level F-beta (or precision, recall) of the response against the reference",
+    needs=("response", "reference"),
+    calls=(CLAIMS, STATEMENT_VERDICTS),
+    planned_calls=_planned,
+    score=score,
+    offline=OfflineProxy(("response", "reference"), offline.factual_correctness,
+                         "offline proxy: F1 of response sentences supported by the reference and reference "
+                         "sentences supported by the response, sentences standing in for LLM-extracted claims"),
+)
