@@ -42,11 +42,9 @@ def resolve(inputs: InputSet, settings: Settings, sources: Mapping[str, Source],
     counts = Counter(language for language in by_unit.values() if language in PROMPT_LANGUAGES)
     language, said = settings.language, []
     if sources.get("language", "default") == "default" and counts:
-        detected = counts.most_common(1)[0][0]
-        if detected != language:
-            language = detected
-            settings = replace(settings, language=language)
-            kept.sources["language"] = "detected"
+        language = counts.most_common(1)[0][0]
+        settings = replace(settings, language=language)
+        kept.sources["language"] = "detected"
         said.append(f"language: {language}, told from the {_noun(inputs)}' script (--language, or language= in "
                     "Python, to choose)")
     others = sorted(unit_id for unit_id, found in by_unit.items() if found and found != language)
