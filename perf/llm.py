@@ -21,7 +21,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from benchmarks.config import Settings, load_settings
-from benchmarks.services.llm import ChatRequest, Completion, LLMService
+from benchmarks.services.llm import Completion, LLMService
+from benchmarks.services.llm_request import ChatRequest
 from perf.sections import figures_section, write_section
 from tests.integration.openai_server import FakeOpenAI
 

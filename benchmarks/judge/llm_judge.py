@@ -36,7 +36,7 @@ from benchmarks.metrics import judged
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome, Status
 from benchmarks.samples import Sample
-from benchmarks.services.llm import ResponseSchema
+from benchmarks.services.llm_request import ResponseSchema
 
 if TYPE_CHECKING:  # the judge only calls the service it is handed
     from benchmarks.services.llm import LLMService

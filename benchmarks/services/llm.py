@@ -26,7 +26,7 @@ import asyncio
 import os
 import random as randomness
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Self
 from urllib.parse import urlsplit
@@ -35,21 +35,29 @@ import openai
 from openai.types.chat import ChatCompletion
 
 from benchmarks.config import REDACTED, Settings, redact_url
-from benchmarks.endpoints import endpoint_url, props_url, served_identity
+from benchmarks.endpoints import props_url, served_identity
 from benchmarks.errors import BenchError
 from benchmarks.services.concurrency import AdaptiveLimit
 from benchmarks.services.llm_cache import FILE_NAME, CachedReply, LLMCache, Served, cache_key
+from benchmarks.services.llm_request import (
+    ROLES,
+    ChatRequest,
+    Message,
+    ResponseSchema,
+    Role,
+    llm_endpoint,
+    llm_url,
+    model_for,
+    require_llm,
+)
 from benchmarks.services.retry import Failed, Outcome, Random, RetryPolicy, Sleep, ms_since, retryable_status
 
-Role = Literal["generator", "judge"]
 Status = Literal["ok", "api_error"]
 StructuredMode = Literal["json_schema", "json_object", "off"]
-Message = Mapping[str, Any]  # {"role": "system" | "user" | "assistant", "content": str}
 # the endpoint's /models and /props as answered (None: not answered), and whether both answers are lasting ones
 _Listing = tuple[Any, Any, bool]
 Progress = Callable[[int], None]
 
-ROLES: tuple[Role, ...] = ("generator", "judge")
 _REASON_CHARS = 300
 PROBE_TIMEOUT_S = 5.0
 _PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
@@ -92,23 +100,6 @@ class Completion:
         return self.finish_reason == "length"
 
 
-@dataclass(frozen=True)
-class ResponseSchema:
-    """The JSON schema a call's answer must follow, under the name `response_format` gives it."""
-
-    name: str
-    schema: Mapping[str, Any]
-
-
-@dataclass(frozen=True)
-class ChatRequest:
-    messages: Sequence[Message]
-    role: Role
-    model: str | None = None  # default: the role's model
-    options: Mapping[str, Any] = field(default_factory=dict)  # chat parameters; None drops a default
-    schema: ResponseSchema | None = None
-
-
 @dataclass
 class _Tally:
     """Counts for one (role, model)."""
@@ -121,34 +112,6 @@ class _Tally:
     prompt_tokens: int = 0
     completion_tokens: int = 0
     fingerprints: set[str] = field(default_factory=set)  # the system_fingerprint of every reply, cached ones too
-
-
-def model_for(settings: Settings, role: Role) -> str | None:
-    return getattr(settings, f"{role}_model") or settings.llm_model
-
-
-def llm_endpoint(settings: Settings) -> str:
-    """The normalised URL the reply cache keys by (no credentials); a malformed one stops the run at once."""
-    return endpoint_url(str(settings.llm_base_url), setting="llm_base_url")
-
-
-def llm_url(settings: Settings) -> str:
-    """The endpoint as reports name it, beside the model: a model name alone does not say which server, or which
-    weights, answered. Any password masked."""
-    return redact_url(str(settings.llm_base_url))
-
-
-def require_llm(settings: Settings, *, roles: Sequence[Role] = ROLES, dry_run: bool = False) -> None:
-    """Fail before any work when a chat call of these roles could not be made; a dry run needs models only."""
-    missing = [] if dry_run or settings.llm_base_url else ["llm_base_url"]
-    if any(model_for(settings, role) is None for role in roles):
-        missing.append("llm_model")
-    if missing:
-        raise BenchError(
-            f"no LLM is configured (missing: {', '.join(missing)}): set BENCH_LLM_BASE_URL or "
-            "OPENAI_BASE_URL, BENCH_LLM_API_KEY or OPENAI_API_KEY, and llm_model (bench.toml or "
-            "BENCH_LLM_MODEL); or grade without an LLM with --judge offline"
-        )
 
 
 class LLMService:
@@ -538,8 +501,3 @@ def _read(response: Any) -> tuple[str | None, Usage, str | None, str | None]:
     if not choices:
         return None, tokens, None, "the reply has no choices"
     return choices[0].message.content or "", tokens, choices[0].finish_reason, None
-
-
-def judge_models(settings: Settings) -> tuple[str, ...]:
-    """The judges of a run: the configured list for multi-model evaluation, else the judge role's model."""
-    return settings.llm_models or (str(model_for(settings, "judge")),)

@@ -49,7 +49,8 @@ from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.samples import Sample
 from benchmarks.services.embedder import CachedEmbedder
 from benchmarks.services.embedding_memo import EmbeddingMemo
-from benchmarks.services.llm import LLMService, llm_url, model_for, require_llm, require_reachable
+from benchmarks.services.llm import LLMService, require_reachable
+from benchmarks.services.llm_request import llm_url, model_for, require_llm
 from benchmarks.tiers.base import Metric, RunContext
 
 CONTEXT_SEPARATOR = "\n\n"

@@ -153,7 +153,7 @@ class Tier(ReportKind):
 
 def _values(settings: Any, name: str) -> tuple[str, ...]:
     if name == "judges":  # imported here: the registry must stay light for the CLI
-        from benchmarks.services.llm import judge_models
+        from benchmarks.services.llm_request import judge_models
 
         return judge_models(settings)
     value = getattr(settings, name)

@@ -37,7 +37,8 @@ from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.samples import Sample, SampleSet
 from benchmarks.services.embedder import CachedEmbedder, open_embedder
 from benchmarks.services.embedding_memo import EmbeddingMemo
-from benchmarks.services.llm import LLMService, judge_models, llm_url, require_llm
+from benchmarks.services.llm import LLMService
+from benchmarks.services.llm_request import judge_models, llm_url, require_llm
 from benchmarks.services.similarity_calibration import similarity_scale
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 from benchmarks.tiers.evaluate_checks import Judged, checked_metrics

@@ -12,7 +12,7 @@ from benchmarks.errors import BenchError
 from benchmarks.judge import catalog
 from benchmarks.judge.catalog import JudgedMetric
 from benchmarks.samples import SampleSet
-from benchmarks.services.llm import require_llm
+from benchmarks.services.llm_request import require_llm
 from benchmarks.services.samples import COLUMNS
 
 Judged = Mapping[str, JudgedMetric]  # the run's metrics by name: catalog.metrics(settings.rubrics)

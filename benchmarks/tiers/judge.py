@@ -54,7 +54,8 @@ from benchmarks.outcome import ERRORS, Outcome, status_counts
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.services.embedder import CachedEmbedder, open_embedder
 from benchmarks.services.embedding_memo import EmbeddingMemo
-from benchmarks.services.llm import LLMService, judge_models, llm_url, require_llm
+from benchmarks.services.llm import LLMService
+from benchmarks.services.llm_request import judge_models, llm_url, require_llm
 from benchmarks.services.run_journal import RunJournal
 from benchmarks.services.show_items import RatedItem, rated_input
 from benchmarks.services.similarity_calibration import similarity_scale

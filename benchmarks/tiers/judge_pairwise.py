@@ -30,7 +30,8 @@ from benchmarks.metrics.pairwise import (
 from benchmarks.metrics.stats import latency_summary
 from benchmarks.outcome import ERRORS, Outcome, status_counts
 from benchmarks.resumable import each_once, progress_task
-from benchmarks.services.llm import LLMService, judge_models, llm_url, require_llm
+from benchmarks.services.llm import LLMService
+from benchmarks.services.llm_request import judge_models, llm_url, require_llm
 from benchmarks.services.run_journal import RunJournal
 from benchmarks.services.show_items import AnswerPair
 from benchmarks.tiers.base import Metric, RunContext, TierResult

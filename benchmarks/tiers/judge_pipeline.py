@@ -30,7 +30,8 @@ from benchmarks.outcome import Outcome, Status
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.services import templates
 from benchmarks.services.http_endpoint import EndpointConfig, HttpEndpoint
-from benchmarks.services.llm import LLMService, llm_url, model_for, require_llm
+from benchmarks.services.llm import LLMService
+from benchmarks.services.llm_request import llm_url, model_for, require_llm
 from benchmarks.services.show_items import ShowItem
 from benchmarks.services.templates import Template
 from benchmarks.tiers.base import Metric, RunContext, TierResult

@@ -4,6 +4,8 @@ separator and its encoding, each refused or said in one line (offline judge: no 
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
@@ -121,3 +123,13 @@ def test_a_header_of_unknown_columns_shows_how_it_was_split(bench, tmp_path):
     result = run(bench, path, tmp_path / "out")
     assert result.exit_code == 2
     assert "its cells, split at semicolons: вопрос, ответ" in result.output
+
+
+def test_refusing_a_file_loads_no_heavy_module():
+    """What decides a refusal (the metrics' catalog, the LLM settings, the samples' fields) needs none of the run's
+    heavy modules, so a mistyped file is refused in well under a second (perf.startup times it)."""
+    code = ("import sys; import benchmarks.tiers.evaluate_checks; "
+            "print(sorted(m for m in ('scipy', 'torch', 'sqlalchemy', 'openai', 'sentence_transformers') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["[]"]

@@ -21,9 +21,10 @@ import pytest
 
 from benchmarks.config import REDACTED, Settings, load_settings
 from benchmarks.errors import BenchError
-from benchmarks.services.llm import judge_models, ChatRequest, Completion, LLMService, Usage
-from benchmarks.services.retry import retry_after_s
+from benchmarks.services.llm import Completion, LLMService, Usage
 from benchmarks.services.llm_cache import cache_key
+from benchmarks.services.llm_request import ChatRequest, judge_models
+from benchmarks.services.retry import retry_after_s
 from tests.integration.openai_server import FakeOpenAI, Reply
 
 API_KEY = "sk-test-llm-0123456789secret"
