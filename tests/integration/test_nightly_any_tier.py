@@ -67,4 +67,4 @@ dataset = "{write_bench_dataset(tmp_path / 'tiny')}"
     # a report names only the settings its tier reads
     assert "hnsw_m" not in report["settings"] and "show_judge_via" in report["settings"]
     assert report["settings_sources"] == {"bootstrap_resamples": "suite", "llm_base_url": "env",
-                                          "llm_model": "env"}
+                                          "llm_model": "env", "language": "detected"}  # the items' own
