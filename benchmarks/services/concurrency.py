@@ -34,12 +34,14 @@ class AdaptiveLimit:
         self.in_flight = 0
         self.episode = 0  # how many times the limit was halved: a call remembers the one it started in
         self._successes = 0
-        self._condition: tuple[asyncio.AbstractEventLoop, asyncio.Condition] | None = None
+        self._condition: asyncio.Condition | None = None  # made by the first call, in its run's event loop
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[int]:
         """Wait for a free slot; yields the episode the call starts in, for `overloaded`."""
-        condition = self._bound()
+        if self._condition is None:
+            self._condition = asyncio.Condition()
+        condition = self._condition
         async with condition:
             await condition.wait_for(lambda: self.in_flight < self.limit)
             self.in_flight += 1
@@ -76,11 +78,3 @@ class AdaptiveLimit:
     def report(self) -> dict[str, Any]:
         return {"ceiling": self.ceiling, "final": self.limit, "lowest": self.lowest, "reductions": self.reductions,
                 "server_slots": self.server_slots}
-
-    def _bound(self) -> asyncio.Condition:
-        """The condition of the running loop: a later `asyncio.run` gets a new one, the counts carry over."""
-        loop = asyncio.get_running_loop()
-        if self._condition is None or self._condition[0] is not loop:
-            self._condition = (loop, asyncio.Condition())
-            self.in_flight = 0
-        return self._condition[1]

@@ -117,8 +117,8 @@ class _Tally:
 class LLMService:
     """Use one service per run: it holds the cache, the counters and the concurrency bound.
 
-    The client and the bound belong to the running event loop; a later `asyncio.run` gets new ones,
-    and `aclose()` (or `async with`) releases the current loop's.
+    The client, the bound and the endpoint's probe and listing belong to the event loop the service is first
+    used in (the run's one loop); `aclose()` (or `async with`) closes the client, and a later call opens a new one.
     """
 
     def __init__(self, settings: Settings, *, sleep: Sleep = asyncio.sleep, random: Random = randomness.random,
@@ -129,13 +129,13 @@ class LLMService:
         self.url = llm_url(settings)
         self.retry = RetryPolicy(settings.llm_max_attempts, sleep, random)
         self._reachable = not check_reachable
-        self._probe: tuple[asyncio.AbstractEventLoop, asyncio.Task[None]] | None = None
+        self._probe: asyncio.Task[None] | None = None
         self.cache = LLMCache(settings.data_dir / FILE_NAME) if settings.llm_cache else None
         self._tallies: dict[tuple[Role, str], _Tally] = {}
-        self._client: tuple[asyncio.AbstractEventLoop, openai.AsyncOpenAI] | None = None
+        self._client: openai.AsyncOpenAI | None = None
         self.limit = AdaptiveLimit(settings.llm_concurrency)
         self._structured: dict[str, StructuredMode] = {}  # by model: what auto settled on
-        self._listing: tuple[asyncio.AbstractEventLoop, asyncio.Task[_Listing]] | None = None
+        self._listing: asyncio.Task[_Listing] | None = None
         self._listing_read: _Listing | None = None
         self._served: dict[str, Served] = {}  # by model: what its replies are keyed by
         self._slots_matched = False
@@ -253,10 +253,9 @@ class LLMService:
     async def _read_listing(self) -> _Listing:
         """The endpoint's `/models` and `/props`, asked once a run by the first call that needs them."""
         if self._listing_read is None:
-            loop = asyncio.get_running_loop()
-            if self._listing is None or self._listing[0] is not loop:
-                self._listing = (loop, loop.create_task(self._ask_listing()))
-            self._listing_read = await asyncio.shield(self._listing[1])  # one reading for all the calls waiting
+            if self._listing is None:
+                self._listing = asyncio.create_task(self._ask_listing())
+            self._listing_read = await asyncio.shield(self._listing)  # one reading for all the calls waiting
         return self._listing_read
 
     async def _ask_listing(self) -> _Listing:
@@ -271,7 +270,7 @@ class LLMService:
         are retried as chat calls are (a llama.cpp server still loading its model answers 503). A server that
         cannot be reached, does not answer in time or stays overloaded has given no answer yet: False.
         """
-        client, s = self._bind(), self.settings
+        client, s = self._opened(), self.settings
         timeout = openai.Timeout(s.llm_timeout_s, connect=min(PROBE_TIMEOUT_S, s.llm_timeout_s))
 
         async def attempt() -> Any:  # a failure's error says whether the answer is a lasting one
@@ -299,11 +298,10 @@ class LLMService:
         """
         if self._reachable:
             return
-        loop = asyncio.get_running_loop()
-        if self._probe is None or self._probe[0] is not loop:
+        if self._probe is None:
             timeout = min(PROBE_TIMEOUT_S, self.settings.llm_timeout_s)
-            self._probe = (loop, loop.create_task(probe(str(self.settings.llm_base_url), timeout)))
-        await asyncio.shield(self._probe[1])  # one probe for all the calls waiting on it
+            self._probe = asyncio.create_task(probe(str(self.settings.llm_base_url), timeout))
+        await asyncio.shield(self._probe)  # one probe for all the calls waiting on it
         self._reachable = True
 
     async def complete_many(self, requests: Iterable[ChatRequest], progress: Progress | None = None
@@ -365,9 +363,9 @@ class LLMService:
         return report
 
     async def aclose(self) -> None:
-        """Close the running loop's client; one left by a finished loop cannot be closed and is dropped."""
-        if self._client is not None and self._client[0] is asyncio.get_running_loop():
-            await self._client[1].close()
+        """Close the client, if a call opened one."""
+        if self._client is not None:
+            await self._client.close()
         self._client = None
 
     async def __aenter__(self) -> Self:
@@ -380,20 +378,18 @@ class LLMService:
         s = self.settings
         return {"temperature": s.llm_temperature, "max_tokens": s.llm_max_tokens, "top_p": s.llm_top_p}
 
-    def _bind(self) -> openai.AsyncOpenAI:
-        """The client of the running loop: it is tied to one event loop."""
-        loop = asyncio.get_running_loop()
-        if self._client is None or self._client[0] is not loop:
-            client = openai.AsyncOpenAI(base_url=self.settings.llm_base_url,
-                                        api_key=self.settings.llm_api_key or "unused",
-                                        max_retries=0, timeout=self.settings.llm_timeout_s)
-            self._client = (loop, client)
-        return self._client[1]
+    def _opened(self) -> openai.AsyncOpenAI:
+        """The client, opened by the first call that needs it (in the event loop it then stays tied to)."""
+        if self._client is None:
+            self._client = openai.AsyncOpenAI(base_url=self.settings.llm_base_url,
+                                              api_key=self.settings.llm_api_key or "unused",
+                                              max_retries=0, timeout=self.settings.llm_timeout_s)
+        return self._client
 
     async def _send(self, model: str, messages: list[dict[str, Any]], params: dict[str, Any]
                     ) -> Outcome[Any, openai.APIError]:
         """The reply, or the final failure, of one chat call through the retry policy."""
-        client = self._bind()
+        client = self._opened()
 
         async def attempt() -> Any:
             try:
@@ -424,7 +420,7 @@ class LLMService:
         return (text.replace(key, REDACTED) if key else text)[:_REASON_CHARS]
 
 
-def require_reachable(settings: Settings, models: Iterable[str]) -> None:
+async def require_reachable(settings: Settings, models: Iterable[str]) -> None:
     """The probe of a run's first uncached call, made before a tier's own costly preparation (embedding and
     indexing a corpus), so that a fresh run against an endpoint that is down fails in seconds, not after it.
     Skipped when the cache holds replies of these models from this endpoint: the run may be a rerun the cache
@@ -437,7 +433,7 @@ def require_reachable(settings: Settings, models: Iterable[str]) -> None:
                 return
         finally:
             cache.close()
-    asyncio.run(probe(str(settings.llm_base_url), min(PROBE_TIMEOUT_S, settings.llm_timeout_s)))
+    await probe(str(settings.llm_base_url), min(PROBE_TIMEOUT_S, settings.llm_timeout_s))
 
 
 _LLM_ADVICE = "no call was made beyond the cached replies: check llm_base_url and the network"

@@ -150,24 +150,28 @@ def check_plan(settings: Settings, plan: Plan) -> None:
         raise BenchError("--generator http needs generator_http_url (bench.toml, BENCH_GENERATOR_HTTP_URL)")
 
 
-def require_reachable_services(settings: Settings) -> None:
+async def require_reachable_services(settings: Settings) -> None:
     """Probe the services the run will call before a tier's own costly preparation (tier 3 embeds and indexes
-    the corpus first), so that a service that is down fails a fresh run in seconds, not after that work."""
+    the corpus first), so that a service that is down fails a fresh run in seconds, not after that work.
+    Awaited in the run's own event loop, the one its answering runs in."""
     roles = [role for role, used in (("generator", settings.generator == "openai"),
                                      ("judge", settings.judge_backend == "llm")) if used]
     if roles:
-        require_reachable(settings, {str(model_for(settings, role)) for role in roles})
+        await require_reachable(settings, {str(model_for(settings, role)) for role in roles})
     if settings.generator == "http":
         from benchmarks.generation.http_generator import endpoint_config
 
-        asyncio.run(endpoint_config(settings).probe())
+        await endpoint_config(settings).probe()
 
 
 def answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder,
-                     scale: SimilarityScale) -> tuple[list[Graded], dict[str, Any], Generator]:
+                     scale: SimilarityScale, runner: asyncio.Runner | None = None
+                     ) -> tuple[list[Graded], dict[str, Any], Generator]:
     """Run the generator and the judge over every case; returns the graded cases, LLM usage, the generator.
-    `scale` is the embedder's similarity scale, on which the judged similarities are read."""
-    return asyncio.run(_answer_and_grade(ctx, cases, plan, embedder, scale))
+    `scale` is the embedder's similarity scale, on which the judged similarities are read. `runner`: the run's
+    event loop when the tier already awaited something in it (tier 3's probes), else the answering's own."""
+    work = _answer_and_grade(ctx, cases, plan, embedder, scale)
+    return runner.run(work) if runner is not None else asyncio.run(work)
 
 
 async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder,

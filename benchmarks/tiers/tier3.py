@@ -8,6 +8,7 @@ items where retrieval hit next to those where it missed.
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import numpy as np
@@ -34,19 +35,22 @@ def run(ctx: RunContext) -> TierResult:
     if s.generator == "precomputed":
         needed["response or responses"] = lambda q: bool(q.responses)
     answering.require_fields(dataset, "tier 3", needed)
-    answering.require_reachable_services(s)  # before embedding and indexing the corpus
-    language, scale_language = answering.language_of(dataset), answering.scale_language(dataset)
-    require_calibratable(s, scale_language)  # before the corpus is indexed
-    with open_index(s, dataset, ctx.progress) as corpus:
-        todo = _retrieve(corpus, dataset, ctx)
-        scale = similarity_scale(corpus.embedder, s, scale_language)
-        graded, usage, generator = answering.answer_and_grade(ctx, todo, plan, corpus.embedder, scale)
-        similarity_metrics, similarity_rows = _similarities(graded, corpus, s, scale)
-        text_metrics, text_rows = answering.text_metrics(graded, s)
-        repeat_metrics, repeat_rows = answering.repeat_metrics(graded, corpus.embedder, s, scale)
-        provenance = {**corpus.provenance(), **answering.judge_provenance(s, plan, language, generator)}
-        warnings = corpus.warnings(dataset)
-        volatile = corpus.volatile()
+    # one event loop for the run: its probes, then its answering; the corpus is indexed between them while the
+    # loop is idle, so that Ctrl-C stops the indexing at once
+    with asyncio.Runner() as runner:
+        runner.run(answering.require_reachable_services(s))  # before embedding and indexing the corpus
+        language, scale_language = answering.language_of(dataset), answering.scale_language(dataset)
+        require_calibratable(s, scale_language)  # before the corpus is indexed
+        with open_index(s, dataset, ctx.progress) as corpus:
+            todo = _retrieve(corpus, dataset, ctx)
+            scale = similarity_scale(corpus.embedder, s, scale_language)
+            graded, usage, generator = answering.answer_and_grade(ctx, todo, plan, corpus.embedder, scale, runner)
+            similarity_metrics, similarity_rows = _similarities(graded, corpus, s, scale)
+            text_metrics, text_rows = answering.text_metrics(graded, s)
+            repeat_metrics, repeat_rows = answering.repeat_metrics(graded, corpus.embedder, s, scale)
+            provenance = {**corpus.provenance(), **answering.judge_provenance(s, plan, language, generator)}
+            warnings = corpus.warnings(dataset)
+            volatile = corpus.volatile()
     hits = [_hit(g.case) for g in graded]
     hit_name = f"retrieval_hit_rate@{s.e2e_top_k}"
     hit_rows = [{} if hit is None else {hit_name: Outcome.scored(float(hit))} for hit in hits]
