@@ -305,7 +305,7 @@ def import_logs(
     config: ConfigOpt = None,
 ) -> None:
     """Load real users' logged turns into bench's own question_answer table; importing again is a no-op."""
-    from benchmarks.services.logs import import_logs as import_file
+    from benchmarks.services.log_sources import import_logs as import_file
 
     settings, _ = load_settings({"data_dir": data_dir}, config_file=config)
     log = name if name is not None else file.stem

@@ -39,6 +39,10 @@ class Outcome:
     An ok outcome has a value (a finite one when it is a number); any other status has none, and an
     undetermined one must say why. Tuples, not lists, so an outcome is hashable and a journaled one
     (`asdict`, JSON, `resumable.revive`) comes back equal.
+
+    Its own type, at the bottom level every tier and the report share, because it is what a metric or rating
+    ends as, after however many calls: a graded value, the statuses of a result (undetermined, parse_error,
+    truncated, no_answer), the calls' count, latencies and raw completions; and it is journaled and resumed.
     """
 
     value: float | str | None

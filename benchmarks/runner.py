@@ -33,7 +33,7 @@ from benchmarks.console import ProgressLines, progress_interval
 from benchmarks.errors import BenchError, RunInterrupted, SettingError
 from benchmarks.inputs import InputSet
 from benchmarks.services import provenance, reports
-from benchmarks.services.datasets import resolve
+from benchmarks.services.dataset_files import resolve
 from benchmarks.services.files import check_writable_folder
 from benchmarks.services.run_journal import RunIdentity, RunJournal
 from benchmarks.tiers import TIERS

@@ -204,7 +204,7 @@ def run_visualize(request: VisualizeRequest, settings: Settings, *, stderr: Cons
     """Load, sample, fetch vectors, project, render; returns the written HTML file."""
     from benchmarks.runner import progress_bar
     from benchmarks.services.corpus_index import open_index
-    from benchmarks.services.datasets import load_dataset
+    from benchmarks.services.dataset_files import load_dataset
     from benchmarks.services.files import write_file
 
     datasets = [load_dataset(spec) for spec in request.datasets]

@@ -41,7 +41,7 @@ from benchmarks.judge.offline import texts_to_embed as offline_texts
 from benchmarks.runner import run_tier
 from benchmarks.samples import Sample
 from benchmarks.services.database import connect
-from benchmarks.services.datasets import load_dataset
+from benchmarks.services.dataset_files import load_dataset
 from benchmarks.services.embedder import open_embedder
 from benchmarks.services.similarity_calibration import LANGUAGES, similarity_scale
 from perf.sections import figures_section, write_section

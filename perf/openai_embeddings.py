@@ -15,7 +15,7 @@ import time
 import urllib.request
 
 from benchmarks.config import Settings
-from benchmarks.services.datasets import load_dataset
+from benchmarks.services.dataset_files import load_dataset
 from benchmarks.services.openai_embedder import OpenAIEmbedder
 from perf.sections import figures_section, write_section
 

@@ -30,7 +30,7 @@ from benchmarks.compare.gates import Gate
 from benchmarks.compare.status import min_effect
 from benchmarks.config import load_settings
 from benchmarks.services.database import connect
-from benchmarks.services.datasets import load_dataset
+from benchmarks.services.dataset_files import load_dataset
 from benchmarks.services.embedder import E5_MODEL_ID, MultilingualE5Embedder
 from benchmarks.services.store import VectorStore
 from perf.numeric_paths import DEFAULT, generic, other_libm

@@ -34,7 +34,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-perf-") as scratch:
         work = Path(scratch)
         dataset = _big_dataset(work)
-        from benchmarks.services.datasets import load_dataset
+        from benchmarks.services.dataset_files import load_dataset
 
         data = load_dataset(str(dataset))
         if len(data.chunks) < MIN_CHUNKS or len(data.questions) != QUESTIONS:

@@ -54,7 +54,7 @@ def main() -> None:
 
 
 def _point(scale: int, work: Path) -> dict[str, Any]:
-    from benchmarks.services.datasets import load_dataset
+    from benchmarks.services.dataset_files import load_dataset
     from perf.standin import fill_cache
 
     subprocess.run([sys.executable, "-m", "benchmarks.synthetic", "--out", str(work), "--scale", str(scale),

@@ -25,6 +25,13 @@ class GenerationRequest:
 
 @dataclass(frozen=True)
 class Answer:
+    """A system under test's answer to one request, whichever adapter produced it.
+
+    Its own type, at the generation level, because it is the one shape every adapter returns: it adds the
+    `missing` status (a precomputed answer the dataset lacks) and keeps only what tiers 2 and 3 grade and
+    report, not the services' per-call details (attempts, model, usage) of `Completion` or `EndpointReply`.
+    """
+
     status: Status
     text: str | None
     latency_ms: float

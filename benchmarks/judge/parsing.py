@@ -36,6 +36,12 @@ _NUMBER = re.compile(r"(?<![\w.,])[-+]?\d+(?:[.,]\d+)?(?![\w]|[.,]\d)")
 
 @dataclass(frozen=True)
 class Parsed(Generic[T]):
+    """A judge completion read into a validated object of the shape asked for, or why it could not be.
+
+    Its own type, at the judge level, because it is no call's outcome but the reading of one: a typed value,
+    `parse_error` as its only failure, and the rule that read it (`read`), which reports count.
+    """
+
     value: T | None
     status: Literal["ok", "parse_error"]
     error: str = ""

@@ -207,7 +207,11 @@ class EndpointConfig:
 
 @dataclass(frozen=True)
 class EndpointReply:
-    """One call's outcome; `latency_ms` is the answering attempt's, without backoff or the wait for a slot."""
+    """One call's outcome; `latency_ms` is the answering attempt's, without backoff or the wait for a slot.
+
+    Its own type, at the services level, because a system's HTTP endpoint has no model, role, token usage or
+    cache (all `Completion` carries); `HttpGenerator` turns it into the generation level's `Answer`.
+    """
 
     status: Literal["ok", "api_error"]
     text: str | None

@@ -78,6 +78,9 @@ class Usage:
 class Completion:
     """One chat call's outcome. `usage` of a cached reply is what the original call used.
 
+    Its own type, at the services level, because only an LLM call has a model, a role, token usage, a cache
+    entry and a finish reason; `EndpointReply` is the system under test's HTTP call, which has none of these.
+
     `latency_ms` is the answering attempt's, from its request to its reply: neither the backoff before it
     nor the wait for a concurrency slot; `attempts` is 0 for a reply served from the cache or a dry run.
     `finish_reason` "length" means the text was cut off by the token limit.

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from benchmarks.errors import BenchError, InputError
 from benchmarks.inputs import ItemSet
 from benchmarks.metrics.pairwise import Better
-from benchmarks.services.datasets import SHIPPED, _read_jsonl, _string, _unique, read_file, read_labels
+from benchmarks.services.dataset_files import SHIPPED, _read_jsonl, _string, _unique, read_file, read_labels
 from benchmarks.services.shipped import shipped_dir
 
 FILE_NAME = "judge_pipeline.jsonl"

@@ -29,10 +29,11 @@ LOGS = ("logs", "logs_database_url", "logs_table")
 
 DATASET = InputKind(
     "dataset", "A shipped dataset (synthetic, synthetic-ru) or a directory in bench's JSONL format or in BEIR format "
-    "(corpus.jsonl, queries.jsonl, qrels/test.tsv).", "benchmarks.services.datasets:load_input")
+    "(corpus.jsonl, queries.jsonl, qrels/test.tsv).", "benchmarks.services.dataset_files:load_input")
 SAMPLES = InputKind(
     "samples", "Samples as JSONL or CSV, with RAGAS column names (user_input, retrieved_contexts, response, "
-    "reference) or bench's (question, contexts, answer, reference_answer).", "benchmarks.services.samples:load_input")
+    "reference) or bench's (question, contexts, answer, reference_answer).",
+    "benchmarks.services.sample_files:load_input")
 RATED_ITEMS = InputKind(
     "judge-items", "A shipped dataset (its judge_pipeline.jsonl), a folder holding that file, or a JSONL file of items "
     "with id, question, context, answer (reference when the rating reads it).",

@@ -13,7 +13,7 @@ from benchmarks.judge import catalog
 from benchmarks.judge.catalog import JudgedMetric
 from benchmarks.samples import SampleSet
 from benchmarks.services.llm_request import require_llm
-from benchmarks.services.samples import COLUMNS
+from benchmarks.services.sample_files import COLUMNS
 
 Judged = Mapping[str, JudgedMetric]  # the run's metrics by name: catalog.metrics(settings.rubrics)
 

@@ -30,7 +30,7 @@ from benchmarks.metrics.ux import (
     session_similarities,
 )
 from benchmarks.services.embedder import open_embedder
-from benchmarks.services.logs import load_logs
+from benchmarks.services.log_sources import load_logs
 from benchmarks.services.similarity_calibration import similarity_scale
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 

@@ -12,7 +12,7 @@ from rich.progress import Progress
 from benchmarks.config import load_settings
 from benchmarks.metrics.retrieval import trec_order
 from benchmarks.services.corpus_index import open_index
-from benchmarks.services.datasets import load_dataset
+from benchmarks.services.dataset_files import load_dataset
 from benchmarks.services.store import _array
 from tests.integration.test_tier1_cli import read_report
 

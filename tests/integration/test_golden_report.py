@@ -46,7 +46,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.services.datasets import load_dataset
+from benchmarks.services.dataset_files import load_dataset
 from benchmarks.services.embedder import MultilingualE5Embedder
 from perf.numeric_paths import generic
 from tests.integration.golden_run import PINNED

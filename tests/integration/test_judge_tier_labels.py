@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.errors import InputError
-from benchmarks.services.samples import load_samples
+from benchmarks.services.sample_files import load_samples
 from benchmarks.services.show_items import load_rated_items
 from tests.integration.openai_server import Reply
 

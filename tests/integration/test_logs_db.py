@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from benchmarks.config import load_settings
 from benchmarks.errors import BenchError
 from benchmarks.services.database import connect
-from benchmarks.services.logs import ImportStats, import_logs, load_logs, parse_log_file
+from benchmarks.services.log_sources import ImportStats, import_logs, load_logs, parse_log_file
 
 READER_PASSWORD = "reader-pw-0451"
 RECORDS = [

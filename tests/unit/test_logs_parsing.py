@@ -12,8 +12,8 @@ import pytest
 from benchmarks.config import REDACTED, Settings, load_settings
 from benchmarks.errors import BenchError, InputError
 from benchmarks.logs import LogEntry
-from benchmarks.services.datasets import resolve
-from benchmarks.services.logs import load_logs, parse_log_file
+from benchmarks.services.dataset_files import resolve
+from benchmarks.services.log_sources import load_logs, parse_log_file
 
 CSV_HEADER = "id,question,answer,url,score,session_id,turn,created_at,user_id\n"
 

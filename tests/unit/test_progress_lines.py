@@ -14,9 +14,9 @@ from benchmarks.config import load_settings, unknown_setting
 from benchmarks.console import ProgressLines, progress_interval, stdout_console, titled_table
 from benchmarks.errors import BenchError
 from benchmarks.runner import unmeasured
-from benchmarks.services.datasets import load_dataset
+from benchmarks.services.dataset_files import load_dataset
 from benchmarks.services.files import check_writable_folder
-from benchmarks.services.samples import load_samples
+from benchmarks.services.sample_files import load_samples
 from benchmarks.services.show_items import load_pairs_input, load_show_input
 
 SHIPPED = Path(__file__).resolve().parents[2] / "datasets"

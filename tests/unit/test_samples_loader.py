@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks.errors import BenchError, InputError
 from benchmarks.samples import Sample
-from benchmarks.services.samples import load_samples
+from benchmarks.services.sample_files import load_samples
 
 RAGAS_RECORD = {"user_input": "What is alpha?", "retrieved_contexts": ["Alpha is a letter.", "Beta too."],
                 "response": "A letter.", "reference": "The first Greek letter."}

@@ -18,7 +18,7 @@ from benchmarks.judge.catalog import BUILTINS
 from benchmarks.metrics import judged
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.samples import Sample
-from benchmarks.services.samples import load_input
+from benchmarks.services.sample_files import load_input
 from tests.calibration.cases import CASES
 
 SEEDS = Path(__file__).resolve().parents[2] / "datasets" / "labelled" / "seeds.jsonl"

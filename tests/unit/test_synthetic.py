@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.services.datasets import load_dataset
+from benchmarks.services.dataset_files import load_dataset
 from benchmarks.synthetic.__main__ import main
 from benchmarks.synthetic.generate import LANGUAGES, BankMismatch, check_bank, load_bank, write_dataset
 from benchmarks.synthetic.judge import CASE_COUNTS, SHOWN

@@ -44,8 +44,8 @@ from benchmarks.services.database import (
     _first_line,
     connect,
 )
-from benchmarks.services.datasets import _read_jsonl, _string, _unique
-from benchmarks.services.samples import csv_table
+from benchmarks.services.dataset_files import _read_jsonl, _string, _unique
+from benchmarks.services.sample_files import csv_table
 
 EXTENSIONS = (".jsonl", ".csv")
 # what a production table must have: the seed's columns, nothing of bench's bookkeeping

@@ -33,7 +33,7 @@ from typing import IO, Any
 
 from benchmarks.errors import BenchError, InputError
 from benchmarks.samples import Sample, SampleSet
-from benchmarks.services.datasets import _decode, _read_jsonl, _string, _unique, read_file, read_labels
+from benchmarks.services.dataset_files import _decode, _read_jsonl, _string, _unique, read_file, read_labels
 
 COLUMNS = {
     "id": "id",
