@@ -60,8 +60,100 @@ def megabytes(size: str) -> int:
     return int(found[1]) * {"kB": 1, "MB": 1024, "GB": 1024**2, "TB": 1024**3}[found[2]] // 1024
 
 
-def _setting(default: Any, help: str, *, env: tuple[str, ...] = (), secret: bool = False) -> Any:
-    return field(default=default, metadata={"help": help, "env": env, "secret": secret})
+def _number(x: float) -> str:
+    return f"{x:g}"
+
+
+@dataclass(frozen=True)
+class Range:
+    """The values a numeric setting may take, declared on its field. `kind` names what the number is ("a
+    calibrated similarity, between 0 and 1"), `why` explains a bound ("(the largest metric cutoff)"), `text`
+    replaces the message worded from the bounds. An optional setting left unset (None) is in every range."""
+
+    low: float | None = None
+    high: float | None = None
+    low_open: bool = False
+    high_open: bool = False
+    kind: str = ""
+    why: str = ""
+    text: str = ""
+
+    def holds(self, value: Any) -> bool:
+        if value is None:
+            return True
+        above = self.low is None or (value > self.low if self.low_open else value >= self.low)
+        below = self.high is None or (value < self.high if self.high_open else value <= self.high)
+        return above and below
+
+    @property
+    def problem(self) -> str:
+        if self.text:
+            return self.text
+        low, high = self.low, self.high
+        if low is not None and high is not None:
+            bounds = {(False, False): f"between {_number(low)} and {_number(high)}",
+                      (True, False): f"above {_number(low)} and at most {_number(high)}",
+                      (True, True): f"above {_number(low)} and below {_number(high)}",
+                      (False, True): f"from {_number(low)} up to (not including) {_number(high)}",
+                      }[self.low_open, self.high_open]
+        elif low is not None:
+            if low == 0 and not self.low_open and not self.kind and not self.why:
+                return "must not be negative"
+            bounds = f"above {_number(low)}" if self.low_open else f"at least {_number(low)}"
+        else:
+            assert high is not None, "a Range needs a bound"
+            bounds = f"below {_number(high)}" if self.high_open else f"at most {_number(high)}"
+        kind = f"{self.kind}, " if self.kind else ""
+        why = f" ({self.why})" if self.why else ""
+        return f"must be {kind}{bounds}{why}"
+
+    @property
+    def hint(self) -> str:
+        """The range as the help shows it: '≥ 1', '> 0, ≤ 1'."""
+        sides = []
+        if self.low is not None:
+            sides.append(f"{'>' if self.low_open else '≥'} {_number(self.low)}")
+        if self.high is not None:
+            sides.append(f"{'<' if self.high_open else '≤'} {_number(self.high)}")
+        return ", ".join(sides)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A non-numeric check of one setting's value, declared on its field: `holds(value)` is true for a valid
+    value; `problem` is the message."""
+
+    holds: typing.Callable[[Any], Any]
+    problem: str
+
+
+def _memory_ok(size: str) -> bool:
+    return size == "auto" or bool(_MEMORY.fullmatch(size) and 1 <= megabytes(size) < 2 * 1024**2)
+
+
+def _weights(text: str) -> Any:
+    """answer_correctness weights: a preset's name, or 'F,S'; None when the text is neither."""
+    if text in WEIGHT_PRESETS:
+        return text
+    try:
+        factual, semantic = (float(part) for part in text.split(","))
+        return AnswerCorrectnessWeights(factual=factual, semantic=semantic)
+    except ValueError:
+        return None
+
+
+AT_LEAST_1 = Range(1)
+NOT_NEGATIVE = Range(0)
+ABOVE_0 = Range(0, low_open=True)
+CALIBRATED = Range(0, 1, kind="a calibrated similarity")
+
+
+def _setting(
+    default: Any, help: str, *checks: Range | Rule, env: tuple[str, ...] = (), secret: bool = False
+) -> Any:
+    """A setting's field; `checks` are the constraints its value is validated against when settings load, in
+    order (the first that fails is reported)."""
+    return field(default=default, metadata={"help": help, "env": env, "secret": secret, "checks": checks})
 
 
 @dataclass(frozen=True)
@@ -89,6 +181,8 @@ class Settings:
         "question_answer",
         "Table of logged turns in logs_database_url (a plain identifier; set the schema through the URL's "
         "search_path).",
+        Rule(_IDENTIFIER.fullmatch,
+             "must be a plain identifier (letters, digits, underscores; not starting with a digit)"),
     )
     reports_dir: Path = _setting(Path("reports"), "Where run folders are written: <dir>/<dataset>/<tier>/<run-id>.")
     embedding_backend: Literal["sentence-transformers", "openai"] = _setting(
@@ -119,21 +213,22 @@ class Settings:
         "environment: the same table as JSON.",
     )
     embedding_batch_size: int = _setting(
-        64, "Texts per embedding batch (the openai backend sends this many per request, halving it on a timeout)."
+        64, "Texts per embedding batch (the openai backend sends this many per request, halving it on a timeout).",
+        AT_LEAST_1,
     )
     embedding_timeout_s: float = _setting(
         120.0,
         "openai embedding backend: seconds one /embeddings request may take. A timed-out batch waits this long "
-        "(the server may still be busy with it), then is retried split in halves, down to one text.",
+        "(the server may still be busy with it), then is retried split in halves, down to one text.", ABOVE_0,
     )
     embedding_concurrency: int = _setting(
         2,
         "openai embedding backend: requests in flight at once, halved on a timeout. A CPU server with one "
-        "worker: 1; hosted APIs and GPU servers (TEI, vLLM): 4-16.",
+        "worker: 1; hosted APIs and GPU servers (TEI, vLLM): 4-16.", AT_LEAST_1,
     )
     embedding_max_attempts: int = _setting(
         6, "openai embedding backend: tries per text on timeouts, 429, 5xx and connection errors, before the run "
-        "stops (finished batches stay cached)."
+        "stops (finished batches stay cached).", AT_LEAST_1
     )
     embedding_query_prefix: str = _setting(
         "", "openai embedding backend: text put before every query-side text (questions, answers, logged "
@@ -145,39 +240,54 @@ class Settings:
     index: Literal["exact", "hnsw"] = _setting(
         "exact", "exact scans every vector (the ground truth); hnsw builds and uses a pgvector HNSW index."
     )
-    ef_search: int = _setting(40, "hnsw.ef_search for HNSW queries: larger is slower and more exact.")
-    hnsw_m: int = _setting(16, "HNSW m (links per node) when the index is built.")
-    hnsw_ef_construction: int = _setting(64, "HNSW ef_construction when the index is built.")
+    ef_search: int = _setting(
+        40, "hnsw.ef_search for HNSW queries: larger is slower and more exact.", AT_LEAST_1
+    )
+    hnsw_m: int = _setting(16, "HNSW m (links per node) when the index is built.", AT_LEAST_1)
+    hnsw_ef_construction: int = _setting(64, "HNSW ef_construction when the index is built.", AT_LEAST_1)
     hnsw_build_memory: str = _setting(
         "auto", "maintenance_work_mem while the HNSW index is built, e.g. '2GB': 'auto' sizes it for the graph on "
-        "the embedded server (at most a quarter of this machine's memory) and keeps an external server's own."
+        "the embedded server (at most a quarter of this machine's memory) and keeps an external server's own.",
+        Rule(_memory_ok, "expected 'auto' or a size PostgreSQL takes for maintenance_work_mem (1MB to 2047GB), "
+             "such as 512MB or 2GB"),
     )
     hnsw_build_workers: int | None = _setting(
         None, "Parallel workers for the HNSW build (max_parallel_maintenance_workers); unset: every core but one on "
-        "the embedded server, the server's own setting on an external one."
+        "the embedded server, the server's own setting on an external one.",
+        Range(0, 1024, text="must be from 0 to 1024 "
+                            "(PostgreSQL's range for max_parallel_maintenance_workers)"),
     )
-    retrieval_batch_size: int = _setting(256, "HNSW search: questions per SQL round trip.")
+    retrieval_batch_size: int = _setting(256, "HNSW search: questions per SQL round trip.", AT_LEAST_1)
     retrieval_workers: int = _setting(
-        2, "HNSW search: batches sent at once on separate connections (PostgreSQL runs each statement on one core)."
+        2, "HNSW search: batches sent at once on separate connections (PostgreSQL runs each statement on one core).",
+        AT_LEAST_1,
     )
-    top_k: int = _setting(10, "Retrieval depth: results per question (at least the largest metric cutoff, 10).")
+    top_k: int = _setting(
+        10, "Retrieval depth: results per question (at least the largest metric cutoff, 10).",
+        AT_LEAST_1, Range(10, why="the largest metric cutoff"),
+    )
     relevance: Literal["chunk", "url"] = _setting(
         "chunk",
         "chunk: a result is relevant when its chunk id is judged relevant; url: when its page url is "
         "(results are then deduplicated by url, keeping each page's best chunk).",
     )
-    consistency_runs: int = _setting(2, "Retrieval repeats for retrieval_consistency (1 skips the metric).")
+    consistency_runs: int = _setting(
+        2, "Retrieval repeats for retrieval_consistency (1 skips the metric).", AT_LEAST_1
+    )
     latency_queries: int = _setting(
-        200, "Questions timed one SQL round trip at a time for latency p50/p95 (a seeded sample; 0 skips)."
+        200, "Questions timed one SQL round trip at a time for latency p50/p95 (a seeded sample; 0 skips).",
+        NOT_NEGATIVE,
     )
     latency_seconds: float = _setting(
         10.0, "Timing single queries stops after this many seconds, however few were timed (the report gives "
-        "how many): an exact scan of 100,000 chunks on PostgreSQL takes about half a second a question."
+        "how many): an exact scan of 100,000 chunks on PostgreSQL takes about half a second a question.",
+        ABOVE_0,
     )
-    neighbours: int = _setting(5, "Tier 0: k nearest neighbours per embedding.")
+    neighbours: int = _setting(5, "Tier 0: k nearest neighbours per embedding.", AT_LEAST_1)
     distance: Literal["cosine", "euclidean"] = _setting("cosine", "Tier 0: distance function.")
     pairwise_limit: int = _setting(
-        20000, "Tier 0: pairwise statistics are exact up to this many embeddings, a seeded sample beyond."
+        20000, "Tier 0: pairwise statistics are exact up to this many embeddings, a seeded sample beyond.",
+        AT_LEAST_1,
     )
     embeddings_of: Literal["corpus", "questions", "both"] = _setting(
         "corpus", "Tier 0: analyse the corpus embeddings, the question embeddings, or both."
@@ -185,9 +295,11 @@ class Settings:
     seed: int = _setting(0, "Seed for every sample and bootstrap, so reruns give identical numbers.")
     limit: int | None = _setting(
         None, "Run on a seeded sample of this many items (questions, samples, pairs) instead of all; the report "
-        "states it. Try a few items against a new judge before paying for all of them."
+        "states it. Try a few items against a new judge before paying for all of them.", AT_LEAST_1
     )
-    bootstrap_resamples: int = _setting(1000, "Bootstrap resamples for the 95% confidence intervals.")
+    bootstrap_resamples: int = _setting(
+        1000, "Bootstrap resamples for the 95% confidence intervals.", NOT_NEGATIVE
+    )
     llm_base_url: str | None = _setting(
         None,
         "Base URL of the OpenAI-compatible chat endpoint (https://api.openai.com/v1, "
@@ -208,11 +320,14 @@ class Settings:
     )
     generator_model: str | None = _setting(None, "Chat model that writes answers (default: llm_model).")
     judge_model: str | None = _setting(None, "Chat model that grades answers (default: llm_model).")
-    llm_temperature: float = _setting(0.0, "Sampling temperature of every chat call (0 for repeatable runs).")
-    llm_max_tokens: int = _setting(1000, "Most tokens a chat call may generate.")
-    llm_top_p: float = _setting(1.0, "Nucleus sampling top_p of every chat call.")
+    llm_temperature: float = _setting(
+        0.0, "Sampling temperature of every chat call (0 for repeatable runs).", Range(0, 2)
+    )
+    llm_max_tokens: int = _setting(1000, "Most tokens a chat call may generate.", AT_LEAST_1)
+    llm_top_p: float = _setting(1.0, "Nucleus sampling top_p of every chat call.", Range(0, 1, low_open=True))
     llm_concurrency: int = _setting(
-        16, "Most chat calls in flight at once; fewer while the endpoint times out or answers 429/503."
+        16, "Most chat calls in flight at once; fewer while the endpoint times out or answers 429/503.",
+        AT_LEAST_1,
     )
     llm_structured_output: Literal["auto", "json_schema", "json_object", "off"] = _setting(
         "auto", "How judge calls ask for JSON: json_schema sends each answer's schema as response_format (a grammar "
@@ -220,9 +335,12 @@ class Settings:
         "json_schema, then json_object, then off, once per endpoint and model."
     )
     llm_max_attempts: int = _setting(
-        6, "Tries per chat call on 429, 5xx, timeouts and connection errors (backoff 2 s doubling to 30 s)."
+        6, "Tries per chat call on 429, 5xx, timeouts and connection errors (backoff 2 s doubling to 30 s).",
+        AT_LEAST_1,
     )
-    llm_timeout_s: float = _setting(120.0, "Seconds one chat request may take before it counts as timed out.")
+    llm_timeout_s: float = _setting(
+        120.0, "Seconds one chat request may take before it counts as timed out.", ABOVE_0
+    )
     llm_cache: bool = _setting(
         True, "Keep chat replies in a cache under data_dir, so a rerun pays only for prompts it has not sent."
     )
@@ -262,7 +380,7 @@ class Settings:
     show_judge_http_api_key: str | None = _setting(
         None, "judge-pipeline --via http: bearer token sent as Authorization (environment only).", secret=True
     )
-    extractive_sentences: int = _setting(2, "extractive generator: context sentences per answer.")
+    extractive_sentences: int = _setting(2, "extractive generator: context sentences per answer.", AT_LEAST_1)
     judge_backend: Literal["llm", "offline"] = _setting(
         "llm", "llm: judge_model grades answers; offline: embedding and token-overlap proxies, no LLM."
     )
@@ -272,13 +390,16 @@ class Settings:
     )
     repeats: int = _setting(
         2, "Tiers 2 and 3: generations per question (exact-match rate and semantic consistency need 2); "
-        "bench judge: scorings per item."
+        "bench judge: scorings per item.", AT_LEAST_1
     )
     extra_metrics: tuple[str, ...] | None = _setting(
         None, "Tiers 2 and 3: metrics of bench evaluate graded as well (e.g. faithfulness in RAGAS form, or a "
         "rubric of bench.toml); bench.toml: a list; environment and flag: comma-separated."
     )
-    delta: float = _setting(0.5, "bench judge: two scores of one item agree when they differ by at most this.")
+    delta: float = _setting(
+        0.5, "bench judge: two scores of one item agree when they differ by at most this.",
+        Range(0, 4, why="the widest judge scale, 1–5"),
+    )
     judge_rating: Literal["faithfulness", "answer_relevance", "answer_correctness", "e2e_score"] = _setting(
         "faithfulness", "bench judge: the seed rating the judge gives (faithfulness, answer_relevance, "
         "answer_correctness on 1–5, e2e_score; the last two read a reference)."
@@ -291,21 +412,26 @@ class Settings:
         None, "bench evaluate: the metrics to compute, comma-separated: " + ", ".join(JUDGED_METRICS)
         + ", or a rubric declared in bench.toml ([rubrics.<name>]). bench.toml: a list."
     )
-    relevancy_questions: int = _setting(3, "response_relevancy: questions generated per response.")
+    relevancy_questions: int = _setting(
+        3, "response_relevancy: questions generated per response.", AT_LEAST_1
+    )
     similarity_threshold: float | None = _setting(
         None, "semantic_similarity: report 1.0 when the calibrated similarity (0 = as alike as unrelated texts, "
-        "1 = identical) is at least this, else 0.0."
+        "1 = identical) is at least this, else 0.0.", CALIBRATED
     )
     similarity_baseline: float | None = _setting(
         None, "Every calibrated similarity: the embedder's mean cosine between unrelated texts, given by hand for "
-        "a language bench has no unrelated-sentence set for (default: measured on bench's set for en or ru)."
+        "a language bench has no unrelated-sentence set for (default: measured on bench's set for en or ru).",
+        Range(-1, 1, high_open=True, kind="a cosine"),
     )
     correctness_weights: str = _setting(
         "default", "answer_correctness: default (0.75/0.25), equal, factual-focused, semantic-focused, or 'F,S' "
-        "custom weights of the factual and the semantic part."
+        "custom weights of the factual and the semantic part.",
+        Rule(lambda text: _weights(text) is not None,
+             f"expected one of {', '.join(WEIGHT_PRESETS)} or 'F,S' (two weights)"),
     )
     factual_mode: Literal["f1", "precision", "recall"] = _setting("f1", "factual_correctness: the claim-level score.")
-    factual_beta: float = _setting(1.0, "factual_correctness: beta of the F-beta score.")
+    factual_beta: float = _setting(1.0, "factual_correctness: beta of the F-beta score.", ABOVE_0)
     claim_counting: Literal["sides", "ragas"] = _setting(
         "sides", "factual_correctness and answer_correctness: sides (recall = reference claims the response supports "
         "/ reference claims) or ragas (RAGAS's numbers: recall = tp / (tp + fn) over the response's supported claims, "
@@ -329,19 +455,24 @@ class Settings:
     show_judge_model: str | None = _setting(
         None, "judge-pipeline: the production judge's model (default: judge_model, else llm_model)."
     )
-    e2e_top_k: int = _setting(1, "Tier 3: retrieved chunks given to the generator (the seed's production: 1).")
+    e2e_top_k: int = _setting(
+        1, "Tier 3: retrieved chunks given to the generator (the seed's production: 1).", AT_LEAST_1
+    )
     logs: str | None = _setting(
         None, "bench ux and real-users: the log to read, a JSONL/CSV file or the name of a log loaded with "
         "bench import-logs (default: the dataset's logs.jsonl; ignored when logs_database_url is set)."
     )
     cache_threshold: float = _setting(
         0.85, "bench ux: a question is a cache hit when its best calibrated similarity to a cached question (0 = as "
-        "alike as unrelated texts, 1 = identical) is above this."
+        "alike as unrelated texts, 1 = identical) is above this.", CALIBRATED
     )
     test_share: float = _setting(
-        0.2, "bench ux: share of the log's sessions, the latest ones, asked against a cache of the earlier ones."
+        0.2, "bench ux: share of the log's sessions, the latest ones, asked against a cache of the earlier ones.",
+        Range(0, 1, low_open=True, high_open=True),
     )
-    topics: int = _setting(8, "bench real-users: KMeans topics over the logged questions (seeded).")
+    topics: int = _setting(
+        8, "bench real-users: KMeans topics over the logged questions (seeded).", AT_LEAST_1
+    )
     llm_prices: dict[str, dict[str, float]] | None = _setting(
         None,
         "USD per 1M tokens by model, for the cost in reports. bench.toml, at the end of the file: "
@@ -434,7 +565,10 @@ def help_for(name: str) -> str:
     hint = setting_type(name)
     choices = f" One of: {', '.join(typing.get_args(hint))}." if typing.get_origin(hint) is Literal else ""
     default = "" if f.metadata["secret"] or f.default is None else f"default: {f.default}; "
-    return f"{f.metadata['help']}{choices} [{default}env: {', '.join(env_names(f))}]"
+    # the last range declared is the tightest (top_k: at least 1, then at least 10)
+    ranges = [check.hint for check in f.metadata["checks"] if isinstance(check, Range)]
+    bounds = f" Range: {ranges[-1]}." if ranges else ""
+    return f"{f.metadata['help']}{choices}{bounds} [{default}env: {', '.join(env_names(f))}]"
 
 
 def load_settings(
@@ -628,74 +762,18 @@ def _to_prices(raw: Any, where: str) -> dict[str, dict[str, float]]:
 
 
 def _validate(s: Settings, origins: Mapping[str, str]) -> None:
-    def fail(name: str, problem: str) -> None:
-        where = origins.get(name, f"setting {name}")
-        raise BenchError(f"{where}: {problem}, got {getattr(s, name)}")
-
-    positive = ("ef_search", "hnsw_m", "hnsw_ef_construction", "retrieval_batch_size", "retrieval_workers",
-                "top_k", "consistency_runs", "neighbours", "pairwise_limit", "embedding_batch_size",
-                "embedding_concurrency", "embedding_max_attempts",
-                "llm_max_tokens", "llm_concurrency", "llm_max_attempts", "extractive_sentences", "repeats", "topics",
-                "e2e_top_k", "relevancy_questions")
-    for name in positive:
-        if getattr(s, name) < 1:
-            fail(name, "must be at least 1")
-    if s.limit is not None and s.limit < 1:
-        fail("limit", "must be at least 1")
-    if not 0 <= s.llm_temperature <= 2:
-        fail("llm_temperature", "must be between 0 and 2")
-    if not 0 < s.llm_top_p <= 1:
-        fail("llm_top_p", "must be above 0 and at most 1")
-    if not 0 < s.test_share < 1:
-        fail("test_share", "must be above 0 and below 1")
-    if not 0 <= s.cache_threshold <= 1:
-        fail("cache_threshold", "must be a calibrated similarity, between 0 and 1")
-    if s.similarity_threshold is not None and not 0 <= s.similarity_threshold <= 1:
-        fail("similarity_threshold", "must be a calibrated similarity, between 0 and 1")
-    if s.similarity_baseline is not None and not -1 <= s.similarity_baseline < 1:
-        fail("similarity_baseline", "must be a cosine, from -1 up to (not including) 1")
-    if not 0 <= s.delta <= 4:
-        fail("delta", "must be between 0 and 4 (the widest judge scale, 1–5)")
-    if s.factual_beta <= 0:
-        fail("factual_beta", "must be above 0")
-    if _weights(s.correctness_weights) is None:
-
-        fail("correctness_weights", f"expected one of {', '.join(WEIGHT_PRESETS)} or 'F,S' (two weights)")
-    if s.llm_timeout_s <= 0:
-        fail("llm_timeout_s", "must be above 0")
-    if s.embedding_timeout_s <= 0:
-        fail("embedding_timeout_s", "must be above 0")
-    if s.hnsw_build_memory != "auto" and not (_MEMORY.fullmatch(s.hnsw_build_memory)
-                                              and 1 <= megabytes(s.hnsw_build_memory) < 2 * 1024**2):
-        fail("hnsw_build_memory", "expected 'auto' or a size PostgreSQL takes for maintenance_work_mem "
-             "(1MB to 2047GB), such as 512MB or 2GB")
-    if s.hnsw_build_workers is not None and not 0 <= s.hnsw_build_workers <= 1024:
-        fail("hnsw_build_workers", "must be from 0 to 1024 (PostgreSQL's range for max_parallel_maintenance_workers)")
-    if s.latency_seconds <= 0:
-        fail("latency_seconds", "must be above 0")
-    for name in ("latency_queries", "bootstrap_resamples"):
-        if getattr(s, name) < 0:
-            fail(name, "must not be negative")
-    if not _IDENTIFIER.fullmatch(s.logs_table):
-        fail("logs_table", "must be a plain identifier (letters, digits, underscores; not starting with a digit)")
-    if s.top_k < 10:
-        fail("top_k", "must be at least 10 (the largest metric cutoff)")
+    """Every setting against the checks declared on its field, then what involves two settings."""
+    for name, f in _fields().items():
+        value = getattr(s, name)
+        for check in f.metadata["checks"]:
+            if not check.holds(value):
+                where = origins.get(name, f"setting {name}")
+                raise BenchError(f"{where}: {check.problem}, got {value}")
     if s.embedding_backend == "openai" and not s.embedding_base_url:
         raise BenchError(
             "embedding_backend 'openai' needs embedding_base_url (bench.toml, BENCH_EMBEDDING_BASE_URL "
             "or --embedding-base-url) and usually BENCH_EMBEDDING_API_KEY"
         )
-
-
-def _weights(text: str) -> Any:
-    """answer_correctness weights: a preset's name, or 'F,S'; None when the text is neither."""
-    if text in WEIGHT_PRESETS:
-        return text
-    try:
-        factual, semantic = (float(part) for part in text.split(","))
-        return AnswerCorrectnessWeights(factual=factual, semantic=semantic)
-    except ValueError:
-        return None
 
 
 def check_rubrics(raw: Any, where: str) -> dict[str, dict[str, Any]]:

@@ -210,6 +210,13 @@ def test_help_names_env_var_default_and_choices():
     assert "default" not in database_help.split("[")[-1]
 
 
+def test_help_shows_the_range_declared_on_the_setting():
+    assert "(at least the largest metric cutoff, 10). Range: ≥ 10. [default: 10;" in help_for("top_k")
+    assert "Range: > 0, ≤ 1. [default: 1.0;" in help_for("llm_top_p")
+    assert "Range: ≥ -1, < 1. [env:" in help_for("similarity_baseline")
+    assert "Range" not in help_for("logs_table")
+
+
 @pytest.mark.parametrize("name", sorted(FIELDS))
 def test_help_exists_for_every_setting_and_names_its_env_var(name):
     text = help_for(name)
