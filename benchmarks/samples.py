@@ -31,6 +31,12 @@ class Sample:
     def label(self, metric: str) -> float | None:
         return dict(self.labels).get(metric)
 
+    def texts(self) -> tuple[str, ...]:
+        """Every text the sample gives (question, response, reference, contexts): what its language is told
+        from, and what a dry run's token estimate counts."""
+        return tuple(t for t in (self.user_input, self.response, self.reference, *(self.retrieved_contexts or ()))
+                     if t)
+
 
 @dataclass(frozen=True, kw_only=True)
 class SampleSet(InputSet):
@@ -43,8 +49,7 @@ class SampleSet(InputSet):
         return {"samples": len(self.samples)}
 
     def unit_texts(self) -> list[tuple[str, tuple[str, ...]]]:
-        return [(s.id, tuple(t for t in (s.user_input, s.response, s.reference, *(s.retrieved_contexts or ())) if t))
-                for s in self.samples]
+        return [(s.id, s.texts()) for s in self.samples]
 
     def report_block(self) -> dict[str, object]:
         """The set's identity, plus that of its questions alone: `response` and `retrieved_contexts` are the

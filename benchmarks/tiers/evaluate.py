@@ -144,12 +144,7 @@ def plan(settings: Settings, samples: SampleSet) -> tuple[tuple[str, ...], list[
 
 
 def _sample_text(sample: Sample) -> str:
-    return "".join(_texts(sample))
-
-
-def _texts(sample: Sample) -> list[str]:
-    return [t for t in (sample.user_input, sample.response, sample.reference, *(sample.retrieved_contexts or ()))
-            if t]
+    return "".join(sample.texts())
 
 
 @contextmanager
@@ -164,7 +159,7 @@ def _embedder(settings: Settings, metrics: Sequence[str], judged: Judged) -> Ite
 
 def sample_language(samples: Sequence[Sample], declared: str) -> str:
     """The language the samples' similarities are calibrated for: their script's, else the declared one."""
-    return detected_or(declared, [text for sample in samples for text in _texts(sample)])
+    return detected_or(declared, [text for sample in samples for text in sample.texts()])
 
 
 def texts_ahead(units: Sequence[Unit], judged: Judged, *, offline: bool) -> list[str]:
