@@ -50,7 +50,7 @@ from benchmarks.services.llm_request import (
     model_for,
     require_llm,
 )
-from benchmarks.services.retry import Failed, Outcome, Random, RetryPolicy, Sleep, ms_since, retryable_status
+from benchmarks.services.retry import Failed, Random, RetryPolicy, Sleep, Tried, ms_since, retryable_status
 
 Status = Literal["ok", "api_error"]
 StructuredMode = Literal["json_schema", "json_object", "off"]
@@ -141,7 +141,6 @@ class LLMService:
         self._listing: asyncio.Task[_Listing] | None = None
         self._listing_read: _Listing | None = None
         self._served: dict[str, Served] = {}  # by model: what its replies are keyed by
-        self._slots_matched = False
 
     def model_for(self, role: Role) -> str:
         return str(model_for(self.settings, role))
@@ -244,14 +243,12 @@ class LLMService:
         return 2 * self.limit.ceiling
 
     async def _match_slots(self) -> None:
-        """The ceiling of calls in flight comes down to the slots the server declares, before its first call."""
-        if self._slots_matched:
-            return
+        """The ceiling of calls in flight comes down to the slots the server declares, before its first call
+        (the listing is read once a run; matching the same slots again changes nothing)."""
         _, props, _ = await self._read_listing()
         slots = props.get("total_slots") if isinstance(props, dict) else None
         if type(slots) is int and slots >= 1:
             self.limit.match(slots)
-        self._slots_matched = True
 
     async def _read_listing(self) -> _Listing:
         """The endpoint's `/models` and `/props`, asked once a run by the first call that needs them."""
@@ -288,7 +285,7 @@ class LLMService:
             except ValueError:  # a body declared JSON that is not: what the server answers, lastingly
                 return Failed.final(True)
 
-        outcome: Outcome[Any, bool] = await self.retry.run(attempt)
+        outcome: Tried[Any, bool] = await self.retry.run(attempt)
         return (outcome.value, True) if outcome.failure is None else (None, outcome.failure.error)
 
     async def _ensure_reachable(self) -> None:
@@ -390,7 +387,7 @@ class LLMService:
         return self._client
 
     async def _send(self, model: str, messages: list[dict[str, Any]], params: dict[str, Any]
-                    ) -> Outcome[Any, openai.APIError]:
+                    ) -> Tried[Any, openai.APIError]:
         """The reply, or the final failure, of one chat call through the retry policy."""
         client = self._opened()
 

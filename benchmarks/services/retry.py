@@ -68,8 +68,10 @@ class Failed(Generic[E]):
 
 
 @dataclass(frozen=True)
-class Outcome(Generic[T, E]):
-    """A call's end: its value or its last failure, the attempts made and the answering attempt's latency."""
+class Tried(Generic[T, E]):
+    """What the attempts came to: the value or the last failure, how many were made and the answering attempt's
+    latency. Internal to the policy's callers, which turn it into their own reply (`Completion`, `EndpointReply`),
+    so it is not one more kind of reply."""
 
     value: T | None
     failure: Failed[E] | None
@@ -98,7 +100,7 @@ class RetryPolicy:
         return self.random() * min(FIRST_WAIT_S * 2 ** (attempt - 1), MAX_WAIT_S)
 
     async def run(self, attempt: Callable[[], Awaitable[T | Failed[E]]], limit: AdaptiveLimit | None = None
-                  ) -> Outcome[T, E]:
+                  ) -> Tried[T, E]:
         """Call `attempt` until it succeeds, fails for good or runs out of attempts; each attempt holds a slot
         of `limit` only while on the wire, so a lowered limit takes effect at once and the backoff queues
         nobody behind it."""
@@ -107,9 +109,9 @@ class RetryPolicy:
             attempts += 1
             result, latency_ms = await _timed(attempt, limit)
             if not isinstance(result, Failed):
-                return Outcome(result, None, attempts, latency_ms)
+                return Tried(result, None, attempts, latency_ms)
             if not result.retryable or attempts >= self.max_attempts:
-                return Outcome(None, result, attempts, latency_ms)
+                return Tried(None, result, attempts, latency_ms)
             await self.sleep(self.wait_s(attempts, result.headers))
 
 
