@@ -30,7 +30,7 @@ from benchmarks.tiers.base import Metric
 if TYPE_CHECKING:
     import pandas
 
-    from benchmarks.config import Settings, Source
+    from benchmarks.config import Origins, Settings
 
 T = TypeVar("T")
 SampleLike = Sample | Mapping[str, Any]
@@ -221,8 +221,8 @@ def run(tier: str, dataset: str | PathLike[str], *, settings: Mapping[str, Any] 
         raise BenchError(f"unknown tier {tier!r}; known: {', '.join(TIERS)}")
     if output_dir is not None and not write:
         raise BenchError("output_dir is where files are written: leave it out with write=False")
-    resolved, sources, typed = _settings(settings, {}, config)
-    outcome = _off_the_loop(lambda: _run_tier(tier, str(dataset), resolved, sources, typed, output_dir=output_dir,
+    resolved, origins = _settings(settings, {}, config)
+    outcome = _off_the_loop(lambda: _run_tier(tier, str(dataset), resolved, origins, output_dir=output_dir,
                                               write=write))
     return Run(report=outcome.report, items=outcome.items, directory=outcome.directory)
 
@@ -231,9 +231,9 @@ def _evaluate(samples: Iterable[SampleLike], metrics: Names | None, *, models: N
               language: str | None, settings: Mapping[str, Any] | None, config: str | PathLike[str] | None,
               output_dir: str | PathLike[str] | None, name: str) -> Evaluation:
     arguments = {"metrics": metrics, "llm_models": models, "judge_backend": judge, "language": language}
-    resolved, sources, typed = _settings(settings, arguments, config)
+    resolved, origins = _settings(settings, arguments, config)
     sample_set = samples_to_set(samples, name=name, language=resolved.language)
-    outcome = _run_tier("evaluate", name, resolved, sources, typed, inputs=sample_set, output_dir=output_dir,
+    outcome = _run_tier("evaluate", name, resolved, origins, inputs=sample_set, output_dir=output_dir,
                         write=output_dir is not None)
     models_run = outcome.report["provenance"]["judge"]["models"]
     by_id = {item["id"]: item for item in outcome.items}
@@ -244,9 +244,9 @@ def _evaluate(samples: Iterable[SampleLike], metrics: Names | None, *, models: N
 
 
 def _settings(given: Mapping[str, Any] | None, arguments: Mapping[str, Any], config: str | PathLike[str] | None
-              ) -> tuple[Settings, dict[str, Source], dict[str, str]]:
+              ) -> tuple[Settings, Origins]:
     """The settings as the CLI resolves them, with `given` and the named arguments where the CLI has its flags;
-    the third value names how each given value was spelled, for messages."""
+    each given value is named in messages as it was spelled."""
     from benchmarks.config import SETTING_FIELDS, load_settings, unknown_setting
 
     values = dict(given or {})
@@ -260,9 +260,7 @@ def _settings(given: Mapping[str, Any] | None, arguments: Mapping[str, Any], con
         if values.get(key) is not None and _same(values[key]) != _same(value):
             raise BenchError(f"{_ARGUMENTS[key]}= and settings[{key!r}] disagree: give it once")
         values[key], typed[key] = value, f"{_ARGUMENTS[key]}={value!r}"
-    settings, sources = load_settings(values, config_file=None if config is None else Path(config), flags=typed,
-                                      given_by="api")
-    return settings, dict(sources), typed
+    return load_settings(values, config_file=None if config is None else Path(config), flags=typed, given_by="api")
 
 
 def _same(value: Any) -> Any:
@@ -270,11 +268,11 @@ def _same(value: Any) -> Any:
     return list(value) if isinstance(value, (list, tuple)) else value
 
 
-def _run_tier(tier: str, spec: str, settings: Settings, sources: Mapping[str, Source], typed: Mapping[str, str],
-              *, output_dir: str | PathLike[str] | None, write: bool, inputs: SampleSet | None = None) -> Any:
+def _run_tier(tier: str, spec: str, settings: Settings, origins: Origins, *, output_dir: str | PathLike[str] | None,
+              write: bool, inputs: SampleSet | None = None) -> Any:
     from benchmarks.runner import run_tier
 
-    return run_tier(tier, spec, settings, sources, inputs=inputs, write=write, typed=typed,
+    return run_tier(tier, spec, settings, origins, inputs=inputs, write=write,
                     output_dir=None if output_dir is None else Path(output_dir))
 
 

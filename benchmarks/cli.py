@@ -104,21 +104,19 @@ def main(
 # --- the report commands, one per tier ------------------------------------------------------------
 
 
-def settings_from(flags: list[Flag], values: dict[str, Any], config: Path | None) -> tuple[Any, Any, dict[str, str]]:
-    """The settings with the command line's values on top, and the flag each given one was typed as."""
+def settings_from(flags: list[Flag], values: dict[str, Any], config: Path | None) -> tuple[Any, Any]:
+    """The settings with the command line's values on top, each given one named by the flag it was typed as."""
     given = {f.setting: values.pop(f.setting) for f in flags}
-    typed = {f.setting: f.typed_as for f in flags if given[f.setting] is not None}
-    settings, sources = load_settings(given, config_file=config, flags=typed)
-    return settings, sources, typed
+    return load_settings(given, config_file=config, flags={f.setting: f.typed_as for f in flags})
 
 
 def run_command(tier_name: str, flags: list[Flag], **values: Any) -> None:
     from benchmarks.console import print_summary
     from benchmarks.runner import run_tier, unmeasured
 
-    settings, sources, typed = settings_from(flags, values, values.pop("config"))
-    outcome = run_tier(tier_name, values.pop("dataset"), settings, sources, output_dir=values.pop("output_dir"),
-                       resume=values.pop("resume", None), stderr=stderr, typed=typed)
+    settings, origins = settings_from(flags, values, values.pop("config"))
+    outcome = run_tier(tier_name, values.pop("dataset"), settings, origins, output_dir=values.pop("output_dir"),
+                       resume=values.pop("resume", None), stderr=stderr)
     print_summary(outcome.report, outcome.directory, stdout)
     reason = unmeasured(outcome.report)
     if reason is not None:
@@ -145,12 +143,12 @@ def _evaluate(flags: list[Flag], dry_run: bool, **values: Any) -> None:
     if not dry_run:
         return run_command("evaluate", flags, **values)
     from benchmarks.console import print_plan
-    from benchmarks.runner import limited, settings_named
+    from benchmarks.runner import limited
     from benchmarks.tiers import evaluate
 
-    settings, sources, typed = settings_from(flags, values, values.pop("config"))
+    settings, origins = settings_from(flags, values, values.pop("config"))
     tier = TIERS["evaluate"]  # --limit counts only the samples the run would judge
-    with settings_named(sources, typed):
+    with origins.naming():
         models, rows = evaluate.plan(settings, limited(tier, tier.input.load(values["dataset"], settings), settings))
     print_plan(models, rows, stdout)
 
@@ -193,7 +191,7 @@ def _visualize(dataset: list[str], on: str, color: str, three_d: bool, limit: in
                                  ("--color", color, ("topic", "dataset"))):
         if value not in choices:
             raise BenchError(f"{name}: expected one of {', '.join(choices)}, got {value!r}")
-    settings, _, _ = settings_from(_VISUAL_FLAGS, values, config)
+    settings, _ = settings_from(_VISUAL_FLAGS, values, config)
     request = VisualizeRequest(datasets=tuple(dataset), on=on, color=color,  # type: ignore[arg-type]
                                dimensions=3 if three_d else 2, limit=limit, output=output)
     stdout.print(str(run_visualize(request, settings, stderr=stderr)), highlight=False, soft_wrap=True)

@@ -26,8 +26,9 @@ class BenchError(Exception):
 
 class SettingError(BenchError):
     """A setting's value refused where it is checked, which does not know how the user gave it: a flag, a
-    Python argument, a variable, a bench.toml key. Whoever does know (the runner) names it that way, so the
-    check's wording is written once for the command line and the Python API; unnamed, it says the setting."""
+    Python argument, a variable, a bench.toml key. What does know (`config.Origins.naming`, around a run) names
+    it that way, so the check's wording is written once for the command line and the Python API; unnamed, it
+    says the setting."""
 
     def __init__(self, setting: str, problem: str):
         self.setting, self.problem = setting, problem

@@ -11,10 +11,9 @@ warning counts the others, since one prompt language serves a whole run.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from benchmarks.config import PROMPT_LANGUAGES, Settings, Source
+from benchmarks.config import PROMPT_LANGUAGES, Origins, Settings
 from benchmarks.inputs import InputSet, Warning
 from benchmarks.metrics.language import detect_language
 
@@ -24,27 +23,26 @@ EXAMPLES = 3
 @dataclass(frozen=True)
 class Resolved:
     settings: Settings
-    sources: dict[str, Source]
+    origins: Origins
     inputs: InputSet
     said: tuple[str, ...]  # what to tell the user before the run starts
 
 
-def resolve(inputs: InputSet, settings: Settings, sources: Mapping[str, Source], *, reads: tuple[str, ...]
-            ) -> Resolved:
+def resolve(inputs: InputSet, settings: Settings, origins: Origins, *, reads: tuple[str, ...]) -> Resolved:
     """The run's settings with the prompt language decided, the inputs carrying it (and any mixed-language
     warning), and the lines to print. Left alone: a tier that reads no language, a set whose units give no
     texts (a dataset, whose language is its own)."""
-    kept = Resolved(settings, dict(sources), inputs, ())
+    kept = Resolved(settings, origins, inputs, ())
     units = inputs.unit_texts()
     if "language" not in reads or not units:
         return kept
     by_unit = {unit_id: detect_language(texts) for unit_id, texts in units}
     counts = Counter(language for language in by_unit.values() if language in PROMPT_LANGUAGES)
     language, said = settings.language, []
-    if sources.get("language", "default") == "default" and counts:
+    if origins["language"] == "default" and counts:
         language = counts.most_common(1)[0][0]
         settings = replace(settings, language=language)
-        kept.sources["language"] = "detected"
+        origins = origins.given("language", "detected", f"the language {language}, told from the input")
         said.append(f"language: {language}, told from the {_noun(inputs)}' script (--language, or language= in "
                     "Python, to choose)")
     others = sorted(unit_id for unit_id, found in by_unit.items() if found and found != language)
@@ -55,7 +53,7 @@ def resolve(inputs: InputSet, settings: Settings, sources: Mapping[str, Source],
                    f"yet judged with {language} prompts: split the file by language and run each")
         warnings = (*warnings, Warning("mixed_languages", message, len(others), tuple(others[:EXAMPLES])))
         said.append(f"warning: {message}")
-    return Resolved(settings, kept.sources, replace(inputs, language=language, warnings=warnings), tuple(said))
+    return Resolved(settings, origins, replace(inputs, language=language, warnings=warnings), tuple(said))
 
 
 def _noun(inputs: InputSet) -> str:

@@ -43,8 +43,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from benchmarks import config as config_module
-from benchmarks.config import Settings, Source, load_settings
+from benchmarks.config import Layer, Origins, Settings, load_settings, refused_key
 from benchmarks.errors import BenchError
 from benchmarks.services import reports
 from benchmarks.services.files import atomic_write, check_writable_folder
@@ -102,10 +101,9 @@ def load_suite(path: Path) -> Suite:
     """Parse and check the suite's shape: tiers, datasets and setting names (values: `resolve_settings`)."""
     data = read_toml(path, "suite file")
     assert data is not None
-    known = config_module._fields()
     runs_raw = data.pop("run", None)
     for name in data:
-        _check_setting(path, "top level", name, known)
+        _check_setting(path, "top level", name)
     if not isinstance(runs_raw, list) or not runs_raw or not all(isinstance(r, dict) for r in runs_raw):
         raise BenchError(f"{path}: expected at least one run table with tier and dataset (see nightly.example.toml)")
     runs = []
@@ -118,7 +116,7 @@ def load_suite(path: Path) -> Suite:
             raise BenchError(f"{path}: {where} ({tier}): dataset: expected a dataset name or folder, got {dataset!r}")
         settings = {k: v for k, v in raw.items() if k not in RUN_KEYS}
         for name in settings:
-            _check_setting(path, f"{where} ({tier} on {dataset})", name, known)
+            _check_setting(path, f"{where} ({tier} on {dataset})", name)
         informational = raw.get("informational", False)
         if not isinstance(informational, bool):
             raise BenchError(f"{path}: {where} ({tier} on {dataset}): informational: expected true or false, "
@@ -127,32 +125,31 @@ def load_suite(path: Path) -> Suite:
     return Suite(path, data, tuple(runs))
 
 
-def _check_setting(path: Path, where: str, name: str, known: Mapping[str, Any]) -> None:
-    if name not in known:
-        raise BenchError(f"{path}: {where}: key '{name}': {config_module.unknown_setting(name)}")
-    if known[name].metadata["secret"] and name not in config_module.URL_SETTINGS:
-        raise BenchError(f"{path}: {where}: key '{name}': secrets are read from the environment only")
+def _check_setting(path: Path, where: str, name: str) -> None:
+    problem = refused_key(name)
+    if problem is not None:
+        raise BenchError(f"{path}: {where}: key '{name}': {problem}")
 
 
 def resolve_settings(suite: Suite, flags: Mapping[str, Any], *, config_file: Path | None = None,
-                     environ: Mapping[str, str] | None = None) -> list[tuple[Settings, dict[str, Source]]]:
-    """Every run's settings, resolved before anything runs: a bad value fails the whole suite at once."""
-    environ = os.environ if environ is None else environ
-    fields = config_module._fields()
-    in_env = {name for name, f in fields.items()
-              if any(environ.get(env) for env in config_module.env_names(f))}
+                     environ: Mapping[str, str] | None = None) -> list[tuple[Settings, Origins]]:
+    """Every run's settings, resolved before anything runs: a bad value fails the whole suite at once. The
+    suite's top-level keys are defaults below the environment; a run's own keys and the flags are above it."""
+    defaults = _suite_layer(suite.defaults, f"{suite.path}: top level")
     resolved = []
     for number, run in enumerate(suite.runs, start=1):
-        merged = {k: v for k, v in suite.defaults.items() if k not in in_env}
-        merged.update(run.settings)
-        merged.update({k: v for k, v in flags.items() if v is not None})
+        where = f"{suite.path}: run #{number} ({run.tier} on {run.dataset})"
         try:
-            settings, sources = load_settings(merged, config_file=config_file, environ=environ)
+            resolved.append(load_settings(flags, config_file=config_file, environ=environ, below_env=(defaults,),
+                                          above_env=(_suite_layer(run.settings, where),)))
         except BenchError as exc:
-            raise BenchError(f"{suite.path}: run #{number} ({run.tier} on {run.dataset}): {exc}") from None
-        given = {k for k, v in flags.items() if v is not None}
-        resolved.append((settings, {**sources, **{name: "suite" for name in merged if name not in given}}))
+            message = str(exc)
+            raise BenchError(message if message.startswith(where) else f"{where}: {message}") from None
     return resolved
+
+
+def _suite_layer(values: Mapping[str, Any], where: str) -> Layer:
+    return Layer("suite", values, {name: f"{where}: key '{name}'" for name in values})
 
 
 # ---------------------------------------------------------------------------------------------- index.jsonl
@@ -185,7 +182,7 @@ def previous_run(index: Path | Iterable[Mapping[str, Any]], tier: str, dataset: 
 # ---------------------------------------------------------------------------------------------- running
 
 
-def run_suite(suite: Suite, resolved: Sequence[tuple[Settings, dict[str, Source]]], *, stdout: Console,
+def run_suite(suite: Suite, resolved: Sequence[tuple[Settings, Origins]], *, stdout: Console,
               stderr: Console, today: datetime | None = None) -> list[RunRecord]:
     """Run every entry; a failing one is recorded and the next one starts. The index and trends follow."""
     from benchmarks.runner import run_tier, unmeasured
@@ -193,14 +190,14 @@ def run_suite(suite: Suite, resolved: Sequence[tuple[Settings, dict[str, Source]
     check_folders(resolved)
     day = (today or datetime.now(UTC)).strftime("%Y-%m-%d")
     records = []
-    for number, (run, (settings, sources)) in enumerate(zip(suite.runs, resolved, strict=True), start=1):
+    for number, (run, (settings, origins)) in enumerate(zip(suite.runs, resolved, strict=True), start=1):
         folder = _free_folder(settings.reports_dir / NIGHTLY_DIR / day / f"{run.tier}-{_slug(run.dataset)}")
         stderr.print(f"nightly [{number}/{len(suite.runs)}]: {run.tier} on {run.dataset}", highlight=False)
         started = datetime.now(UTC)
         base = {"tier": run.tier, "dataset": run.dataset, "entry": entry_key(run), "suite": str(suite.path),
                 "nightly": day, "informational": run.informational}
         try:
-            outcome = run_tier(run.tier, run.dataset, settings, sources, output_dir=folder, stderr=stderr)
+            outcome = run_tier(run.tier, run.dataset, settings, origins, output_dir=folder, stderr=stderr)
         except Exception as exc:  # a failing tier must not stop the suite; BenchError included
             error = str(exc) if isinstance(exc, BenchError) else f"{type(exc).__name__}: {exc}"
             stderr.print(f"[red]nightly: {run.tier} on {run.dataset} failed:[/red] {error}", highlight=False,
@@ -239,13 +236,11 @@ def run_suite(suite: Suite, resolved: Sequence[tuple[Settings, dict[str, Source]
     return records
 
 
-def check_folders(resolved: Sequence[tuple[Settings, dict[str, Source]]]) -> None:
+def check_folders(resolved: Sequence[tuple[Settings, Origins]]) -> None:
     """The reports and data folders of every run, refused before the first run starts, not at its end."""
-    from benchmarks.runner import setting_named
-
-    for settings, sources in resolved:
+    for settings, origins in resolved:
         for name in ("reports_dir", "data_dir"):
-            check_writable_folder(getattr(settings, name), setting_named(name, sources, {}))
+            check_writable_folder(getattr(settings, name), origins.named(name))
 
 
 def compare_with_previous(record: RunRecord, reports_dir: Path) -> None:

@@ -28,13 +28,14 @@ from rich.progress import (
 from benchmarks import input_language
 from benchmarks import report as report_doc
 from benchmarks._version import __version__
-from benchmarks.config import SETTING_FIELDS, ScopedSettings, Settings, Source, env_names
+from benchmarks.config import Origins, ScopedSettings, Settings
 from benchmarks.console import ProgressLines, progress_interval
-from benchmarks.errors import BenchError, RunInterrupted, SettingError
+from benchmarks.errors import BenchError, RunInterrupted
 from benchmarks.inputs import InputSet
 from benchmarks.services import provenance, reports
 from benchmarks.services.dataset_files import resolve
 from benchmarks.services.files import check_writable_folder
+from benchmarks.services.redaction import redacted
 from benchmarks.services.run_journal import RunIdentity, RunJournal
 from benchmarks.tiers import TIERS
 from benchmarks.tiers.base import RunContext, Tier, TierResult
@@ -47,82 +48,68 @@ class RunOutcome:
     items: list[dict[str, Any]] = field(default_factory=list)
 
 
-def run_tier(tier_name: str, spec: str, settings: Settings, sources: Mapping[str, Source], *,
+def run_tier(tier_name: str, spec: str, settings: Settings, origins: Origins, *,
              output_dir: Path | None = None, resume: Path | None = None, stderr: Console | None = None,
-             typed: Mapping[str, str] | None = None, inputs: InputSet | None = None,
-             write: bool = True) -> RunOutcome:
-    """Run a tier and write its report. `typed`: settings given on the command line, by the flag typed (in
-    Python, by the argument as written); `inputs`: the tier's input already in memory (the Python API), instead
-    of reading `spec`; `write` False builds the report without writing any file (nor journaling items)."""
-    with settings_named(sources, typed or {}):
+             inputs: InputSet | None = None, write: bool = True) -> RunOutcome:
+    """Run a tier and write its report. `origins`: where each setting came from, to name a refused one as the
+    user gave it; `inputs`: the tier's input already in memory (the Python API), instead of reading `spec`;
+    `write` False builds the report without writing any file (nor journaling items)."""
+    with origins.naming():
         tier = TIERS[tier_name]
         if resume is not None and not tier.resumable:
             raise BenchError(f"{tier_name} has nothing to resume: its items cost no calls, run it again")
         if resume is not None and output_dir is not None:
             raise BenchError("--resume continues in the stopped run's own folder: leave out --output-dir")
         if write:
-            check_folders(tier, settings, sources, typed or {}, output_dir=output_dir, resume=resume)
+            check_folders(tier, settings, origins, output_dir=output_dir, resume=resume)
         scoped: Any = ScopedSettings(settings, (*tier.reads, *report_doc.LOCAL_SETTINGS), f"tier {tier.name}")
         # the input before the tier's own check: reading it is cheap, while the check imports the tier's module
         # (numpy, the database, the LLM client), so a bad line is refused in a fraction of a second
         inputs = limited(tier, inputs or tier.input.load(spec, scoped), settings)
-        console = stderr or Console(stderr=True)
-        decided = input_language.resolve(inputs, settings, sources, reads=tier.reads)
-        settings, sources, inputs = decided.settings, decided.sources, decided.inputs
-        scoped = ScopedSettings(settings, (*tier.reads, *report_doc.LOCAL_SETTINGS), f"tier {tier.name}")
-        tier.check(scoped, typed or {})
-        for line in (*decided.said, *tier.check_inputs(scoped, inputs)):
-            console.print(line, highlight=False, soft_wrap=True, markup=False)
-        run = Run(tier, inputs, settings, scoped, {k: v for k, v in sources.items() if k in tier.reads})
-        folder = resolve(spec) if tier.input.name == "dataset" and spec else None
-        if not tier.resumable or not write:
-            clock = RunClock.start()
-            with progress_bar(console, tier.name) as progress:
-                result = tier.run(RunContext(scoped, inputs, progress, dataset_dir=folder))
-            return run.publish(result, clock, output_dir, write=write)
-        with journaled(run, spec=spec, output_dir=output_dir, resume=resume, named=typed) as (journal, clock):
-            with progress_bar(console, tier.name) as progress:
-                result = tier.run(RunContext(scoped, inputs, progress, dataset_dir=folder, journal=journal))
-            if journal.restored:
-                result.volatile["resumed"] = {"restored_items": len(journal.restored)}
-            journal.close()
-            outcome = run.publish(result, clock, journal.directory, point_latest=journal.manifest["point_latest"])
-            journal.finish()
-            return outcome
+        decided = input_language.resolve(inputs, settings, origins, reads=tier.reads)
+    with decided.origins.naming():  # a language told from the input is named as such from here on
+        return _run_decided(tier, spec, decided, stderr or Console(stderr=True), output_dir=output_dir,
+                            resume=resume, write=write)
 
 
-def check_folders(tier: Tier, settings: Settings, sources: Mapping[str, Source], typed: Mapping[str, str], *,
-                  output_dir: Path | None, resume: Path | None) -> None:
+def _run_decided(tier: Tier, spec: str, decided: input_language.Resolved, console: Console, *,
+                 output_dir: Path | None, resume: Path | None, write: bool) -> RunOutcome:
+    """The run once its settings, language included, are decided: the tier's checks, then its items."""
+    settings, origins, inputs = decided.settings, decided.origins, decided.inputs
+    scoped = ScopedSettings(settings, (*tier.reads, *report_doc.LOCAL_SETTINGS), f"tier {tier.name}")
+    tier.check(scoped, origins)
+    for line in (*decided.said, *tier.check_inputs(scoped, inputs)):
+        console.print(line, highlight=False, soft_wrap=True, markup=False)
+    run = Run(tier, inputs, settings, scoped, origins)
+    folder = resolve(spec) if tier.input.name == "dataset" and spec else None
+    if not tier.resumable or not write:
+        clock = RunClock.start()
+        with progress_bar(console, tier.name) as progress:
+            result = tier.run(RunContext(scoped, inputs, progress, dataset_dir=folder))
+        return run.publish(result, clock, output_dir, write=write)
+    with journaled(run, spec=spec, output_dir=output_dir, resume=resume) as (journal, clock):
+        with progress_bar(console, tier.name) as progress:
+            result = tier.run(RunContext(scoped, inputs, progress, dataset_dir=folder, journal=journal))
+        if journal.restored:
+            result.volatile["resumed"] = {"restored_items": len(journal.restored)}
+        journal.close()
+        outcome = run.publish(result, clock, journal.directory, point_latest=journal.manifest["point_latest"])
+        journal.finish()
+        return outcome
+
+
+def check_folders(tier: Tier, settings: Settings, origins: Origins, *, output_dir: Path | None,
+                  resume: Path | None) -> None:
     """Every folder the run will write, refused before any work: an unwritable one used to surface as a
     traceback once the whole run had computed, and its results were lost."""
     folders: list[tuple[Path, str]] = []
     if resume is None:
         folders.append((output_dir, "--output-dir") if output_dir is not None
-                       else (settings.reports_dir, setting_named("reports_dir", sources, typed)))
+                       else (settings.reports_dir, origins.named("reports_dir")))
     if "data_dir" in tier.reads:
-        folders.append((settings.data_dir, setting_named("data_dir", sources, typed)))
+        folders.append((settings.data_dir, origins.named("data_dir")))
     for path, name in folders:
         check_writable_folder(path, name)
-
-
-def setting_named(name: str, sources: Mapping[str, Source], typed: Mapping[str, str]) -> str:
-    """A setting as the user gave it (the flag typed, the variable, the file's key), for a one-line error."""
-    if name in typed:
-        return typed[name]
-    given_in = {"cli": f"--{name.replace('_', '-')}",
-                "env": f"environment variable {env_names(SETTING_FIELDS[name])[0]}",
-                "bench.toml": f"bench.toml key {name}", "suite": f"suite key {name}"}
-    return given_in.get(sources.get(name, "default"), f"setting {name} (default)")
-
-
-@contextmanager
-def settings_named(sources: Mapping[str, Source], typed: Mapping[str, str]) -> Iterator[None]:
-    """A setting refused inside (SettingError) is named as the user gave it: `--metrics` on the command line,
-    `metrics=[...]` in Python, the variable or bench.toml key, so one check serves the CLI and the API."""
-    try:
-        yield
-    except SettingError as exc:
-        raise BenchError(f"{setting_named(exc.setting, sources, typed)}: {exc.problem}") from None
 
 
 def unmeasured(report: Mapping[str, Any]) -> str | None:
@@ -156,12 +143,12 @@ class Run:
     inputs: InputSet
     settings: Settings
     scoped: Any  # the same settings as the tier sees them (ScopedSettings)
-    sources: Mapping[str, Source]
+    origins: Origins
 
     def identity(self) -> RunIdentity:
         # bench's own version too: items judged by one release are not mixed with another's
         return RunIdentity.of(self.tier.name, f"{self.tier.version} (bench {__version__})",
-                              self.inputs.report_block(), self.settings.redacted(self.tier.reads),
+                              self.inputs.report_block(), redacted(self.settings, self.tier.reads),
                               self.tier.identity(self.scoped))
 
     def directory(self, clock: RunClock) -> Path:
@@ -171,7 +158,8 @@ class Run:
                 point_latest: bool | None = None, write: bool = True) -> RunOutcome:
         """Build the report and write the run's files: into output_dir, or a new run folder plus `latest`."""
         report = report_doc.build(self.tier, result, self.inputs,
-                                  self.settings.redacted((*self.tier.reads, *report_doc.LOCAL_SETTINGS)), self.sources,
+                                  redacted(self.settings, (*self.tier.reads, *report_doc.LOCAL_SETTINGS)),
+                                  {k: v for k, v in self.origins.items() if k in self.tier.reads},
                                   clock.volatile(), environment=provenance.environment())
         if not write:
             return RunOutcome(report=report, directory=None, items=report_doc.normalise(result.items))
@@ -185,15 +173,15 @@ class Run:
 
 
 @contextmanager
-def journaled(run: Run, *, spec: str, output_dir: Path | None, resume: Path | None,
-              named: Mapping[str, str] | None = None) -> Iterator[tuple[RunJournal, RunClock]]:
+def journaled(run: Run, *, spec: str, output_dir: Path | None, resume: Path | None
+              ) -> Iterator[tuple[RunJournal, RunClock]]:
     """The run folder exists from the start, with run.json and the items journal; `resume` (a stopped run's
     folder) continues that run instead, when nothing that decides its numbers differs. Ctrl-C becomes
     RunInterrupted (where the items are, how to go on); a run that stops before its first item leaves no
-    folder behind. `named`: the flags settings were typed as, to name a difference from the stopped run."""
+    folder behind. A difference from the stopped run names a setting given for this run as it was given."""
     clock = RunClock.start()
     if resume is not None:
-        journal = RunJournal.resume(resume, run.identity(), named)
+        journal = RunJournal.resume(resume, run.identity(), run.origins.typed())
         clock = replace(clock, run_id=journal.manifest["run_id"],
                         started_at=datetime.fromisoformat(journal.manifest["started_at"]))
     else:

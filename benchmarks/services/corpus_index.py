@@ -26,8 +26,12 @@ from benchmarks.inputs import Warning
 from benchmarks.metrics.language import detect_language
 from benchmarks.nearest import ExactSpace
 from benchmarks.services.database import Database, connect, database_errors
-from benchmarks.services.embedder import (ENGLISH_ONLY_MODELS, CachedEmbedder, build_embedder,
-                                          embed_with_progress)
+from benchmarks.services.embedder import (
+    ENGLISH_ONLY_MODELS,
+    CachedEmbedder,
+    build_embedder,
+    embed_with_progress,
+)
 from benchmarks.services.store import Hit, HnswBuild, SyncStats, VectorStore
 
 

@@ -29,8 +29,9 @@ from alembic.script import ScriptDirectory
 from pgvector.psycopg import register_vector
 from psycopg.conninfo import conninfo_to_dict
 
-from benchmarks.config import Settings, redact_url
+from benchmarks.config import Settings
 from benchmarks.errors import BenchError
+from benchmarks.services.redaction import redact_url
 from benchmarks.services.shipped import shipped_dir
 
 CONNECT_TIMEOUT_S = 10

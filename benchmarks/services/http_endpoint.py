@@ -24,10 +24,11 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, NoReturn, Self
 
 from benchmarks._version import __version__
-from benchmarks.config import REDACTED, Settings, redact_url
+from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.services.concurrency import AdaptiveLimit
 from benchmarks.services.llm import PROBE_TIMEOUT_S, probe
+from benchmarks.services.redaction import REDACTED, redact_url
 from benchmarks.services.retry import Failed, Random, RetryPolicy, Sleep
 
 try:

@@ -34,10 +34,10 @@ from urllib.parse import urlsplit
 import openai
 from openai.types.chat import ChatCompletion
 
-from benchmarks.config import REDACTED, Settings, redact_url
-from benchmarks.endpoints import props_url, served_identity
+from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.services.concurrency import AdaptiveLimit
+from benchmarks.services.endpoints import props_url, served_identity
 from benchmarks.services.llm_cache import FILE_NAME, CachedReply, LLMCache, Served, cache_key
 from benchmarks.services.llm_request import (
     ROLES,
@@ -50,6 +50,7 @@ from benchmarks.services.llm_request import (
     model_for,
     require_llm,
 )
+from benchmarks.services.redaction import REDACTED, redact_url
 from benchmarks.services.retry import Failed, Random, RetryPolicy, Sleep, Tried, ms_since, retryable_status
 
 Status = Literal["ok", "api_error"]

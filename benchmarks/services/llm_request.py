@@ -11,9 +11,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from benchmarks.config import Settings, redact_url
-from benchmarks.endpoints import endpoint_url
+from benchmarks.config import Settings
 from benchmarks.errors import BenchError
+from benchmarks.services.endpoints import endpoint_url
+from benchmarks.services.redaction import redact_url
 
 Role = Literal["generator", "judge"]
 Message = Mapping[str, Any]  # {"role": "system" | "user" | "assistant", "content": str}

@@ -33,9 +33,9 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.dialects.postgresql import insert
 
-from benchmarks.config import Settings, redact_url
-from benchmarks.inputs import Warning
+from benchmarks.config import Settings
 from benchmarks.errors import BenchError, InputError
+from benchmarks.inputs import Warning
 from benchmarks.logs import LogEntry, LogSet
 from benchmarks.services.database import (
     CONNECT_TIMEOUT_S,
@@ -45,6 +45,7 @@ from benchmarks.services.database import (
     connect,
 )
 from benchmarks.services.dataset_files import _read_jsonl, _string, _unique
+from benchmarks.services.redaction import redact_url
 from benchmarks.services.sample_files import csv_table
 
 EXTENSIONS = (".jsonl", ".csv")

@@ -12,16 +12,16 @@ import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
 from urllib.parse import urlsplit
 
 import numpy as np
 
-from benchmarks.config import REDACTED, Settings, redact_url
-from benchmarks.endpoints import endpoint_identity
+from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.services.concurrency import AdaptiveLimit
 from benchmarks.services.embedding_capabilities import Capabilities
+from benchmarks.services.endpoints import endpoint_identity
+from benchmarks.services.redaction import REDACTED, redact_url
 from benchmarks.services.retry import Failed, Random, RetryPolicy
 
 Progress = Callable[[int], None]

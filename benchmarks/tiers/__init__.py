@@ -1,6 +1,6 @@
 """The one registry of tiers: every report command, declared here and run from its module.
 
-A new tier is a module (with `run(ctx)` and, if it refuses some settings, `check(settings, typed)`)
+A new tier is a module (with `run(ctx)` and, if it refuses some settings, `check(settings, origins)`)
 plus one declaration here: its input, the settings it reads, the metrics its report holds and the
 main one. `reads` lists every setting the run and the services it opens read;
 the runner hands the tier only those (reading another fails at once), so a report shows, and a

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # the journal's module writes files through reports, which imports this one
     from rich.progress import Progress
 
-    from benchmarks.config import Settings
+    from benchmarks.config import Origins, Settings
     from benchmarks.inputs import InputSet, Warning
     from benchmarks.metrics.stats import Summary
     from benchmarks.services.run_journal import RunJournal
@@ -101,7 +101,7 @@ class Tier(ReportKind):
     metrics: tuple[str, ...] = ()  # the names its report may hold; "{setting}" stands for each of its values
     reads: tuple[str, ...] = ()
     flags: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    module: str = ""  # benchmarks.tiers.<module> holds run(ctx) and, if any, check(settings, typed)
+    module: str = ""  # benchmarks.tiers.<module> holds run(ctx) and, if any, check(settings, origins)
     # benchmarks.tiers.<checks>, when given, holds check and check_inputs instead: a module that leaves out the
     # run's heavy imports (scipy, the database, torch), so a refused command costs well under a second of them
     checks: str = ""
@@ -135,11 +135,11 @@ class Tier(ReportKind):
         identity: Callable[[Settings], dict[str, Any]] | None = getattr(self.implementation(), "identity", None)
         return {} if identity is None else identity(settings)
 
-    def check(self, settings: Settings, typed: Mapping[str, str]) -> None:
-        """`typed`: the settings given on the command line, with the flag each was typed as."""
-        check: Callable[[Settings, Mapping[str, str]], None] | None = getattr(self._checks(), "check", None)
+    def check(self, settings: Settings, origins: Origins) -> None:
+        """`origins`: where each setting came from, to name a refused one as the user gave it."""
+        check: Callable[[Settings, Origins], None] | None = getattr(self._checks(), "check", None)
         if check is not None:
-            check(settings, typed)
+            check(settings, origins)
 
     def check_inputs(self, settings: Settings, inputs: InputSet) -> list[str]:
         """What the run's input lacks, refused before any work (an error) or said up front (the lines returned):

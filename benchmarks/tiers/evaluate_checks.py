@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from benchmarks.config import Settings
+from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge import catalog
 from benchmarks.judge.catalog import JudgedMetric
@@ -31,7 +31,7 @@ def checked_metrics(settings: Settings) -> Judged:
     return judged
 
 
-def check(settings: Settings, typed: Mapping[str, str]) -> None:
+def check(settings: Settings, origins: Origins) -> None:
     checked_metrics(settings)
     if settings.judge_backend == "llm":
         require_llm(settings, roles=("judge",))

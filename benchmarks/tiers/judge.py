@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from benchmarks import item_record
-from benchmarks.config import Settings
+from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
 from benchmarks.inputs import ItemSet
 from benchmarks.judge.offline import texts_to_embed as offline_texts
@@ -73,16 +73,16 @@ def load_items(spec: str, settings: Settings) -> ItemSet[RatedItem]:
                        f"bench judge --metric {rating.name}")
 
 
-def check(settings: Settings, typed: Mapping[str, str]) -> None:
+def check(settings: Settings, origins: Origins) -> None:
     """Refuse before reading any item what the run could not do."""
     rating, offline = settings.judge_rating, settings.judge_backend == "offline"
     if settings.repeats < 2:
-        raise BenchError(f"{typed.get('repeats', 'repeats')}: bench judge compares every item's scores, so it needs "
+        raise BenchError(f"{origins.named('repeats')}: bench judge compares every item's scores, so it needs "
                          f"at least 2, got {settings.repeats}")
     if offline and rating not in OFFLINE_RATINGS:
         raise BenchError(f"--judge offline cannot rate {rating}: {describe_rating(rating)}")
-    if offline and "llm_models" in typed:
-        raise BenchError(f"{typed['llm_models']}: not used with --judge offline, which asks no model")
+    if offline and "llm_models" in origins.typed():
+        raise BenchError(f"{origins.named('llm_models')}: not used with --judge offline, which asks no model")
     if not offline:
         require_llm(settings, roles=("judge",))
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from benchmarks import item_record
-from benchmarks.config import Settings
+from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge.prompts import Language
 from benchmarks.judge.ratings import Rater, prompt_hashes
@@ -46,7 +46,7 @@ from benchmarks.tiers.judge import (
 )
 
 
-def check(settings: Settings, typed: Mapping[str, str]) -> None:
+def check(settings: Settings, origins: Origins) -> None:
     if settings.judge_backend == "offline":
         raise BenchError("--pairwise needs an LLM judge: there is no offline A/B verdict")
     require_llm(settings, roles=("judge",))

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import item_record
-from benchmarks.config import Settings
+from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge.prompts import Language
 from benchmarks.judge.show_decision import ShowDecision, parse_show_decision
@@ -84,9 +84,10 @@ def _reply(status: Status, text: str | None, latency_ms: float, cached: bool, er
                    cached=cached)
 
 
-def production_judge(settings: Settings, typed: Mapping[str, str]) -> ProductionJudge:
+def production_judge(settings: Settings, origins: Origins) -> ProductionJudge:
     """The judge to measure; over HTTP the service owns prompt and model."""
     if settings.show_judge_via == "http":
+        typed = origins.typed()
         given = [typed[name] for name in ("show_judge_template", "show_judge_model") if name in typed]
         if given:
             raise BenchError(f"{' and '.join(given)}: not used with --via http, where your service holds the "
@@ -100,18 +101,18 @@ def production_judge(settings: Settings, typed: Mapping[str, str]) -> Production
 
 def identity(settings: Settings) -> dict[str, Any]:
     """The judge as measured (its template's sha256, model or endpoint): resuming with another would mix two."""
-    return production_judge(settings, {}).provenance()
+    return production_judge(settings, Origins()).provenance()
 
 
-def check(settings: Settings, typed: Mapping[str, str]) -> None:
+def check(settings: Settings, origins: Origins) -> None:
     """Refuse before any item is read what the judge could not be asked."""
-    production_judge(settings, typed)
+    production_judge(settings, origins)
 
 
 def run(ctx: RunContext) -> TierResult:
     """Every item's verdict is journaled as it comes in, so a stopped run asks only the rest."""
     settings, items = ctx.settings, list(ctx.inputs.items)
-    judge = production_judge(settings, {})
+    judge = production_judge(settings, Origins())
     task = progress_task(ctx.progress, "asking the production judge", items, _item_key, ctx.journal)
     # each item asked once per run, whichever judge answers: the journal's restored, a bounded number open
     ask = functools.partial(each_once, items, _item_key, journal=ctx.journal, encode=_journal_row,

@@ -221,7 +221,7 @@ def test_errors_name_the_python_arguments_as_written_not_the_clis_flags(tiny):
 
 
 def test_an_unknown_bench_variable_is_one_warning_once_and_the_run_goes_on(monkeypatch, capsys):
-    monkeypatch.setattr(bench_config, "_warned_variables", set())  # a process that has not warned yet
+    monkeypatch.setattr(bench_config.loading, "_warned_variables", set())  # a process that has not warned yet
     monkeypatch.setenv("BENCH_LLM_MODLE", "judge")
     result = evaluate(SAMPLES, METRICS, judge="offline")
     with pytest.raises(BenchError, match="duplicate id"):  # a second call, refused after its settings are read

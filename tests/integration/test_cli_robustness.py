@@ -75,8 +75,8 @@ def test_nothing_is_left_behind_by_the_check(tmp_path):
 
 
 @pytest.mark.parametrize("args, flag", [
-    (("tier0", "--dataset", "synthetic", "--k", "-1"), "option --k: must be at least 1"),
-    (("evaluate", "--dataset", "samples.jsonl", "--concurrency", "0"), "option --concurrency: must be at least 1"),
+    (("tier0", "--dataset", "synthetic", "--k", "-1"), "--k: must be at least 1"),
+    (("evaluate", "--dataset", "samples.jsonl", "--concurrency", "0"), "--concurrency: must be at least 1"),
 ])
 def test_an_option_error_names_the_flag_typed(args, flag):
     line = refused(bench_process(*args), flag)

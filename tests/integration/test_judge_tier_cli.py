@@ -340,7 +340,7 @@ def test_a_rating_that_needs_a_reference_names_the_missing_field(bench, tmp_path
     assert "judge_pipeline.jsonl:1: missing field(s) bench judge --metric e2e_score needs: reference (on 200 lines" \
         in result.output
     result = bench("judge", "--dataset", items, "--metric", "faithfullness")
-    assert result.exit_code == 2 and ("option --metric: expected one of faithfulness, answer_relevance, "
+    assert result.exit_code == 2 and ("--metric: expected one of faithfulness, answer_relevance, "
                                       "answer_correctness, e2e_score, got 'faithfullness'") in result.output
     result = bench("judge", "--dataset", items, "--repeats", "1")
     assert result.exit_code == 2 and "at least 2" in result.output

@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.config import REDACTED, Settings, load_settings
+from benchmarks.config import Settings, load_settings
+from benchmarks.services.redaction import REDACTED, redacted
 from benchmarks.errors import BenchError
 from benchmarks.services.llm import Completion, LLMService, Usage
 from benchmarks.services.llm_cache import cache_key
@@ -326,7 +327,7 @@ def test_llm_settings_from_the_environment():
     assert (settings.llm_temperature, settings.llm_cache, settings.llm_timeout_s) == (0.7, False, 2.5)
     assert settings.llm_prices == {"a/one": {"input": 0.15, "output": 0.6}}
     assert sources["llm_models"] == sources["llm_cache"] == "env"
-    shown = settings.redacted()
+    shown = redacted(settings)
     assert shown["llm_api_key"] == REDACTED and API_KEY not in str(shown)
 
 
@@ -343,7 +344,7 @@ def test_llm_settings_from_bench_toml(tmp_path):
     assert (settings.llm_cache, settings.llm_max_tokens, settings.llm_temperature) == (True, 500, 0.2)
     assert settings.llm_prices == {"openai/gpt-4o-mini": {"input": 0.15, "output": 0.6}}
     assert (sources["llm_prices"], sources["llm_temperature"]) == ("bench.toml", "cli")
-    assert "pw-secret" not in str(settings.redacted())
+    assert "pw-secret" not in str(redacted(settings))
 
 
 @pytest.mark.parametrize(

@@ -12,6 +12,7 @@ from benchmarks.config import load_settings
 from benchmarks.errors import BenchError
 from benchmarks.services.database import connect
 from benchmarks.services.log_sources import ImportStats, import_logs, load_logs, parse_log_file
+from benchmarks.services.redaction import redacted
 
 READER_PASSWORD = "reader-pw-0451"
 RECORDS = [
@@ -149,7 +150,7 @@ def test_production_table_is_read_with_a_select_only_role_and_never_written(prod
     monkeypatch.setenv("BENCH_LOGS_DATABASE_URL", reader_url)
     settings, sources = load_settings()
     assert sources["logs_database_url"] == "env"
-    assert READER_PASSWORD not in str(settings.redacted())
+    assert READER_PASSWORD not in str(redacted(settings))
 
     log = load_logs(settings, write_log(tmp_path / "ignored.jsonl", RECORDS).as_posix(), None)
 

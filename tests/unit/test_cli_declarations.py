@@ -44,14 +44,14 @@ def test_help_imports_neither_torch_nor_the_database():
 
 
 @pytest.mark.parametrize("arguments, typed", [
-    (["tier0", "--dataset", "synthetic", "--k", "-1"], "option --k: must be at least 1"),
-    (["evaluate", "--dataset", "x.jsonl", "--concurrency", "0"], "option --concurrency: must be at least 1"),
-    (["judge", "--dataset", "synthetic", "--metric", "nope"], "option --metric: expected one of"),
-    (["tier3", "--dataset", "synthetic", "--top-k", "0"], "option --top-k: must be at least 1"),
-    (["ux", "--dataset", "synthetic", "--threshold", "2"], "option --threshold: must be a calibrated similarity"),
-    (["ux", "--dataset", "synthetic", "--threshold=-0.5"], "option --threshold: must be a calibrated similarity"),
-    (["evaluate", "--dataset", "x.jsonl", "--threshold", "1.5"], "option --threshold: must be a calibrated similarity"),
-    (["evaluate", "--dataset", "x.jsonl", "--weights", "heavy"], "option --weights: expected one of default"),
+    (["tier0", "--dataset", "synthetic", "--k", "-1"], "--k: must be at least 1"),
+    (["evaluate", "--dataset", "x.jsonl", "--concurrency", "0"], "--concurrency: must be at least 1"),
+    (["judge", "--dataset", "synthetic", "--metric", "nope"], "--metric: expected one of"),
+    (["tier3", "--dataset", "synthetic", "--top-k", "0"], "--top-k: must be at least 1"),
+    (["ux", "--dataset", "synthetic", "--threshold", "2"], "--threshold: must be a calibrated similarity"),
+    (["ux", "--dataset", "synthetic", "--threshold=-0.5"], "--threshold: must be a calibrated similarity"),
+    (["evaluate", "--dataset", "x.jsonl", "--threshold", "1.5"], "--threshold: must be a calibrated similarity"),
+    (["evaluate", "--dataset", "x.jsonl", "--weights", "heavy"], "--weights: expected one of default"),
 ])
 def test_errors_name_the_flag_as_typed(arguments, typed, tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)

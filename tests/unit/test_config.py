@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.config import REDACTED, Settings, help_for, load_settings
+from benchmarks.config import Settings, help_for, load_settings
+from benchmarks.services.redaction import REDACTED, redacted
 from benchmarks.errors import BenchError
 
 PASSWORD = "s3cret-pw"
@@ -101,7 +102,7 @@ def test_values_are_coerced_to_field_types(tmp_path):
         ("toml", '"ten"', "bench.toml: key 'top_k'", "'ten'"),
         ("toml", "10.5", "bench.toml: key 'top_k'", "10.5"),
         ("toml", "true", "bench.toml: key 'top_k'", "True"),
-        ("cli", "ten", "option --top-k", "'ten'"),
+        ("cli", "ten", "--top-k", "'ten'"),
     ],
 )
 def test_coercion_error_names_the_place(empty_cwd, where, raw, place, shown):
@@ -122,7 +123,7 @@ def test_coercion_error_names_the_place(empty_cwd, where, raw, place, shown):
     [
         ("env", "index", "ivfflat", "environment variable BENCH_INDEX", "exact, hnsw"),
         ("toml", "distance", "manhattan", "bench.toml: key 'distance'", "cosine, euclidean"),
-        ("cli", "relevance", "page", "option --relevance", "chunk, url"),
+        ("cli", "relevance", "page", "--relevance", "chunk, url"),
     ],
 )
 def test_literal_choices_are_enforced(empty_cwd, where, name, value, place, choices):
@@ -175,7 +176,7 @@ def test_api_key_in_bench_toml_is_refused(tmp_path):
 
 def test_redacted_masks_secrets_and_keeps_the_useful_parts():
     settings, _ = load_settings(environ={"DATABASE_URL": DATABASE_URL, "BENCH_EMBEDDING_API_KEY": API_KEY})
-    shown = settings.redacted()
+    shown = redacted(settings)
     assert shown["database_url"] == f"postgresql://bench:{REDACTED}@db.example:5432/rag"
     assert shown["embedding_api_key"] == REDACTED
     assert PASSWORD not in str(shown)
@@ -185,18 +186,18 @@ def test_redacted_masks_secrets_and_keeps_the_useful_parts():
 
 
 def test_redacted_leaves_unset_secrets_and_password_free_urls_alone():
-    shown = Settings(database_url="postgresql://bench@db.example/rag").redacted()
+    shown = redacted(Settings(database_url="postgresql://bench@db.example/rag"))
     assert shown["database_url"] == "postgresql://bench@db.example/rag"
     assert shown["embedding_api_key"] is None
 
 
 def test_redacted_masks_password_in_query_string():
-    shown = Settings(database_url=f"postgresql://bench@db.example:5432/rag?password={PASSWORD}").redacted()
+    shown = redacted(Settings(database_url=f"postgresql://bench@db.example:5432/rag?password={PASSWORD}"))
     assert PASSWORD not in str(shown)
 
 
 def test_redacted_masks_password_in_embedding_base_url():
-    shown = Settings(embedding_base_url=f"https://user:{PASSWORD}@llm.example/v1").redacted()
+    shown = redacted(Settings(embedding_base_url=f"https://user:{PASSWORD}@llm.example/v1"))
     assert PASSWORD not in str(shown)
 
 
@@ -228,12 +229,12 @@ def test_help_exists_for_every_setting_and_names_its_env_var(name):
 @pytest.mark.parametrize(
     ("cli", "message"),
     [
-        ({"top_k": 9}, "option --top-k: must be at least 10 (the largest metric cutoff), got 9"),
-        ({"top_k": 0}, "option --top-k: must be at least 1, got 0"),
-        ({"ef_search": 0}, "option --ef-search: must be at least 1, got 0"),
-        ({"embedding_batch_size": -4}, "option --embedding-batch-size: must be at least 1, got -4"),
-        ({"latency_queries": -1}, "option --latency-queries: must not be negative, got -1"),
-        ({"bootstrap_resamples": -5}, "option --bootstrap-resamples: must not be negative, got -5"),
+        ({"top_k": 9}, "--top-k: must be at least 10 (the largest metric cutoff), got 9"),
+        ({"top_k": 0}, "--top-k: must be at least 1, got 0"),
+        ({"ef_search": 0}, "--ef-search: must be at least 1, got 0"),
+        ({"embedding_batch_size": -4}, "--embedding-batch-size: must be at least 1, got -4"),
+        ({"latency_queries": -1}, "--latency-queries: must not be negative, got -1"),
+        ({"bootstrap_resamples": -5}, "--bootstrap-resamples: must not be negative, got -5"),
     ],
 )
 def test_out_of_range_values_are_refused(cli, message):

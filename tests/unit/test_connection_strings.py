@@ -3,7 +3,7 @@
 import pytest
 import sqlalchemy as sa
 
-from benchmarks.config import redact_url
+from benchmarks.services.redaction import redact_url
 from benchmarks.errors import BenchError
 from benchmarks.services.database import _driver_url
 

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.config import REDACTED, Settings, load_settings
+from benchmarks.config import Settings, load_settings
+from benchmarks.services.redaction import REDACTED, redacted
 from benchmarks.errors import BenchError, InputError
 from benchmarks.logs import LogEntry
 from benchmarks.services.dataset_files import resolve
@@ -121,7 +122,7 @@ def test_other_suffixes_and_empty_files_are_refused(tmp_path):
 def test_logs_settings_mask_the_url_and_take_only_a_plain_table_name():
     settings, _ = load_settings(environ={"BENCH_LOGS_DATABASE_URL": "postgresql://reader:pw9@prod/rag",
                                          "BENCH_LOGS_TABLE": "qa_log"})
-    assert settings.redacted()["logs_database_url"] == f"postgresql://reader:{REDACTED}@prod/rag"
+    assert redacted(settings)["logs_database_url"] == f"postgresql://reader:{REDACTED}@prod/rag"
     assert settings.logs_table == "qa_log"
     with pytest.raises(BenchError, match="environment variable BENCH_LOGS_TABLE: must be a plain identifier"):
         load_settings(environ={"BENCH_LOGS_TABLE": "qa; DROP TABLE x"})

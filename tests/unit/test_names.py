@@ -10,9 +10,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks import config
-from benchmarks.config import OTHER_VARIABLES, SETTING_FIELDS, env_names, load_settings
+from benchmarks.config import OTHER_VARIABLES, SETTING_FIELDS, Origins, env_names, load_settings
 from benchmarks.errors import BenchError, SettingError, by_closeness, closest
-from benchmarks.runner import settings_named
 
 ROOT = Path(__file__).resolve().parents[2]
 METRICS = ["faithfulness", "context_precision", "context_recall", "semantic_similarity"]
@@ -27,24 +26,30 @@ def test_the_closest_names_are_those_alike_enough_closest_first():
     assert by_closeness("semantic", METRICS)[0] == "semantic_similarity"
 
 
-def refused_as(sources, typed, error):
-    with pytest.raises(BenchError) as raised, settings_named(sources, typed):
+def refused_as(origins, error):
+    with pytest.raises(BenchError) as raised, origins.naming():
         raise error
     return str(raised.value)
 
 
-def test_a_refused_setting_is_named_as_the_user_gave_it():
+def test_a_refused_setting_is_named_as_the_user_gave_it(tmp_path):
     unknown = SettingError("metrics", "unknown metric 'x'")
     assert str(unknown) == "metrics: unknown metric 'x'"  # raised where nobody knows more
-    assert refused_as({"metrics": "cli"}, {"metrics": "--metrics"}, unknown) == "--metrics: unknown metric 'x'"
-    assert refused_as({"metrics": "api"}, {"metrics": "metrics=['x']"}, unknown) == "metrics=['x']: unknown metric 'x'"
-    assert refused_as({"metrics": "env"}, {}, unknown) == "environment variable BENCH_METRICS: unknown metric 'x'"
-    assert refused_as({"metrics": "bench.toml"}, {}, unknown) == "bench.toml key metrics: unknown metric 'x'"
-    assert refused_as({}, {}, BenchError("not about a setting")) == "not about a setting"
+    typed = load_settings({"metrics": "x"}, environ={}, flags={"metrics": "--metrics"})[1]
+    assert refused_as(typed, unknown) == "--metrics: unknown metric 'x'"
+    argument = load_settings({"metrics": ("x",)}, environ={}, flags={"metrics": "metrics=['x']"}, given_by="api")[1]
+    assert refused_as(argument, unknown) == "metrics=['x']: unknown metric 'x'"
+    variable = load_settings(environ={"BENCH_METRICS": "x"})[1]
+    assert refused_as(variable, unknown) == "environment variable BENCH_METRICS: unknown metric 'x'"
+    (tmp_path / "bench.toml").write_text('metrics = ["x"]\n', encoding="utf-8")
+    in_file = load_settings(config_file=tmp_path / "bench.toml", environ={})[1]
+    assert refused_as(in_file, unknown) == f"{tmp_path / 'bench.toml'}: key 'metrics': unknown metric 'x'"
+    assert refused_as(Origins(), unknown) == "setting metrics (default): unknown metric 'x'"
+    assert refused_as(Origins(), BenchError("not about a setting")) == "not about a setting"
 
 
 def test_a_value_is_named_as_an_option_on_the_command_line_and_as_written_in_python():
-    with pytest.raises(BenchError, match=r"^option --judge: expected one of llm, offline, got 'ofline'$"):
+    with pytest.raises(BenchError, match=r"^--judge: expected one of llm, offline, got 'ofline'$"):
         load_settings({"judge_backend": "ofline"}, environ={}, flags={"judge_backend": "--judge"})
     with pytest.raises(BenchError, match=r"^judge='ofline': expected one of llm, offline, got 'ofline'$"):
         load_settings({"judge_backend": "ofline"}, environ={}, flags={"judge_backend": "judge='ofline'"},
@@ -60,7 +65,7 @@ def warning(variable: str, hint: str) -> str:
 @pytest.fixture
 def unwarned(monkeypatch):
     """A process that has warned about no variable yet."""
-    monkeypatch.setattr(config, "_warned_variables", set())
+    monkeypatch.setattr(config.loading, "_warned_variables", set())
 
 
 def test_an_unknown_bench_variable_is_one_warning_naming_the_closest_settings_variable(unwarned, capsys):

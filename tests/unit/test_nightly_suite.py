@@ -66,8 +66,21 @@ def test_suite_errors_name_the_file_and_the_run(tmp_path, text, message):
 def test_bad_values_fail_the_whole_suite_before_anything_runs(tmp_path):
     path = _write(tmp_path, '[[run]]\ntier = "tier1"\ndataset = "s"\n[[run]]\ntier = "tier2"\ndataset = "s"\n'
                             'generator = "magic"\n')
-    with pytest.raises(BenchError, match=r"run #2 \(tier2 on s\): .*expected one of openai"):
+    with pytest.raises(BenchError) as refused:
         resolve_settings(load_suite(path), {}, environ={})
+    # named as the suite's key, where the user wrote it, once (not as a flag nobody typed)
+    assert str(refused.value).startswith(f"{path}: run #2 (tier2 on s): key 'generator': expected one of openai")
+    assert str(refused.value).count(str(path)) == 1
+
+
+def test_a_suite_value_is_named_by_its_file_and_key_long_after_loading(tmp_path):
+    path = _write(tmp_path, 'seed = 3\n[[run]]\ntier = "tier1"\ndataset = "s"\ntop_k = 12\n')
+    (_, origins), = resolve_settings(load_suite(path), {"data_dir": tmp_path / "d"}, environ={})
+    assert origins.named("seed") == f"{path}: top level: key 'seed'"
+    assert origins.named("top_k") == f"{path}: run #1 (tier1 on s): key 'top_k'"
+    assert origins.named("data_dir") == "--data-dir"
+    assert (origins["seed"], origins["top_k"], origins["data_dir"], origins["index"]) == (
+        "suite", "suite", "cli", "default")
 
 
 def test_missing_suite_file(tmp_path):

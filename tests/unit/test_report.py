@@ -20,6 +20,7 @@ from benchmarks.services import provenance
 from benchmarks.services.reports import new_run_id, point_latest, run_directory, write_run
 from benchmarks.tiers import DATASET as DATASET_INPUT
 from benchmarks.tiers.base import Metric, Tier, TierResult
+from benchmarks.services.redaction import redacted
 
 PASSWORD = "s3cret-pw"
 API_KEY = "sk-test-0123456789"
@@ -74,7 +75,7 @@ def settings(tmp_path):
 @pytest.fixture
 def built(settings):
     sources = {"top_k": "cli", "seed": "default", "index": "bench.toml"}
-    return report.build(TIER, tier_result(), DATASET, settings.redacted(), sources, {"started": "2024-01-02T03:04:05Z"},
+    return report.build(TIER, tier_result(), DATASET, redacted(settings), sources, {"started": "2024-01-02T03:04:05Z"},
                         environment=ENVIRONMENT)
 
 
@@ -175,7 +176,7 @@ def test_build_keeps_local_paths_in_volatile_only(built, settings, tmp_path):
 
 
 def test_build_keeps_local_setting_sources_out_of_the_stable_block(settings):
-    built = report.build(TIER, tier_result(), DATASET, settings.redacted(), {"data_dir": "env", "top_k": "cli"}, {},
+    built = report.build(TIER, tier_result(), DATASET, redacted(settings), {"data_dir": "env", "top_k": "cli"}, {},
                          environment=ENVIRONMENT)
     assert built["settings_sources"] == {"top_k": "cli"}
 
@@ -194,7 +195,7 @@ def test_build_lists_only_non_default_sources(built):
 
 def test_build_is_deterministic(settings):
     def once():
-        return report.dumps(report.build(TIER, tier_result(), DATASET, settings.redacted(), {"top_k": "cli"}, {},
+        return report.dumps(report.build(TIER, tier_result(), DATASET, redacted(settings), {"top_k": "cli"}, {},
                                                  environment=ENVIRONMENT))
 
     assert once() == once()
@@ -204,7 +205,7 @@ def test_build_refuses_a_nan_metric(settings):
     result = tier_result()
     result.metrics["ndcg@10"] = Metric(math.nan, 3)
     with pytest.raises(ValueError):
-        report.build(TIER, result, DATASET, settings.redacted(), {}, {}, environment=ENVIRONMENT)
+        report.build(TIER, result, DATASET, redacted(settings), {}, {}, environment=ENVIRONMENT)
 
 
 # --- files on disk --------------------------------------------------------------------------------

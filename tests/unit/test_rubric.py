@@ -20,6 +20,7 @@ from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
 from benchmarks.services.llm import Completion
+from benchmarks.services.redaction import redacted
 
 WHERE = "bench.toml: key 'rubrics'"
 POLITE = {"criteria": {"en": "Is the response polite?", "ru": "Вежлив ли ответ?"}, "scale": "binary",
@@ -94,7 +95,7 @@ def test_bench_toml_declares_a_rubric_at_the_end_of_the_file(tmp_path):
                                 "grounded": {"criteria": {"en": "Does the response stay within the contexts?"},
                                              "scale": "1-5", "needs": ["user_input", "response"]}}
     assert sources["rubrics"] == "bench.toml"
-    assert settings.redacted()["rubrics"] == settings.rubrics  # shown in reports as declared
+    assert redacted(settings)["rubrics"] == settings.rubrics  # shown in reports as declared
     assert [r.name for r in rubrics_of(settings.rubrics)] == ["politeness", "grounded"]
 
 

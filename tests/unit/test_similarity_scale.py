@@ -226,15 +226,15 @@ def test_offline_semantic_similarity_is_calibrated():
 
 @pytest.mark.parametrize(("cli", "message"), [
     ({"cache_threshold": -0.1},
-     "option --cache-threshold: must be a calibrated similarity, between 0 and 1, got -0.1"),
+     "--cache-threshold: must be a calibrated similarity, between 0 and 1, got -0.1"),
     ({"cache_threshold": 1.5},
-     "option --cache-threshold: must be a calibrated similarity, between 0 and 1, got 1.5"),
+     "--cache-threshold: must be a calibrated similarity, between 0 and 1, got 1.5"),
     ({"similarity_threshold": -0.2},
-     "option --similarity-threshold: must be a calibrated similarity, between 0 and 1, got -0.2"),
+     "--similarity-threshold: must be a calibrated similarity, between 0 and 1, got -0.2"),
     ({"similarity_baseline": 1.0},
-     "option --similarity-baseline: must be a cosine, from -1 up to (not including) 1, got 1.0"),
+     "--similarity-baseline: must be a cosine, from -1 up to (not including) 1, got 1.0"),
     ({"similarity_baseline": -1.5},
-     "option --similarity-baseline: must be a cosine, from -1 up to (not including) 1, got -1.5"),
+     "--similarity-baseline: must be a cosine, from -1 up to (not including) 1, got -1.5"),
 ])
 def test_thresholds_are_calibrated_similarities_and_the_baseline_a_cosine(cli, message, tmp_path,
                                                                           monkeypatch):

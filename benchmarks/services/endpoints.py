@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-from benchmarks.config import redact_url
 from benchmarks.errors import BenchError
+from benchmarks.services.redaction import redact_url
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 # what a /models entry says about the weights behind its name; never `created`, which vLLM and llama.cpp set

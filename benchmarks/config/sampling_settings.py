@@ -1,0 +1,19 @@
+"""What every tier's numbers rest on: the seed, a sample of the input, the bootstrap."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from benchmarks.config.declare import AT_LEAST_1, NOT_NEGATIVE, setting
+
+
+@dataclass(frozen=True)
+class SamplingSettings:
+    seed: int = setting(0, "Seed for every sample and bootstrap, so reruns give identical numbers.")
+    limit: int | None = setting(
+        None, "Run on a seeded sample of this many items (questions, samples, pairs) instead of all; the report "
+        "states it. Try a few items against a new judge before paying for all of them.", AT_LEAST_1
+    )
+    bootstrap_resamples: int = setting(
+        1000, "Bootstrap resamples for the 95% confidence intervals.", NOT_NEGATIVE
+    )
