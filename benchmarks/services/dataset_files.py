@@ -1,9 +1,10 @@
 """Load and validate datasets: the shipped synthetic sets, bench's JSONL format, BEIR directories.
 
 Every problem is reported with file, line and field, because the user's next step is to open
-that file at that line. Judgments that point at unknown documents do not stop a run (public
-qrels often reference documents missing from a trimmed corpus); they are dropped, counted and
-shown in the report.
+that file at that line: each file's record is declared once, as a pydantic model below, and
+`input_records.validate` locates its first problem. Judgments that point at unknown documents do not
+stop a run (public qrels often reference documents missing from a trimmed corpus); they are dropped,
+counted and shown in the report.
 """
 
 from __future__ import annotations
@@ -128,6 +129,7 @@ class BeirDocument(BaseModel):
 
 
 def _as_text(value: Any) -> str:
+    """A language left out, null or empty is none declared: the texts then say."""
     return str(value or "")
 
 
@@ -135,7 +137,7 @@ class Manifest(BaseModel):
     """manifest.json: the dataset's version and language, and its files' sha256, which tell an edited file from a
     regenerated one."""
 
-    version: Annotated[str, BeforeValidator(str)] = ""
+    version: Annotated[str, BeforeValidator(str)] = ""  # any JSON value, as its text (2024.1 is often a number)
     language: Annotated[str, BeforeValidator(_as_text)] = ""
     files: Annotated[dict[str, Any], worded("expected an object of file name -> sha256")] = Field(default_factory=dict)
 

@@ -82,6 +82,7 @@ def _whole(low: int, high: int | None) -> BeforeValidator:
 
 
 def _timestamp(value: Any) -> datetime:
+    """ISO-8601, the offset optional (`_utc`): what both a database export and a spreadsheet write."""
     moment = None
     if isinstance(value, str):
         with contextlib.suppress(ValueError):
@@ -92,23 +93,23 @@ def _timestamp(value: Any) -> datetime:
     return _utc(moment)
 
 
-def _column(names: tuple[str, ...]) -> Any:
-    """The field under each name a file may give it (the error names the one the file used)."""
-    return Field(validation_alias=AliasChoices(*names))
+def _column(field: str) -> Any:
+    """The field under each name a file may give it (ALIASES; the error names the one the file used)."""
+    return Field(validation_alias=AliasChoices(*next(names for names in ALIASES if names[0] == field)))
 
 
 class LogRecord(BaseModel):
     """A logged turn as a file (JSONL line or CSV row) gives it; a column left out, null or an empty cell is not
     given, and any other column is ignored."""
 
-    id: Annotated[NumberedId | None, _column(ALIASES[0])] = None  # None: the loader numbers the entry
-    question: Annotated[Text, _column(ALIASES[1])]
-    answer: Annotated[OptionalText, _column(ALIASES[2])] = None
-    confluence_url: Annotated[OptionalText, _column(ALIASES[3])] = None
-    score: Annotated[int | None, _whole(1, 5), _column(ALIASES[4])] = None
-    session_id: Annotated[NumberedText | None, _column(ALIASES[5])] = None
-    turn_order: Annotated[int | None, _whole(0, None), _column(ALIASES[6])] = None
-    created_at: Annotated[datetime | None, BeforeValidator(_timestamp), _column(ALIASES[7])] = None
+    id: Annotated[NumberedId | None, _column("id")] = None  # None: the loader numbers the entry
+    question: Annotated[Text, _column("question")]
+    answer: Annotated[OptionalText, _column("answer")] = None
+    confluence_url: Annotated[OptionalText, _column("confluence_url")] = None
+    score: Annotated[int | None, _whole(1, 5), _column("score")] = None
+    session_id: Annotated[NumberedText | None, _column("session_id")] = None
+    turn_order: Annotated[int | None, _whole(0, None), _column("turn_order")] = None
+    created_at: Annotated[datetime | None, BeforeValidator(_timestamp), _column("created_at")] = None
 
     @model_validator(mode="before")
     @classmethod

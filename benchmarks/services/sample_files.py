@@ -88,6 +88,7 @@ def _column(field: str) -> Any:
 
 
 def _context_list(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """A list of strings, its first bad item named; a bare string, the likeliest slip, is told how to fix."""
     if isinstance(value, str):
         raise PydanticCustomError("contexts", "expected a list of strings, got a single string (wrap it in [...])")
     if not isinstance(value, list):

@@ -87,6 +87,7 @@ def _truth(value: Any) -> Any:
 
 
 def _verdict(value: Any) -> Any:
+    """a, b or tie, read whatever the case and spacing (people type "A" or "Tie")."""
     word = value.strip().lower() if isinstance(value, str) else None
     if word not in ("a", "b", "tie"):
         raise PydanticCustomError("better", f"expected a, b or tie, got {value!r}")
@@ -133,7 +134,7 @@ class RatedRecord(BaseModel):
 def _needing(needs: tuple[str, ...]) -> type[RatedRecord]:
     """The rated record whose texts in `needs` must say something."""
     return create_model("RatedRecordNeeding", __base__=RatedRecord,
-                        **{name: (Text, ...) for name in needs})  # type: ignore[call-overload]
+                        **{name: (Text, ...) for name in needs})
 
 
 class PairRecord(BaseModel):
