@@ -1,9 +1,10 @@
 """Load and validate datasets: the shipped synthetic sets, bench's JSONL format, BEIR directories.
 
 Every problem is reported with file, line and field, because the user's next step is to open
-that file at that line. Judgments that point at unknown documents do not stop a run (public
-qrels often reference documents missing from a trimmed corpus); they are dropped, counted and
-shown in the report.
+that file at that line: each file's record is declared once, as a pydantic model below, and
+`input_records.validate` locates its first problem. Judgments that point at unknown documents do not
+stop a run (public qrels often reference documents missing from a trimmed corpus); they are dropped,
+counted and shown in the report.
 """
 
 from __future__ import annotations
@@ -11,19 +12,140 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import math
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Container, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, Field, StrictInt, StrictStr, model_validator
+from pydantic_core import PydanticCustomError
 
 from benchmarks.dataset import Chunk, Dataset, Question
 from benchmarks.errors import BenchError, InputError
 from benchmarks.inputs import Warning
 from benchmarks.metrics.language import contradicts, detect_language
+from benchmarks.services.input_records import (
+    FIELD,
+    Id,
+    NumberedId,
+    OptionalText,
+    Text,
+    entries_worded,
+    validate,
+    worded,
+)
 from benchmarks.services.shipped import shipped_dir
 
 SHIPPED = ("synthetic", "synthetic-ru")
+
+
+def _list_as_grades(value: Any) -> Any:
+    """["c1", "c2"] is the binary form of {"c1": 1, "c2": 1}; a list of anything else is refused as the
+    object it is not (a list of lists would not even make dictionary keys)."""
+    if isinstance(value, list) and all(isinstance(doc, str) for doc in value):
+        return dict.fromkeys(value, 1)
+    return value
+
+
+def _grade_problem(doc: Any, grade: Any) -> str:
+    return f"grade of '{doc}' must be a whole number >= 0, got {grade!r}"
+
+
+# relevance judgments: {"chunk": grade} for graded ones, ["chunk", ...] for binary ones
+Grades = Annotated[dict[StrictStr, Annotated[StrictInt, Field(ge=0)]],
+                   entries_worded(_grade_problem, "expected an object of chunk id -> grade, or a list of chunk ids"),
+                   BeforeValidator(_list_as_grades)]
+
+
+class ChunkRecord(BaseModel):
+    """A line of a bench-format corpus.jsonl."""
+
+    id: Id
+    text: Text
+    title: OptionalText = None
+    url: OptionalText = None
+    topic: OptionalText = None
+
+    def to_chunk(self) -> Chunk:
+        return Chunk(id=self.id, text=self.text, title=self.title or "", url=self.url or "", topic=self.topic or "")
+
+
+class QuestionRecord(BaseModel):
+    """A line of questions.jsonl: the chunks (graded) and pages that answer it, and for --generator precomputed
+    the logged answer (`response`) or several, one per repeat (`responses`)."""
+
+    id: Id
+    relevant: Grades = Field(default_factory=dict)
+    reference_answer: Annotated[StrictStr | None, worded("expected a string or null", null=True)] = None
+    question: Text
+    relevant_urls: Annotated[tuple[Annotated[StrictStr, Field(min_length=1)], ...],
+                             worded("expected a list of non-empty strings")] = ()
+    topic: OptionalText = None
+    variant: OptionalText = None
+    response: Annotated[StrictStr | None, worded("expected a string")] = None
+    responses: Annotated[tuple[StrictStr, ...], worded("expected a list of strings")] = ()
+
+    @model_validator(mode="after")
+    def _judged_and_answered_once(self) -> QuestionRecord:
+        """A question no chunk answers says so with {}, so a forgotten `relevant` is not read as one."""
+        given = self.model_fields_set
+        if "relevant" not in given and "relevant_urls" not in given:
+            raise PydanticCustomError("missing", "missing (give {} for a question nothing answers)",
+                                      {FIELD: "relevant"})
+        if "response" in given and "responses" in given:
+            raise PydanticCustomError("ambiguous", "give either response or responses, not both",
+                                      {FIELD: "responses"})
+        return self
+
+    def to_question(self, known: Container[str]) -> Question:
+        """The question, judging only the chunks the corpus has (`known`)."""
+        return Question(
+            id=self.id,
+            text=self.question,
+            relevant={doc: grade for doc, grade in self.relevant.items() if doc in known},
+            relevant_urls=self.relevant_urls,
+            reference_answer=self.reference_answer,
+            topic=self.topic or "",
+            variant=self.variant or "",
+            responses=self.responses if self.response is None else (self.response,),
+        )
+
+
+class BeirQuery(BaseModel):
+    """A line of a BEIR queries.jsonl."""
+
+    id: NumberedId = Field(alias="_id")
+    text: Text
+    url: OptionalText = None  # never read, but refused as a document's would be
+
+
+class BeirDocument(BaseModel):
+    """A line of a BEIR corpus.jsonl."""
+
+    id: NumberedId = Field(alias="_id")
+    text: Text
+    title: OptionalText = None
+    url: OptionalText = None
+
+    def to_chunk(self) -> Chunk:
+        return Chunk(id=self.id, text=self.text, title=self.title or "", url=self.url or "")
+
+
+def _as_text(value: Any) -> str:
+    """A language left out, null or empty is none declared: the texts then say."""
+    return str(value or "")
+
+
+class Manifest(BaseModel):
+    """manifest.json: the dataset's version and language, and its files' sha256, which tell an edited file from a
+    regenerated one."""
+
+    version: Annotated[str, BeforeValidator(str)] = ""  # any JSON value, as its text (2024.1 is often a number)
+    language: Annotated[str, BeforeValidator(_as_text)] = ""
+    files: Annotated[dict[str, Any], worded("expected an object of file name -> sha256")] = Field(default_factory=dict)
+
+
+BeirRecord = TypeVar("BeirRecord", BeirQuery, BeirDocument)
 
 
 def load_input(spec: str, settings: object) -> Dataset:
@@ -110,41 +232,11 @@ def _likely_encoding(raw: bytes, path: Path) -> str:
             f"{path.stem}-utf8{path.suffix}")
 
 
-def _string(record: dict[str, Any], key: str, path: Path, line: int, *, required: bool) -> str:
-    if key not in record or record[key] is None:
-        if required:
-            raise InputError(path, "missing", line=line, field=key)
-        return ""
-    value = record[key]
-    if not isinstance(value, str):
-        raise InputError(path, f"expected a string, got {type(value).__name__}", line=line, field=key)
-    if required and not value.strip():
-        raise InputError(path, "empty", line=line, field=key)
-    return value
-
-
 def _unique(seen: dict[str, int], key: str, path: Path, line: int, field: str) -> None:
-    """Ids must be unique and free of whitespace (they become columns of TREC run files)."""
-    if any(ch.isspace() for ch in key):
-        raise InputError(path, f"id '{key}' contains whitespace", line=line, field=field)
+    """An id may stand for one record of its file only (the record's model checks its form)."""
     if key in seen:
         raise InputError(path, f"duplicate id '{key}' (first on line {seen[key]})", line=line, field=field)
     seen[key] = line
-
-
-def read_labels(value: Any, path: Path, line: int, key: str) -> tuple[tuple[str, float], ...]:
-    """People's verdicts, by metric: an object such as {"faithfulness": 0}, each a finite number on the
-    metric's scale (0/1 for a binary verdict). One reader for every input that takes labels (evaluate's samples,
-    the judge's rated items), so a label means, and fails, the same everywhere."""
-    if value is None:
-        return ()
-    if not isinstance(value, dict):
-        raise InputError(path, f'expected an object of metric names to numbers such as {{"faithfulness": 1}}, got '
-                         f"{type(value).__name__}", line=line, field=key)
-    for metric, label in value.items():
-        if isinstance(label, bool) or not isinstance(label, (int, float)) or not math.isfinite(label):
-            raise InputError(path, f"label of {metric!r} must be a number, got {label!r}", line=line, field=key)
-    return tuple(sorted((str(metric), float(label)) for metric, label in value.items()))
 
 
 def _unknown_docs_warning(unknown: list[tuple[str, str]]) -> tuple[Warning, ...]:
@@ -168,11 +260,11 @@ def _load_bench(root: Path, name: str) -> Dataset:
     known = {c.id for c in chunks}
     questions, unknown = _bench_questions(questions_path, known, data[questions_path])
     manifest = _manifest(root)
-    language, mismatch = _language(str(manifest.get("language") or ""), chunks, questions)
+    language, mismatch = _language(manifest.language, chunks, questions)
     warnings = _unknown_docs_warning(unknown) + _manifest_warnings(root, manifest, data) + mismatch
     return Dataset(
         name=name,
-        version=str(manifest.get("version", "")),
+        version=manifest.version,
         language=language,
         format="bench",
         content_sha256=content_hash(data, root),
@@ -186,110 +278,45 @@ def _bench_chunks(path: Path, data: bytes) -> list[Chunk]:
     seen: dict[str, int] = {}
     chunks = []
     for line, record in _read_jsonl(path, data):
-        chunk_id = _string(record, "id", path, line, required=True)
-        _unique(seen, chunk_id, path, line, "id")
-        chunks.append(
-            Chunk(
-                id=chunk_id,
-                text=_string(record, "text", path, line, required=True),
-                title=_string(record, "title", path, line, required=False),
-                url=_string(record, "url", path, line, required=False),
-                topic=_string(record, "topic", path, line, required=False),
-            )
-        )
+        chunk = validate(ChunkRecord, record, path, line).to_chunk()
+        _unique(seen, chunk.id, path, line, "id")
+        chunks.append(chunk)
     if not chunks:
         raise InputError(path, "no documents")
     return chunks
 
 
 def _bench_questions(path: Path, known: set[str], data: bytes) -> tuple[list[Question], list[tuple[str, str]]]:
+    """The questions, judgments of chunks the corpus lacks taken out (and listed, for the warning)."""
     seen: dict[str, int] = {}
     questions, unknown = [], []
     for line, record in _read_jsonl(path, data):
-        qid = _string(record, "id", path, line, required=True)
-        _unique(seen, qid, path, line, "id")
-        if "relevant" not in record and "relevant_urls" not in record:
-            raise InputError(path, "missing (give {} for a question nothing answers)", line=line, field="relevant")
-        relevant = _grades(record.get("relevant", {}), path, line)
-        for doc in [d for d in relevant if d not in known]:
-            unknown.append((qid, doc))
-            del relevant[doc]
-        answer = record.get("reference_answer")
-        if answer is not None and not isinstance(answer, str):
-            raise InputError(path, "expected a string or null", line=line, field="reference_answer")
-        questions.append(
-            Question(
-                id=qid,
-                text=_string(record, "question", path, line, required=True),
-                relevant=relevant,
-                relevant_urls=_urls(record.get("relevant_urls", []), path, line),
-                reference_answer=answer,
-                topic=_string(record, "topic", path, line, required=False),
-                variant=_string(record, "variant", path, line, required=False),
-                responses=_responses(record, path, line),
-            )
-        )
+        given = validate(QuestionRecord, record, path, line)
+        _unique(seen, given.id, path, line, "id")
+        unknown += [(given.id, doc) for doc in given.relevant if doc not in known]
+        questions.append(given.to_question(known))
     if not questions:
         raise InputError(path, "no questions")
     return questions, unknown
 
 
-def _responses(record: dict[str, Any], path: Path, line: int) -> tuple[str, ...]:
-    """A logged answer (`response`) or several, one per repeat (`responses`), for --generator precomputed."""
-    if "response" in record and "responses" in record:
-        raise InputError(path, "give either response or responses, not both", line=line, field="responses")
-    if "response" in record:
-        value = record["response"]
-        if not isinstance(value, str):
-            raise InputError(path, "expected a string", line=line, field="response")
-        return (value,)
-    value = record.get("responses", [])
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise InputError(path, "expected a list of strings", line=line, field="responses")
-    return tuple(value)
-
-
-def _grades(value: Any, path: Path, line: int) -> dict[str, int]:
-    """Accept {"chunk": grade} for graded judgments or ["chunk", ...] for binary ones."""
-    if isinstance(value, list):
-        value = {doc: 1 for doc in value}
-    if not isinstance(value, dict):
-        raise InputError(path, "expected an object of chunk id -> grade, or a list of chunk ids", line=line,
-                         field="relevant")
-    grades = {}
-    for doc, grade in value.items():
-        if not isinstance(doc, str) or isinstance(grade, bool) or not isinstance(grade, int) or grade < 0:
-            raise InputError(path, f"grade of '{doc}' must be a whole number >= 0, got {grade!r}", line=line,
-                             field="relevant")
-        grades[doc] = grade
-    return grades
-
-
-def _urls(value: Any, path: Path, line: int) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(u, str) and u for u in value):
-        raise InputError(path, "expected a list of non-empty strings", line=line, field="relevant_urls")
-    return tuple(value)
-
-
-def _manifest(root: Path) -> dict[str, Any]:
+def _manifest(root: Path) -> Manifest:
     path = root / "manifest.json"
     if not path.is_file():
-        return {}
+        return Manifest()
     try:
         manifest = json.loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as exc:
         raise InputError(path, f"not valid JSON ({exc.msg})", line=exc.lineno) from None
     if not isinstance(manifest, dict):
         raise InputError(path, "expected a JSON object")
-    return manifest
+    return validate(Manifest, manifest, path)
 
 
-def _manifest_warnings(root: Path, manifest: dict[str, Any], data: Mapping[Path, bytes]) -> tuple[Warning, ...]:
+def _manifest_warnings(root: Path, manifest: Manifest, data: Mapping[Path, bytes]) -> tuple[Warning, ...]:
     """A manifest whose hashes no longer match means the files were edited without regeneration (the data
     files are checked on the bytes already read; other listed files are read here)."""
-    files = manifest.get("files", {})
-    if not isinstance(files, dict):
-        raise InputError(root / "manifest.json", "expected an object of file name -> sha256", field="files")
+    files = manifest.files
     stale = sorted(
         name for name, digest in files.items()
         if (root / name).is_file()
@@ -319,9 +346,8 @@ def _language(declared: str, chunks: Sequence[Chunk], questions: Sequence[Questi
 def _load_beir(root: Path) -> Dataset:
     corpus_path, queries_path, qrels_path = root / "corpus.jsonl", root / "queries.jsonl", root / "qrels" / "test.tsv"
     data = {path: read_file(path) for path in (corpus_path, queries_path, qrels_path)}
-    chunks = _beir_records(corpus_path, data[corpus_path], text_field="text", with_title=True)
-    query_text = {c.id: c.text for c in _beir_records(queries_path, data[queries_path], text_field="text",
-                                                      with_title=False)}
+    chunks = [document.to_chunk() for document in _beir_records(corpus_path, data[corpus_path], BeirDocument)]
+    query_text = {query.id: query.text for query in _beir_records(queries_path, data[queries_path], BeirQuery)}
     judged, unknown = _beir_qrels(qrels_path, data[qrels_path], set(query_text), {c.id for c in chunks})
     questions = tuple(Question(id=qid, text=query_text[qid], relevant=judged[qid]) for qid in sorted(judged))
     if not questions:
@@ -339,24 +365,13 @@ def _load_beir(root: Path) -> Dataset:
     )
 
 
-def _beir_records(path: Path, data: bytes, *, text_field: str, with_title: bool) -> list[Chunk]:
+def _beir_records(path: Path, data: bytes, model: type[BeirRecord]) -> list[BeirRecord]:
     seen: dict[str, int] = {}
     records = []
     for line, record in _read_jsonl(path, data):
-        record_id = record.get("_id")
-        if isinstance(record_id, int) and not isinstance(record_id, bool):
-            record_id = str(record_id)
-            record = {**record, "_id": record_id}
-        record_id = _string(record, "_id", path, line, required=True)
-        _unique(seen, record_id, path, line, "_id")
-        records.append(
-            Chunk(
-                id=record_id,
-                text=_string(record, text_field, path, line, required=True),
-                title=_string(record, "title", path, line, required=False) if with_title else "",
-                url=_string(record, "url", path, line, required=False),
-            )
-        )
+        given = validate(model, record, path, line)
+        _unique(seen, given.id, path, line, "_id")
+        records.append(given)
     if not records:
         raise InputError(path, "no records")
     return records

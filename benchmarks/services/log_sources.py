@@ -21,6 +21,7 @@ later file stay, so daily exports can be imported one after another into one log
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -28,9 +29,11 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import sqlalchemy as sa
+from pydantic import AliasChoices, BaseModel, BeforeValidator, Field, model_validator
+from pydantic_core import PydanticCustomError
 from sqlalchemy.dialects.postgresql import insert
 
 from benchmarks.config import Settings
@@ -44,7 +47,8 @@ from benchmarks.services.database import (
     _first_line,
     connect,
 )
-from benchmarks.services.dataset_files import _read_jsonl, _string, _unique
+from benchmarks.services.dataset_files import _read_jsonl, _unique
+from benchmarks.services.input_records import FIELD, NumberedId, NumberedText, OptionalText, Text, validate
 from benchmarks.services.redaction import redact_url
 from benchmarks.services.sample_files import csv_table
 
@@ -57,6 +61,75 @@ ALIASES = (("id",), ("question",), ("answer",), ("confluence_url", "url"), ("sco
 _STORED = SEED_COLUMNS[1:]  # what an import writes besides the bookkeeping columns
 IMPORT_BATCH = 1000
 _INTEGER = re.compile(r"[+-]?[0-9]+")
+
+
+def _whole(low: int, high: int | None) -> BeforeValidator:
+    """A whole number (JSON number or CSV digits) within bounds."""
+    bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
+
+    def check(value: Any) -> int:
+        number = None
+        if isinstance(value, int) and not isinstance(value, bool):
+            number = value
+        elif isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
+            number = int(value)
+        if number is None:
+            raise PydanticCustomError("whole", f"expected a whole number {bounds}, got {value!r}")
+        if number < low or (high is not None and number > high):
+            raise PydanticCustomError("bounds", f"must be {bounds}, got {number}")
+        return number
+
+    return BeforeValidator(check)
+
+
+def _timestamp(value: Any) -> datetime:
+    """ISO-8601, the offset optional (`_utc`): what both a database export and a spreadsheet write."""
+    moment = None
+    if isinstance(value, str):
+        with contextlib.suppress(ValueError):
+            moment = datetime.fromisoformat(value.strip())
+    if moment is None:
+        raise PydanticCustomError("timestamp", f"expected an ISO-8601 timestamp such as 2025-03-14T09:30:00+00:00, "
+                                  f"got {value!r}")
+    return _utc(moment)
+
+
+def _column(field: str) -> Any:
+    """The field under each name a file may give it (ALIASES; the error names the one the file used)."""
+    return Field(validation_alias=AliasChoices(*next(names for names in ALIASES if names[0] == field)))
+
+
+class LogRecord(BaseModel):
+    """A logged turn as a file (JSONL line or CSV row) gives it; a column left out, null or an empty cell is not
+    given, and any other column is ignored."""
+
+    id: Annotated[NumberedId | None, _column("id")] = None  # None: the loader numbers the entry
+    question: Annotated[Text, _column("question")]
+    answer: Annotated[OptionalText, _column("answer")] = None
+    confluence_url: Annotated[OptionalText, _column("confluence_url")] = None
+    score: Annotated[int | None, _whole(1, 5), _column("score")] = None
+    session_id: Annotated[NumberedText | None, _column("session_id")] = None
+    turn_order: Annotated[int | None, _whole(0, None), _column("turn_order")] = None
+    created_at: Annotated[datetime | None, BeforeValidator(_timestamp), _column("created_at")] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_column_each(cls, record: Any) -> Any:
+        """Two columns given for one field are refused, not ranked, because which one wins would be a rule the
+        user cannot see; null is a column not given."""
+        given = {key: value for key, value in record.items() if value is not None}
+        for names in ALIASES:
+            both = [name for name in names if name in given]
+            if len(both) > 1:
+                raise PydanticCustomError("columns", f"columns '{both[0]}' and '{both[1]}' both give this field; "
+                                          "keep one", {FIELD: names[0]})
+        return given
+
+    def to_entry(self, line: int) -> LogEntry:
+        """The entry; one without an id is numbered by its line, so the id leads back to it."""
+        return LogEntry(id=self.id or f"l{line:05d}", question=self.question, answer=self.answer or None,
+                        url=self.confluence_url or None, score=self.score, session_id=self.session_id or None,
+                        turn=self.turn_order, created_at=self.created_at)
 
 
 @dataclass(frozen=True)
@@ -80,7 +153,7 @@ def parse_log_file(path: Path) -> LogSet:
     seen: dict[str, int] = {}
     entries = []
     for line, record in rows:
-        entry = _entry(record, path, line)
+        entry = validate(LogRecord, record, path, line).to_entry(line)
         _unique(seen, entry.id, path, line, "id")
         entries.append(entry)
     if not entries:
@@ -172,78 +245,6 @@ def _csv_records(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
                          line=header_line)
     for line, row in table:
         yield line, {name: cell for name, cell in zip(names, row, strict=True) if cell != ""}
-
-
-def _entry(record: Mapping[str, Any], path: Path, line: int) -> LogEntry:
-    columns = _columns(record, path, line)
-    values = dict(record)
-    for field in ("id", "session_id"):  # production exports write bigint and uuid keys as numbers too
-        key = columns.get(field, field)
-        if isinstance(values.get(key), int) and not isinstance(values[key], bool):
-            values[key] = str(values[key])
-
-    def text(field: str, *, required: bool = False) -> str:
-        return _string(values, columns.get(field, field), path, line, required=required)
-
-    def whole(field: str, low: int, high: int | None) -> int | None:
-        key = columns.get(field, field)
-        return _whole(values.get(key), path, line, key, low=low, high=high)
-
-    return LogEntry(
-        id=text("id", required=True) if "id" in columns else f"l{line:05d}",
-        question=text("question", required=True),
-        answer=text("answer") or None,
-        url=text("confluence_url") or None,
-        score=whole("score", 1, 5),
-        session_id=text("session_id") or None,
-        turn=whole("turn_order", 0, None),
-        created_at=_timestamp(values.get(columns.get("created_at", "created_at")), path, line,
-                              columns.get("created_at", "created_at")),
-    )
-
-
-def _columns(record: Mapping[str, Any], path: Path, line: int) -> dict[str, str]:
-    """Seed column name -> the column the file gives it in (present and not null); two are refused, not
-    ranked, because which one wins would be a rule the user cannot see."""
-    columns: dict[str, str] = {}
-    for names in ALIASES:
-        given = [name for name in names if record.get(name) is not None]
-        if len(given) > 1:
-            raise InputError(path, f"columns '{given[0]}' and '{given[1]}' both give this field; keep one",
-                             line=line, field=names[0])
-        if given:
-            columns[names[0]] = given[0]
-    return columns
-
-
-def _whole(value: Any, path: Path, line: int, field: str, *, low: int, high: int | None) -> int | None:
-    """A whole number (JSON number or CSV digits) within bounds; None when not given."""
-    if value is None:
-        return None
-    number = None
-    if isinstance(value, int) and not isinstance(value, bool):
-        number = value
-    elif isinstance(value, str) and _INTEGER.fullmatch(value.strip()):
-        number = int(value)
-    bounds = f"from {low} to {high}" if high is not None else f"of at least {low}"
-    if number is None:
-        raise InputError(path, f"expected a whole number {bounds}, got {value!r}", line=line, field=field)
-    if number < low or (high is not None and number > high):
-        raise InputError(path, f"must be {bounds}, got {number}", line=line, field=field)
-    return number
-
-
-def _timestamp(value: Any, path: Path, line: int, field: str) -> datetime | None:
-    if value is None:
-        return None
-    try:
-        if not isinstance(value, str):
-            raise ValueError
-        moment = datetime.fromisoformat(value.strip())
-    except ValueError:
-        raise InputError(path, f"expected an ISO-8601 timestamp such as 2025-03-14T09:30:00+00:00, got {value!r}",
-                         line=line, field=field) from None
-    return _utc(moment)
 
 
 def _utc(moment: datetime) -> datetime:

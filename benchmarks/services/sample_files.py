@@ -29,11 +29,25 @@ import io
 import json
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Annotated, Any
+
+from pydantic import (
+    AliasChoices,
+    BaseModel,
+    BeforeValidator,
+    Field,
+    StrictStr,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    WrapValidator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from benchmarks.errors import BenchError, InputError
 from benchmarks.samples import Sample, SampleSet
-from benchmarks.services.dataset_files import _decode, _read_jsonl, _string, _unique, read_file, read_labels
+from benchmarks.services.dataset_files import _decode, _read_jsonl, _unique, read_file
+from benchmarks.services.input_records import FIELD, Id, Labels, refused, sorted_labels, validate
 
 COLUMNS = {
     "id": "id",
@@ -51,6 +65,100 @@ COLUMNS = {
 EXTENSIONS = (".jsonl", ".csv")
 SEPARATOR_NAMES = {",": "commas", ";": "semicolons", "\t": "tabs"}
 DELIMITERS = tuple(SEPARATOR_NAMES)
+
+
+def _columns(keys: Iterable[str]) -> dict[str, str]:
+    """Map each field to the one column that gives it; unknown columns are skipped."""
+    chosen: dict[str, str] = {}
+    for key in keys:
+        field = COLUMNS.get(key)
+        if field is None:
+            continue
+        if field in chosen:
+            both = f"column '{key}' appears twice" if chosen[field] == key else (
+                f"columns '{chosen[field]}' and '{key}' both give this field")
+            raise PydanticCustomError("columns", f"{both}; keep one", {FIELD: field})
+        chosen[field] = key
+    return chosen
+
+
+def _column(field: str) -> Any:
+    """The field under each of its column names (the error names the one the file used)."""
+    return Field(validation_alias=AliasChoices(*(key for key, name in COLUMNS.items() if name == field)))
+
+
+def _context_list(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
+    """A list of strings, its first bad item named; a bare string, the likeliest slip, is told how to fix."""
+    if isinstance(value, str):
+        raise PydanticCustomError("contexts", "expected a list of strings, got a single string (wrap it in [...])")
+    if not isinstance(value, list):
+        raise PydanticCustomError("contexts", f"expected a list of strings, got {type(value).__name__}")
+    try:
+        return handler(value)
+    except ValidationError as exc:
+        index = int(exc.errors(include_url=False)[0]["loc"][0])
+        raise PydanticCustomError("contexts", f"expected a list of strings, item {index + 1} is "
+                                  f"{type(value[index]).__name__}") from None
+
+
+def _context_cell(cell: Any) -> Any:
+    """A cell starting with '[' is a list: JSON, or the Python list repr RAGAS's to_csv actually writes."""
+    if not cell.startswith("["):
+        return (cell,)
+    try:
+        value = json.loads(cell)
+    except json.JSONDecodeError:
+        try:
+            value = ast.literal_eval(cell)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            value = None
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise PydanticCustomError("contexts", "starts with '[' but is not a list of strings such as "
+                                  "[\"first\", \"second\"] (write a single context that begins with '[' as a "
+                                  "one-item list)")
+    return value
+
+
+def _json_cell(cell: Any) -> Any:
+    """A CSV cell holding labels holds them as JSON."""
+    try:
+        return json.loads(cell)
+    except json.JSONDecodeError:
+        raise PydanticCustomError("labels", f'expected a JSON object such as {{"faithfulness": 1}}, got '
+                                  f"{cell[:40]!r}") from None
+
+
+class SampleRecord(BaseModel):
+    """A sample as a JSONL line gives it; a field left out or null is not given (None)."""
+
+    id: Annotated[Id | None, _column("id")] = None  # None: the loader numbers the sample
+    user_input: Annotated[StrictStr | None, _column("user_input")] = None
+    retrieved_contexts: Annotated[tuple[StrictStr, ...] | None, WrapValidator(_context_list),
+                                  _column("retrieved_contexts")] = None
+    response: Annotated[StrictStr | None, _column("response")] = None
+    reference: Annotated[StrictStr | None, _column("reference")] = None
+    labels: Annotated[Labels | None, _column("labels")] = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_column_each(cls, record: Any) -> Any:
+        """Two columns giving one field are refused, even when one is null: which one wins would be a rule the
+        user cannot see. Null is a field not given."""
+        _columns(record)
+        return {key: value for key, value in record.items() if value is not None}
+
+    def to_sample(self, default_id: str) -> Sample:
+        return Sample(id=self.id or default_id, user_input=self.user_input, retrieved_contexts=self.retrieved_contexts,
+                      response=self.response, reference=self.reference, labels=sorted_labels(self.labels))
+
+
+class SampleRow(SampleRecord):
+    """A sample as a CSV row gives it: every cell is text (an empty one is not given), so a list of contexts
+    and the labels are written in their cell."""
+
+    retrieved_contexts: Annotated[tuple[StrictStr, ...] | None, BeforeValidator(_context_cell),
+                                  _column("retrieved_contexts")] = None
+    labels: Annotated[Labels | None, BeforeValidator(_json_cell), _column("labels")] = None
 
 
 def load_input(spec: str, settings: Any) -> SampleSet:
@@ -74,61 +182,14 @@ def load_samples(path: Path, data: bytes | None = None) -> list[Sample]:
     return samples
 
 
-def _columns(keys: Iterable[str], path: Path, line: int) -> dict[str, str]:
-    """Map each field to the one column that gives it; unknown columns are skipped."""
-    chosen: dict[str, str] = {}
-    for key in keys:
-        field = COLUMNS.get(key)
-        if field is None:
-            continue
-        if field in chosen:
-            both = f"column '{key}' appears twice" if chosen[field] == key else (
-                f"columns '{chosen[field]}' and '{key}' both give this field")
-            raise InputError(path, f"{both}; keep one", line=line, field=field)
-        chosen[field] = key
-    return chosen
-
-
 def _load_jsonl(path: Path, data: bytes) -> list[Sample]:
     seen: dict[str, int] = {}
     samples = []
     for line, record in _read_jsonl(path, data):
-        columns = _columns(record, path, line)
-        values: dict[str, Any] = {}
-        for field, key in columns.items():
-            if field == "retrieved_contexts":
-                values[field] = _context_list(record[key], path, line, key)
-            elif field == "labels":
-                values[field] = read_labels(record[key], path, line, key)
-            elif record[key] is not None:
-                values[field] = _string(record, key, path, line, required=field == "id")
-        sample_id = values.pop("id", f"s{line:05d}")
-        _unique(seen, sample_id, path, line, columns.get("id", "id"))
-        samples.append(Sample(id=sample_id, **values))
+        sample = validate(SampleRecord, record, path, line).to_sample(f"s{line:05d}")
+        _unique(seen, sample.id, path, line, "id")
+        samples.append(sample)
     return samples
-
-
-def _context_list(value: Any, path: Path, line: int, key: str) -> tuple[str, ...] | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        raise InputError(path, "expected a list of strings, got a single string (wrap it in [...])", line=line,
-                         field=key)
-    if not isinstance(value, list):
-        raise InputError(path, f"expected a list of strings, got {type(value).__name__}", line=line, field=key)
-    for number, item in enumerate(value, start=1):
-        if not isinstance(item, str):
-            raise InputError(path, f"expected a list of strings, item {number} is {type(item).__name__}",
-                             line=line, field=key)
-    return tuple(value)
-
-
-def _json_cell(cell: str, path: Path, line: int, key: str) -> Any:
-    try:
-        return json.loads(cell)
-    except json.JSONDecodeError:
-        raise InputError(path, f'expected a JSON object such as {{"faithfulness": 1}}, got {cell[:40]!r}',
-                         line=line, field=key) from None
 
 
 def _load_csv(path: Path, data: bytes) -> list[Sample]:
@@ -137,29 +198,21 @@ def _load_csv(path: Path, data: bytes) -> list[Sample]:
     if first is None:
         return []
     header_line, names = first
-    columns = _columns(names, path, header_line)
+    try:
+        columns = _columns(names)
+    except PydanticCustomError as exc:
+        raise refused(exc, path, header_line) from None
     if not columns:
         raise InputError(path, f"the header row names none of the known columns ({', '.join(COLUMNS)}); its "
                          f"cells, split at {SEPARATOR_NAMES[delimiter(data)]}: {', '.join(names)}", line=header_line)
-    index = {field: names.index(key) for field, key in columns.items()}
+    known = [(position, name) for position, name in enumerate(names) if name in COLUMNS]
     seen: dict[str, int] = {}
     samples = []
     for number, (line, row) in enumerate(table, start=1):
-        values: dict[str, Any] = {}
-        for field, position in index.items():
-            cell = row[position]
-            if not cell:
-                continue
-            if field == "retrieved_contexts":
-                values[field] = _context_cell(cell, path, line, columns[field])
-            elif field == "labels":
-                values[field] = read_labels(_json_cell(cell, path, line, columns[field]), path, line,
-                                            columns[field])
-            else:
-                values[field] = cell
-        sample_id = values.pop("id", f"s{number}")
-        _unique(seen, sample_id, path, line, columns.get("id", "id"))
-        samples.append(Sample(id=sample_id, **values))
+        cells = {name: row[position] for position, name in known if row[position]}
+        sample = validate(SampleRow, cells, path, line).to_sample(f"s{number}")
+        _unique(seen, sample.id, path, line, columns.get("id", "id"))
+        samples.append(sample)
     return samples
 
 
@@ -209,20 +262,3 @@ def _csv_lines(handle: IO[bytes], path: Path) -> Iterator[str]:
     """Decode line by line so a bad byte is reported on its line (`_decode` drops the BOM spreadsheets write)."""
     for number, raw in enumerate(handle, start=1):
         yield _decode(raw, path, number)
-
-
-def _context_cell(cell: str, path: Path, line: int, key: str) -> tuple[str, ...]:
-    """A cell starting with '[' is a list: JSON, or the Python list repr RAGAS's to_csv actually writes."""
-    if not cell.startswith("["):
-        return (cell,)
-    try:
-        value = json.loads(cell)
-    except json.JSONDecodeError:
-        try:
-            value = ast.literal_eval(cell)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
-            value = None
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise InputError(path, "starts with '[' but is not a list of strings such as [\"first\", \"second\"] "
-                         "(write a single context that begins with '[' as a one-item list)", line=line, field=key)
-    return tuple(value)

@@ -11,16 +11,21 @@ lines do, so a user fixes the file in one go.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, TypeVar
+
+from pydantic import BaseModel, BeforeValidator, StrictBool, create_model
+from pydantic_core import PydanticCustomError
 
 from benchmarks.errors import BenchError, InputError
 from benchmarks.inputs import ItemSet
 from benchmarks.metrics.pairwise import Better
-from benchmarks.services.dataset_files import SHIPPED, _read_jsonl, _string, _unique, read_file, read_labels
+from benchmarks.services.dataset_files import SHIPPED, _read_jsonl, _unique, read_file
+from benchmarks.services.input_records import Id, Labels, OptionalText, Text, sorted_labels, validate
 from benchmarks.services.shipped import shipped_dir
 
 FILE_NAME = "judge_pipeline.jsonl"
@@ -71,6 +76,85 @@ class AnswerPair:
     better: Better | None  # the label, when the file has one
 
 
+def _truth(value: Any) -> Any:
+    """true/false, or the words a spreadsheet holds for them (yes/no, да/нет, 1/0)."""
+    if isinstance(value, bool):
+        return value
+    word = str(value).strip().lower() if isinstance(value, (str, int)) else None
+    if word not in _TRUTH:
+        raise PydanticCustomError("truth", f"expected true/false (or yes/no, да/нет), got {value!r}")
+    return _TRUTH[word]
+
+
+def _verdict(value: Any) -> Any:
+    """a, b or tie, read whatever the case and spacing (people type "A" or "Tie")."""
+    word = value.strip().lower() if isinstance(value, str) else None
+    if word not in ("a", "b", "tie"):
+        raise PydanticCustomError("better", f"expected a, b or tie, got {value!r}")
+    return word
+
+
+Truth = Annotated[StrictBool, BeforeValidator(_truth)]
+Verdict = Annotated[Better, BeforeValidator(_verdict)]
+
+
+class ShowRecord(BaseModel):
+    """A line of a judge-pipeline file: an answer, and whether it should be shown."""
+
+    id: Id
+    question: Text
+    context: Text
+    answer: Text
+    ground_truth_show: Truth
+
+    def to_item(self) -> ShowItem:
+        return ShowItem(id=self.id, question=self.question, context=self.context, answer=self.answer,
+                        show=self.ground_truth_show)
+
+
+class RatedRecord(BaseModel):
+    """A line of answers to rate: the texts a rating does not read may be left out (`_needing` requires the
+    ones it does)."""
+
+    id: Id
+    question: OptionalText = None
+    context: OptionalText = None
+    answer: OptionalText = None
+    reference: OptionalText = None
+    ground_truth_show: Truth | None = None
+    labels: Labels | None = None
+
+    def to_item(self) -> RatedItem:
+        return RatedItem(id=self.id, question=self.question or "", context=self.context or "",
+                         answer=self.answer or "", reference=self.reference or "", show=self.ground_truth_show,
+                         labels=sorted_labels(self.labels))
+
+
+@functools.cache
+def _needing(needs: tuple[str, ...]) -> type[RatedRecord]:
+    """The rated record whose texts in `needs` must say something."""
+    return create_model("RatedRecordNeeding", __base__=RatedRecord,
+                        **{name: (Text, ...) for name in needs})
+
+
+class PairRecord(BaseModel):
+    """A line of answer pairs, labelled with the better one when `better` is given."""
+
+    id: Id
+    question: Text
+    context: Text
+    answer_a: Text
+    answer_b: Text
+    better: Verdict | None = None
+
+    def to_pair(self) -> AnswerPair:
+        return AnswerPair(id=self.id, question=self.question, context=self.context, answer_a=self.answer_a,
+                          answer_b=self.answer_b, better=self.better)
+
+
+Record = TypeVar("Record", ShowRecord, RatedRecord, PairRecord)
+
+
 def resolve(spec: str, file_name: str = FILE_NAME) -> Path:
     """A shipped dataset's items, a folder holding `file_name`, or a JSONL file."""
     path = shipped_dir("datasets") / spec / file_name if spec in SHIPPED else Path(spec)
@@ -111,86 +195,42 @@ def _item_set(path: Path, data: bytes, format: str, language: str, items: Sequen
 
 
 def load_show_items(path: Path, data: bytes | None = None) -> list[ShowItem]:
-    return [
-        ShowItem(
-            id=item_id,
-            question=_string(record, "question", path, line, required=True),
-            context=_string(record, "context", path, line, required=True),
-            answer=_string(record, "answer", path, line, required=True),
-            show=_truth(record["ground_truth_show"], path, line),
-        )
-        for line, record, item_id in _records(path, REQUIRED, "the judge-pipeline tier", data)
-    ]
+    return [record.to_item() for record in _records(path, ShowRecord, REQUIRED, "the judge-pipeline tier", data)]
 
 
 def load_rated_items(path: Path, needs: Sequence[str], needed_by: str, data: bytes | None = None) -> list[RatedItem]:
     """Items whose every line has the fields in `needs` (besides `id`); `needed_by` names who reads them."""
-    def text(record: dict[str, Any], name: str, line: int) -> str:
-        return _string(record, name, path, line, required=name in needs)
-
-    return [
-        RatedItem(
-            id=item_id,
-            question=text(record, "question", line),
-            context=text(record, "context", line),
-            answer=text(record, "answer", line),
-            reference=text(record, "reference", line),
-            show=None if record.get("ground_truth_show") is None else _truth(record["ground_truth_show"], path, line),
-            labels=read_labels(record.get("labels"), path, line, "labels"),
-        )
-        for line, record, item_id in _records(path, ("id", *needs), needed_by, data)
-    ]
+    return [record.to_item()
+            for record in _records(path, _needing(tuple(needs)), ("id", *needs), needed_by, data)]
 
 
 def load_pairs(path: Path, data: bytes | None = None) -> list[AnswerPair]:
-    return [
-        AnswerPair(
-            id=item_id,
-            question=_string(record, "question", path, line, required=True),
-            context=_string(record, "context", path, line, required=True),
-            answer_a=_string(record, "answer_a", path, line, required=True),
-            answer_b=_string(record, "answer_b", path, line, required=True),
-            better=None if record.get("better") is None else _better(record["better"], path, line),
-        )
-        for line, record, item_id in _records(path, PAIR_FIELDS, "bench judge --pairwise", data)
-    ]
+    return [record.to_pair() for record in _records(path, PairRecord, PAIR_FIELDS, "bench judge --pairwise", data)]
 
 
-def _records(path: Path, required: Sequence[str], needed_by: str,
-             data: bytes | None = None) -> list[tuple[int, dict[str, Any], str]]:
-    """Every line with its unique id, once no line lacks a required field (else one error for the file)."""
+def _records(path: Path, model: type[Record], required: Sequence[str], needed_by: str,
+             data: bytes | None = None) -> list[Record]:
+    """Every line as its record, with a unique id, once no line lacks a required field (else one error for the
+    file, so the user adds the fields in one go)."""
+    lines = list(_read_jsonl(path, data))
+    _refuse_lacking(path, lines, required, needed_by)
     seen: dict[str, int] = {}
-    rows = []
-    lacking: dict[int, list[str]] = {}
-    for line, record in _read_jsonl(path, data):
-        missing = [name for name in required if record.get(name) is None]
-        if missing:
-            lacking[line] = missing
-            continue
-        item_id = _string(record, "id", path, line, required=True)
-        _unique(seen, item_id, path, line, "id")
-        rows.append((line, record, item_id))
+    records = []
+    for line, raw in lines:
+        record = validate(model, raw, path, line)
+        _unique(seen, record.id, path, line, "id")
+        records.append(record)
+    if not records:
+        raise InputError(path, "no items")
+    return records
+
+
+def _refuse_lacking(path: Path, lines: Sequence[tuple[int, dict[str, Any]]], required: Sequence[str],
+                    needed_by: str) -> None:
+    """One error at the first line lacking a required field, naming every field some line lacks."""
+    lacking = {line: missing for line, record in lines
+               if (missing := [name for name in required if record.get(name) is None])}
     if lacking:
         fields = [name for name in required if any(name in missing for missing in lacking.values())]
         more = f" (on {len(lacking)} lines; the first is shown)" if len(lacking) > 1 else ""
         raise InputError(path, f"missing field(s) {needed_by} needs: {', '.join(fields)}{more}", line=min(lacking))
-    if not rows:
-        raise InputError(path, "no items")
-    return rows
-
-
-def _truth(value: object, path: Path, line: int) -> bool:
-    if isinstance(value, bool):
-        return value
-    word = str(value).strip().lower() if isinstance(value, (str, int)) else None
-    if word not in _TRUTH:
-        raise InputError(path, f"expected true/false (or yes/no, да/нет), got {value!r}", line=line,
-                         field="ground_truth_show")
-    return _TRUTH[word]
-
-
-def _better(value: object, path: Path, line: int) -> Better:
-    word = str(value).strip().lower() if isinstance(value, str) else None
-    if word not in ("a", "b", "tie"):
-        raise InputError(path, f"expected a, b or tie, got {value!r}", line=line, field="better")
-    return word  # type: ignore[return-value]

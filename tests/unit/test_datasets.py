@@ -247,6 +247,8 @@ def question_case(bad: str, field: str | None, message: str):
         question_case('{"id": "q9", "question": "?"}', "relevant", "missing"),
         question_case('{"id": "q9", "question": "?", "relevant": {"c1": -1}}', "relevant", "got -1"),
         question_case('{"id": "q9", "question": "?", "relevant": {"c1": 1.5}}', "relevant", "got 1.5"),
+        question_case('{"id": "q9", "question": "?", "relevant": [["c1"]]}', "relevant",
+                      "expected an object of chunk id -> grade, or a list of chunk ids, got list"),
         question_case('{"id": "q9", "question": "?", "relevant": {"c1": "2"}}', "relevant", "got '2'"),
         question_case('{"id": "q9", "question": "?", "relevant": {"c1": true}}', "relevant", "got True"),
         question_case('{"id": "q9", "question": "?", "relevant": "c1"}', "relevant", "a list of chunk ids"),
