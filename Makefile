@@ -44,6 +44,7 @@ perf:                                   ## performance benchmarks; writes BENCHM
 	$(BIN)/python -m perf.embedders
 	$(BIN)/python -m perf.openai_embeddings
 	$(BIN)/python -m perf.startup
+	$(BIN)/python -m perf.input_loading
 	$(BIN)/python -m perf.reproducibility
 	$(BIN)/python -m perf.similarity_scale
 

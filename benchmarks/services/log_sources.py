@@ -58,6 +58,7 @@ SEED_COLUMNS = ("id", "question", "answer", "confluence_url", "score", "session_
 # the names a file may give a column under, the seed's first
 ALIASES = (("id",), ("question",), ("answer",), ("confluence_url", "url"), ("score",), ("session_id",),
            ("turn_order", "turn"), ("created_at",))
+_SHARED_FIELDS = tuple(names for names in ALIASES if len(names) > 1)  # the fields two columns could both give
 _STORED = SEED_COLUMNS[1:]  # what an import writes besides the bookkeeping columns
 IMPORT_BATCH = 1000
 _INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -118,7 +119,7 @@ class LogRecord(BaseModel):
         """Two columns given for one field are refused, not ranked, because which one wins would be a rule the
         user cannot see; null is a column not given."""
         given = {key: value for key, value in record.items() if value is not None}
-        for names in ALIASES:
+        for names in _SHARED_FIELDS:
             both = [name for name in names if name in given]
             if len(both) > 1:
                 raise PydanticCustomError("columns", f"columns '{both[0]}' and '{both[1]}' both give this field; "

@@ -303,6 +303,14 @@ def test_undecodable_bytes_give_a_located_input_error(tmp_path):
         load_dataset(str(root))
 
 
+def test_a_byte_order_mark_opening_a_file_or_a_line_is_no_part_of_the_json(tmp_path):
+    """Windows editors and spreadsheets write one first; files joined together carry one on a later line."""
+    root = bench_dataset(tmp_path / "d")
+    corpus = root / "corpus.jsonl"
+    corpus.write_text("\ufeff" + jsonl(CORPUS[:2]) + "\ufeff" + jsonl(CORPUS[2:]) + "\r\n", encoding="utf-8")
+    assert [chunk.id for chunk in load_dataset(str(root)).chunks] == ["c1", "c2", "c3"]
+
+
 def test_manifest_files_must_be_an_object(tmp_path):
     root = bench_dataset(tmp_path / "d")
     (root / "manifest.json").write_text(json.dumps({"files": ["corpus.jsonl"]}), encoding="utf-8")
