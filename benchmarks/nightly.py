@@ -143,8 +143,8 @@ def resolve_settings(suite: Suite, flags: Mapping[str, Any], *, config_file: Pat
             resolved.append(load_settings(flags, config_file=config_file, environ=environ, below_env=(defaults,),
                                           above_env=(_suite_layer(run.settings, where),)))
         except BenchError as exc:
-            message = str(exc)
-            raise BenchError(message if message.startswith(where) else f"{where}: {message}") from None
+            message = str(exc)  # a suite key's message names its place already; any other gets the run's
+            raise BenchError(message if message.startswith(f"{suite.path}: ") else f"{where}: {message}") from None
     return resolved
 
 

@@ -73,6 +73,13 @@ def test_bad_values_fail_the_whole_suite_before_anything_runs(tmp_path):
     assert str(refused.value).count(str(path)) == 1
 
 
+def test_a_bad_top_level_value_is_named_once_by_its_file_and_key(tmp_path):
+    path = _write(tmp_path, 'top_k = 3\n[[run]]\ntier = "tier1"\ndataset = "s"\n')
+    with pytest.raises(BenchError) as refused:
+        resolve_settings(load_suite(path), {}, environ={})
+    assert str(refused.value) == f"{path}: top level: key 'top_k': must be at least 10 (the largest metric cutoff), got 3"
+
+
 def test_a_suite_value_is_named_by_its_file_and_key_long_after_loading(tmp_path):
     path = _write(tmp_path, 'seed = 3\n[[run]]\ntier = "tier1"\ndataset = "s"\ntop_k = 12\n')
     (_, origins), = resolve_settings(load_suite(path), {"data_dir": tmp_path / "d"}, environ={})
