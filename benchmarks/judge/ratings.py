@@ -26,11 +26,11 @@ from benchmarks.judge import shapes
 from benchmarks.judge.llm_judge import JudgeFailed, Trace, ask_json
 from benchmarks.judge.prompts import (
     COMPARE_ANSWERS,
-    REASONED_TOKENS,
     RATE_ANSWER_CORRECTNESS,
     RATE_ANSWER_RELEVANCE,
     RATE_E2E,
     RATE_FAITHFULNESS,
+    REASONED_TOKENS,
     JudgeCall,
     Language,
     render,

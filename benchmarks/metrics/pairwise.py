@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from benchmarks.metrics.agreement import krippendorff_alpha
+from benchmarks.metrics.inter_rater import krippendorff_alpha
 
 Verdict = Literal["A", "B", "Tie"]
 Better = Literal["a", "b", "tie"]

@@ -16,8 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from random import Random
 
-from benchmarks.synthetic.judge import judge_pairs, judge_pipeline
-from benchmarks.synthetic.logs import real_user_log
+from benchmarks.synthetic.judge_items import judge_pairs, judge_pipeline
 from benchmarks.synthetic.model import (
     Bank,
     Family,
@@ -39,6 +38,7 @@ from benchmarks.synthetic.skeleton import (
     UNSUPPORTED_CLAIMS,
     VOCABULARY_SIZES,
 )
+from benchmarks.synthetic.user_logs import real_user_log
 
 WIKI = "https://wiki.example.com"
 VERSION = "1.0.0"

@@ -27,7 +27,7 @@ from benchmarks.judge import catalog
 from benchmarks.judge.catalog import offline_score
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
 from benchmarks.judge.offline import texts_to_embed as offline_texts
-from benchmarks.metrics.agreement import mean_over_models, model_agreement
+from benchmarks.metrics.inter_rater import mean_over_models, model_agreement
 from benchmarks.metrics.label_agreement import report_entry
 from benchmarks.metrics.language import detected_or
 from benchmarks.metrics.similarity_scale import SimilarityScale

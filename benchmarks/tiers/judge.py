@@ -38,7 +38,7 @@ from benchmarks.judge.offline_ratings import (
 )
 from benchmarks.judge.prompts import Language
 from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes, read_from_a_lone_number
-from benchmarks.metrics.agreement import mean_over_models, model_agreement
+from benchmarks.metrics.inter_rater import mean_over_models, model_agreement
 from benchmarks.metrics.judge_quality import (
     error_rate,
     rate_against_thresholds,

@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from benchmarks.config import Settings, load_settings
-from benchmarks.services.redaction import REDACTED, redacted
 from benchmarks.errors import BenchError
 from benchmarks.services.llm import Completion, LLMService, Usage
 from benchmarks.services.llm_cache import cache_key
 from benchmarks.services.llm_request import ChatRequest, judge_models
+from benchmarks.services.redaction import REDACTED, redacted
 from benchmarks.services.retry import retry_after_s
 from tests.integration.openai_server import FakeOpenAI, Reply
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks.config import Settings, help_for, load_settings
-from benchmarks.services.redaction import REDACTED, redacted
 from benchmarks.errors import BenchError
+from benchmarks.services.redaction import REDACTED, redacted
 
 PASSWORD = "s3cret-pw"
 API_KEY = "sk-test-0123456789"

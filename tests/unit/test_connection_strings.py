@@ -3,9 +3,9 @@
 import pytest
 import sqlalchemy as sa
 
-from benchmarks.services.redaction import redact_url
 from benchmarks.errors import BenchError
 from benchmarks.services.database import _driver_url
+from benchmarks.services.redaction import redact_url
 
 SECRET = "s3cretpw"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.synthetic.judge import PAIR_COUNTS
+from benchmarks.synthetic.judge_items import PAIR_COUNTS
 
 SHIPPED = Path(__file__).resolve().parents[2] / "datasets"
 FIELDS = {"id", "question", "context", "answer_a", "answer_b", "better", "case"}

@@ -10,11 +10,11 @@ from pathlib import Path
 import pytest
 
 from benchmarks.config import Settings, load_settings
-from benchmarks.services.redaction import REDACTED, redacted
 from benchmarks.errors import BenchError, InputError
 from benchmarks.logs import LogEntry
 from benchmarks.services.dataset_files import resolve
 from benchmarks.services.log_sources import load_logs, parse_log_file
+from benchmarks.services.redaction import REDACTED, redacted
 
 CSV_HEADER = "id,question,answer,url,score,session_id,turn,created_at,user_id\n"
 

@@ -17,10 +17,10 @@ from benchmarks.dataset import Chunk, Dataset, Question
 from benchmarks.inputs import Warning
 from benchmarks.report_markdown import render
 from benchmarks.services import provenance
+from benchmarks.services.redaction import redacted
 from benchmarks.services.reports import new_run_id, point_latest, run_directory, write_run
 from benchmarks.tiers import DATASET as DATASET_INPUT
 from benchmarks.tiers.base import Metric, Tier, TierResult
-from benchmarks.services.redaction import redacted
 
 PASSWORD = "s3cret-pw"
 API_KEY = "sk-test-0123456789"

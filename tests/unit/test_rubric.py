@@ -8,13 +8,12 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from benchmarks.config import load_settings
+from benchmarks.config import check_rubrics, load_settings
 from benchmarks.errors import BenchError
 from benchmarks.judge import catalog, shapes
 from benchmarks.judge.llm_judge import LLMJudge
 from benchmarks.judge.parsing import parse_output
 from benchmarks.judge.prompts import RUBRIC, render
-from benchmarks.config import check_rubrics
 from benchmarks.judge.rubric import rubrics_of, sample_block
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome

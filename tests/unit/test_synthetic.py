@@ -13,7 +13,7 @@ import pytest
 from benchmarks.services.dataset_files import load_dataset
 from benchmarks.synthetic.__main__ import main
 from benchmarks.synthetic.generate import LANGUAGES, BankMismatch, check_bank, load_bank, write_dataset
-from benchmarks.synthetic.judge import CASE_COUNTS, SHOWN
+from benchmarks.synthetic.judge_items import CASE_COUNTS, SHOWN
 
 SHIPPED = Path(__file__).resolve().parents[2] / "datasets"
 FILES = ("corpus.jsonl", "questions.jsonl", "judge_pipeline.jsonl", "judge_pairs.jsonl", "logs.jsonl", "manifest.json")

@@ -10,7 +10,7 @@ import math
 import numpy as np
 import pytest
 
-from benchmarks.metrics.agreement import krippendorff_alpha, mean_absolute_difference
+from benchmarks.metrics.inter_rater import krippendorff_alpha, mean_absolute_difference
 
 N = None
 
