@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 import numpy as np
 
 from benchmarks import nearest
-from benchmarks.metrics.ux import cache_hit_rate, hit_rate_curve, max_similarity
+from benchmarks.metrics.ux_signals import cache_hit_rate, hit_rate_curve, max_similarity
 from perf.sections import figures_section, write_section
 
 MARK, END_MARK = "<!-- ux_cache -->", "<!-- /ux_cache -->"

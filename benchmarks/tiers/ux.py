@@ -21,7 +21,7 @@ from benchmarks.errors import BenchError
 from benchmarks.logs import LogEntry
 from benchmarks.metrics.language import detected_or
 from benchmarks.metrics.stats import summarize
-from benchmarks.metrics.ux import (
+from benchmarks.metrics.ux_signals import (
     cache_hit_rate,
     context_preservation,
     hit_rate_curve,

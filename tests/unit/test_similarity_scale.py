@@ -15,7 +15,7 @@ from benchmarks.judge.catalog import offline_score
 from benchmarks.metrics.judged import GeneratedQuestion, cosine, response_relevancy, semantic_similarity
 from benchmarks.metrics.similarity_scale import SimilarityScale, unrelated_baseline
 from benchmarks.metrics.text import semantic_consistency
-from benchmarks.metrics.ux import session_similarities
+from benchmarks.metrics.ux_signals import session_similarities
 from benchmarks.samples import Sample
 
 REFERENCE = [1.0, 0.0]

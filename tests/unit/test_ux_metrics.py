@@ -10,10 +10,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks import nearest
-from benchmarks.metrics import ux
+from benchmarks.metrics import ux_signals as ux
 from benchmarks.metrics.judged import cosine
 from benchmarks.metrics.similarity_scale import SimilarityScale
-from benchmarks.metrics.ux import (
+from benchmarks.metrics.ux_signals import (
     CURVE_THRESHOLDS,
     cache_hit_rate,
     context_preservation,
