@@ -29,7 +29,7 @@ from typing import Any
 
 from rich.console import Console
 
-from benchmarks.config import Settings, Source, load_settings
+from benchmarks.config import Origins, Settings, load_settings
 from benchmarks.errors import RunInterrupted
 from benchmarks.runner import run_tier
 from benchmarks.services.run_journal import RunIdentity, RunJournal
@@ -107,7 +107,7 @@ def _timed(served: Any, run: Any) -> Timed:
     return Timed(time.perf_counter() - started, served() - calls)
 
 
-def _interrupted(served: Any, dataset: str, settings: Settings, sources: dict[str, Source], folder: Path,
+def _interrupted(served: Any, dataset: str, settings: Settings, sources: Origins, folder: Path,
                  quiet: Console) -> tuple[Timed, int]:
     """Run until half the items are journaled, then SIGINT this process, as Ctrl-C would."""
     done = threading.Event()
