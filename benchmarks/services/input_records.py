@@ -13,15 +13,18 @@ same in every input file.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 from pydantic import (
     AfterValidator,
+    AliasChoices,
     AllowInfNan,
     BaseModel,
     BeforeValidator,
+    Field,
     Strict,
     StrictStr,
     ValidationError,
@@ -96,6 +99,35 @@ def entries_worded(describe: Callable[[Any, Any], str], expected: str) -> WrapVa
             raise PydanticCustomError("entry", describe(key, value[key])) from None
 
     return WrapValidator(check)
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The names a file may give each field of its records under (`field_of`: column name -> field), as
+    spreadsheets and other tools' exports name them: RAGAS's `question` is bench's `user_input`."""
+
+    field_of: Mapping[str, str]
+
+    def field(self, name: str) -> Any:
+        """The field read under each of its column names (an error names the one the file used)."""
+        return Field(validation_alias=AliasChoices(*(column for column, field in self.field_of.items()
+                                                     if field == name)))
+
+    def chosen(self, names: Iterable[str]) -> dict[str, str]:
+        """Each field with the one column among `names` that gives it, unknown columns skipped. A field two
+        columns give is refused rather than one of them picked, since which one wins would be a rule the user
+        cannot see; the two are named in the order of `names`."""
+        chosen: dict[str, str] = {}
+        for name in names:
+            field = self.field_of.get(name)
+            if field is None:
+                continue
+            if field in chosen:
+                both = f"column '{name}' appears twice" if chosen[field] == name else (
+                    f"columns '{chosen[field]}' and '{name}' both give this field")
+                raise PydanticCustomError("columns", f"{both}; keep one", {FIELD: field})
+            chosen[field] = name
+        return chosen
 
 
 def _not_blank(value: str) -> str:

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import sqlalchemy as sa
-from pydantic import AliasChoices, BaseModel, BeforeValidator, Field, model_validator
+from pydantic import BaseModel, BeforeValidator, model_validator
 from pydantic_core import PydanticCustomError
 from sqlalchemy.dialects.postgresql import insert
 
@@ -48,7 +48,7 @@ from benchmarks.services.database import (
     connect,
 )
 from benchmarks.services.dataset_files import _read_jsonl, _unique
-from benchmarks.services.input_records import FIELD, NumberedId, NumberedText, OptionalText, Text, validate
+from benchmarks.services.input_records import Columns, NumberedId, NumberedText, OptionalText, Text, validate
 from benchmarks.services.redaction import redact_url
 from benchmarks.services.sample_files import csv_table
 
@@ -58,7 +58,7 @@ SEED_COLUMNS = ("id", "question", "answer", "confluence_url", "score", "session_
 # the names a file may give a column under, the seed's first
 ALIASES = (("id",), ("question",), ("answer",), ("confluence_url", "url"), ("score",), ("session_id",),
            ("turn_order", "turn"), ("created_at",))
-_SHARED_FIELDS = tuple(names for names in ALIASES if len(names) > 1)  # the fields two columns could both give
+_COLUMNS = Columns({name: names[0] for names in ALIASES for name in names})
 _STORED = SEED_COLUMNS[1:]  # what an import writes besides the bookkeeping columns
 IMPORT_BATCH = 1000
 _INTEGER = re.compile(r"[+-]?[0-9]+")
@@ -95,23 +95,18 @@ def _timestamp(value: Any) -> datetime:
     return _utc(moment)
 
 
-def _column(field: str) -> Any:
-    """The field under each name a file may give it (ALIASES; the error names the one the file used)."""
-    return Field(validation_alias=AliasChoices(*next(names for names in ALIASES if names[0] == field)))
-
-
 class LogRecord(BaseModel):
     """A logged turn as a file (JSONL line or CSV row) gives it; a column left out, null or an empty cell is not
     given, and any other column is ignored."""
 
-    id: Annotated[NumberedId | None, _column("id")] = None  # None: the loader numbers the entry
-    question: Annotated[Text, _column("question")]
-    answer: Annotated[OptionalText, _column("answer")] = None
-    confluence_url: Annotated[OptionalText, _column("confluence_url")] = None
-    score: Annotated[int | None, _whole(1, 5), _column("score")] = None
-    session_id: Annotated[NumberedText | None, _column("session_id")] = None
-    turn_order: Annotated[int | None, _whole(0, None), _column("turn_order")] = None
-    created_at: Annotated[datetime | None, BeforeValidator(_timestamp), _column("created_at")] = None
+    id: Annotated[NumberedId | None, _COLUMNS.field("id")] = None  # None: the loader numbers the entry
+    question: Annotated[Text, _COLUMNS.field("question")]
+    answer: Annotated[OptionalText, _COLUMNS.field("answer")] = None
+    confluence_url: Annotated[OptionalText, _COLUMNS.field("confluence_url")] = None
+    score: Annotated[int | None, _whole(1, 5), _COLUMNS.field("score")] = None
+    session_id: Annotated[NumberedText | None, _COLUMNS.field("session_id")] = None
+    turn_order: Annotated[int | None, _whole(0, None), _COLUMNS.field("turn_order")] = None
+    created_at: Annotated[datetime | None, BeforeValidator(_timestamp), _COLUMNS.field("created_at")] = None
 
     @model_validator(mode="before")
     @classmethod
@@ -119,11 +114,7 @@ class LogRecord(BaseModel):
         """Two columns given for one field are refused, not ranked, because which one wins would be a rule the
         user cannot see; null is a column not given."""
         given = {key: value for key, value in record.items() if value is not None}
-        for names in _SHARED_FIELDS:
-            both = [name for name in names if name in given]
-            if len(both) > 1:
-                raise PydanticCustomError("columns", f"columns '{both[0]}' and '{both[1]}' both give this field; "
-                                          "keep one", {FIELD: names[0]})
+        _COLUMNS.chosen(name for name in _COLUMNS.field_of if name in given)  # named in ALIASES' order
         return given
 
     def to_entry(self, line: int) -> LogEntry:

@@ -27,15 +27,13 @@ import csv
 import hashlib
 import io
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Annotated, Any
 
 from pydantic import (
-    AliasChoices,
     BaseModel,
     BeforeValidator,
-    Field,
     StrictStr,
     ValidationError,
     ValidatorFunctionWrapHandler,
@@ -47,7 +45,7 @@ from pydantic_core import PydanticCustomError
 from benchmarks.errors import BenchError, InputError
 from benchmarks.samples import Sample, SampleSet
 from benchmarks.services.dataset_files import _decode, _read_jsonl, _unique, read_file
-from benchmarks.services.input_records import FIELD, Id, Labels, refused, sorted_labels, validate
+from benchmarks.services.input_records import Columns, Id, Labels, refused, sorted_labels, validate
 
 COLUMNS = {
     "id": "id",
@@ -65,26 +63,7 @@ COLUMNS = {
 EXTENSIONS = (".jsonl", ".csv")
 SEPARATOR_NAMES = {",": "commas", ";": "semicolons", "\t": "tabs"}
 DELIMITERS = tuple(SEPARATOR_NAMES)
-
-
-def _columns(keys: Iterable[str]) -> dict[str, str]:
-    """Map each field to the one column that gives it; unknown columns are skipped."""
-    chosen: dict[str, str] = {}
-    for key in keys:
-        field = COLUMNS.get(key)
-        if field is None:
-            continue
-        if field in chosen:
-            both = f"column '{key}' appears twice" if chosen[field] == key else (
-                f"columns '{chosen[field]}' and '{key}' both give this field")
-            raise PydanticCustomError("columns", f"{both}; keep one", {FIELD: field})
-        chosen[field] = key
-    return chosen
-
-
-def _column(field: str) -> Any:
-    """The field under each of its column names (the error names the one the file used)."""
-    return Field(validation_alias=AliasChoices(*(key for key, name in COLUMNS.items() if name == field)))
+_COLUMNS = Columns(COLUMNS)
 
 
 def _context_list(value: Any, handler: ValidatorFunctionWrapHandler) -> Any:
@@ -131,20 +110,20 @@ def _json_cell(cell: Any) -> Any:
 class SampleRecord(BaseModel):
     """A sample as a JSONL line gives it; a field left out or null is not given (None)."""
 
-    id: Annotated[Id | None, _column("id")] = None  # None: the loader numbers the sample
-    user_input: Annotated[StrictStr | None, _column("user_input")] = None
+    id: Annotated[Id | None, _COLUMNS.field("id")] = None  # None: the loader numbers the sample
+    user_input: Annotated[StrictStr | None, _COLUMNS.field("user_input")] = None
     retrieved_contexts: Annotated[tuple[StrictStr, ...] | None, WrapValidator(_context_list),
-                                  _column("retrieved_contexts")] = None
-    response: Annotated[StrictStr | None, _column("response")] = None
-    reference: Annotated[StrictStr | None, _column("reference")] = None
-    labels: Annotated[Labels | None, _column("labels")] = None
+                                  _COLUMNS.field("retrieved_contexts")] = None
+    response: Annotated[StrictStr | None, _COLUMNS.field("response")] = None
+    reference: Annotated[StrictStr | None, _COLUMNS.field("reference")] = None
+    labels: Annotated[Labels | None, _COLUMNS.field("labels")] = None
 
     @model_validator(mode="before")
     @classmethod
     def _one_column_each(cls, record: Any) -> Any:
         """Two columns giving one field are refused, even when one is null: which one wins would be a rule the
         user cannot see. Null is a field not given."""
-        _columns(record)
+        _COLUMNS.chosen(record)
         return {key: value for key, value in record.items() if value is not None}
 
     def to_sample(self, default_id: str) -> Sample:
@@ -157,8 +136,8 @@ class SampleRow(SampleRecord):
     and the labels are written in their cell."""
 
     retrieved_contexts: Annotated[tuple[StrictStr, ...] | None, BeforeValidator(_context_cell),
-                                  _column("retrieved_contexts")] = None
-    labels: Annotated[Labels | None, BeforeValidator(_json_cell), _column("labels")] = None
+                                  _COLUMNS.field("retrieved_contexts")] = None
+    labels: Annotated[Labels | None, BeforeValidator(_json_cell), _COLUMNS.field("labels")] = None
 
 
 def load_input(spec: str, settings: Any) -> SampleSet:
@@ -199,7 +178,7 @@ def _load_csv(path: Path, data: bytes) -> list[Sample]:
         return []
     header_line, names = first
     try:
-        columns = _columns(names)
+        columns = _COLUMNS.chosen(names)
     except PydanticCustomError as exc:
         raise refused(exc, path, header_line) from None
     if not columns:
