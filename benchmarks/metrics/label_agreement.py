@@ -151,6 +151,18 @@ def report_entry(scores: Sequence[float | None], labels: Sequence[float], groups
             **{name: asdict(stat) for name, stat in found.items() if isinstance(stat, Statistic)}}
 
 
+def labelled_entry(values: Sequence[float], labels: Sequence[float | None], groups: Sequence[str], *,
+                   threshold: float, resamples: int, seed: int) -> dict[str, Any] | None:
+    """`report_entry` over the units people labelled, None when none is: from every unit's score (NaN where the
+    judge gave none), label (None where people gave none) and group, in one order, as a tier holds them."""
+    kept = [(i, label) for i, label in enumerate(labels) if label is not None]
+    if not kept:
+        return None
+    return report_entry([None if math.isnan(values[i]) else float(values[i]) for i, _ in kept],
+                        [float(label) for _, label in kept], [groups[i] for i, _ in kept],
+                        threshold=threshold, resamples=resamples, seed=seed)
+
+
 def group_resamples(groups: np.ndarray, *, resamples: int, seed: int) -> Iterator[tuple[np.ndarray, np.ndarray]]:
     """Seeded bootstrap draws of whole groups: per draw, the rows of the drawn groups' samples (a group's
     samples together) and a group code per row, fresh for each draw, so a group drawn twice pairs only with

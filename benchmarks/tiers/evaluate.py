@@ -28,7 +28,7 @@ from benchmarks.judge.catalog import offline_score
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
 from benchmarks.judge.offline import texts_to_embed as offline_texts
 from benchmarks.metrics.inter_rater import mean_over_models, model_agreement
-from benchmarks.metrics.label_agreement import report_entry
+from benchmarks.metrics.label_agreement import labelled_entry
 from benchmarks.metrics.language import detected_or
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.stats import summarize
@@ -259,13 +259,9 @@ def _agreement(samples: Sequence[Sample], metric: str, threshold: float, setting
     """The judge's agreement with the samples' labels for this metric (None when no sample has one); `values`
     are its per-sample scores in sample order, NaN where it gave none. A question's answers are grouped by
     their user_input, for pairwise accuracy and the bootstrap."""
-    labelled = [(i, s) for i, s in enumerate(samples) if s.label(metric) is not None]
-    if not labelled:
-        return None
-    scores = [None if np.isnan(values[i]) else float(values[i]) for i, _ in labelled]
-    return report_entry(scores, [float(s.label(metric) or 0.0) for _, s in labelled],
-                        [s.user_input if s.user_input is not None else s.id for _, s in labelled],
-                        threshold=threshold, resamples=settings.bootstrap_resamples, seed=settings.seed)
+    return labelled_entry(values, [s.label(metric) for s in samples],
+                          [s.user_input if s.user_input is not None else s.id for s in samples],
+                          threshold=threshold, resamples=settings.bootstrap_resamples, seed=settings.seed)
 
 
 def graded_metrics(names: Sequence[str], judged: Judged, models: Sequence[str]) -> list[str]:

@@ -46,7 +46,7 @@ from benchmarks.metrics.judge_quality import (
     repeats_agree,
     scored_of,
 )
-from benchmarks.metrics.label_agreement import report_entry
+from benchmarks.metrics.label_agreement import labelled_entry
 from benchmarks.metrics.language import detected_or
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.stats import latency_summary, summarize
@@ -282,14 +282,11 @@ def _agreement(items: Sequence[RatedItem], rating: str, means: np.ndarray, setti
     it, for pairwise accuracy and the bootstrap; a verdict is a yes from the middle of the rating's scale.
     `label` names the labels read: the rating's, not the metric's (`avg_<rating>`), which is how `bench
     compare` finds them in the items' `inputs.labels`."""
-    labelled = [(i, label) for i, item in enumerate(items) if (label := item.label(rating)) is not None]
-    if not labelled:
-        return None
     scale = RATINGS[rating]
-    return {"label": rating, **report_entry(
-        [None if np.isnan(means[i]) else float(means[i]) for i, _ in labelled], [label for _, label in labelled],
-        [items[i].question for i, _ in labelled], threshold=(scale.low + scale.high) / 2,
-        resamples=settings.bootstrap_resamples, seed=settings.seed)}
+    found = labelled_entry(means, [item.label(rating) for item in items], [item.question for item in items],
+                           threshold=(scale.low + scale.high) / 2, resamples=settings.bootstrap_resamples,
+                           seed=settings.seed)
+    return None if found is None else {"label": rating, **found}
 
 
 def _mean(scores: Sequence[float | None]) -> float:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pytest
 from scipy import stats
@@ -13,6 +15,7 @@ from benchmarks.metrics.label_agreement import (
     agreement,
     cohen_kappa,
     label_kind,
+    labelled_entry,
     pairwise_accuracy,
     report_entry,
     roc_auc,
@@ -113,3 +116,12 @@ def test_report_entry_is_the_agreement_as_plain_data_with_the_labelled_count():
     assert entry["roc_auc"] == {"value": found["roc_auc"].value, "ci95": found["roc_auc"].ci95,
                                 "n": found["roc_auc"].n}
     assert set(entry) == {*found, "labelled"}
+
+
+def test_labelled_entry_reads_only_the_labelled_units_and_none_when_there_is_none():
+    """A tier passes every unit in its order: scores NaN where the judge gave none, labels None where people did."""
+    values, labels, groups = [0.9, math.nan, 0.1, 0.8, 0.7], [1, 1, 0, 0, None], ["a", "a", "b", "b", "c"]
+    entry = labelled_entry(values, labels, groups, threshold=0.5, resamples=50, seed=2)
+    assert entry == report_entry([0.9, None, 0.1, 0.8], [1, 1, 0, 0], ["a", "a", "b", "b"], threshold=0.5,
+                                 resamples=50, seed=2)
+    assert labelled_entry(values, [None] * 5, groups, threshold=0.5, resamples=50, seed=2) is None
