@@ -6,7 +6,6 @@ pin a value in bench.toml and a developer can override it for one run. Secrets a
 only; they are masked wherever settings are shown (`benchmarks.services.redaction`).
 """
 
-from benchmarks.config.declare import Needs, Range, Rule
 from benchmarks.config.judging_settings import (
     JUDGED_METRICS,
     PROMPT_LANGUAGES,
@@ -15,7 +14,6 @@ from benchmarks.config.judging_settings import (
     correctness_weights,
 )
 from benchmarks.config.loading import (
-    CONFIG_FILE,
     OTHER_VARIABLES,
     Layer,
     Origins,
@@ -36,8 +34,7 @@ from benchmarks.config.settings import (
 )
 
 __all__ = [
-    "CONFIG_FILE", "JUDGED_METRICS", "OTHER_VARIABLES", "PROMPT_LANGUAGES", "SETTING_FIELDS", "Layer", "Needs",
-    "Origins", "PromptLanguage", "Range", "Rule", "ScopedSettings", "Settings", "Source", "check_rubrics",
-    "correctness_weights", "env_names", "help_for", "load_settings", "megabytes", "refused_key", "setting_type",
-    "unknown_setting", "warn_unknown_variables",
+    "JUDGED_METRICS", "OTHER_VARIABLES", "PROMPT_LANGUAGES", "SETTING_FIELDS", "Layer", "Origins", "PromptLanguage",
+    "ScopedSettings", "Settings", "Source", "check_rubrics", "correctness_weights", "env_names", "help_for",
+    "load_settings", "megabytes", "refused_key", "setting_type", "unknown_setting", "warn_unknown_variables",
 ]
