@@ -25,8 +25,16 @@ class Sample:
     labels: tuple[tuple[str, float], ...] = ()
 
     def missing(self, needed: tuple[str, ...]) -> list[str]:
-        """The fields a metric needs that this sample lacks, by name, for a per-sample error."""
-        return [name for name in needed if getattr(self, name) is None]
+        """The fields a metric needs that this sample lacks, by name, for a per-sample error. A text of
+        whitespace alone is lacking too ("response (empty)"): an empty answer states nothing a judge could
+        verify, and scoring it would give a number (a similarity of an empty string) that means nothing."""
+        return [name if getattr(self, name) is None else f"{name} (empty)" for name in needed
+                if getattr(self, name) is None or self.blank(name)]
+
+    def blank(self, name: str) -> bool:
+        """Whether a text field is given but holds whitespace alone."""
+        value = getattr(self, name)
+        return isinstance(value, str) and not value.strip()
 
     def label(self, metric: str) -> float | None:
         return dict(self.labels).get(metric)

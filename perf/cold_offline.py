@@ -36,7 +36,7 @@ import sqlalchemy as sa
 from rich.console import Console
 
 from benchmarks.config import Settings, load_settings
-from benchmarks.judge.offline import split_sentences
+from benchmarks.judge.claims import split_sentences
 from benchmarks.judge.offline import texts_to_embed as offline_texts
 from benchmarks.runner import run_tier
 from benchmarks.samples import Sample

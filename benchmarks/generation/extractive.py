@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.generation.base import Answer, GenerationRequest, GeneratorName
-from benchmarks.judge.offline import split_sentences
+from benchmarks.judge.claims import split_sentences
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 NOTE = ("a baseline system that answers with the context sentences closest to the question; its scores "

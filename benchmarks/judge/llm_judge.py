@@ -22,7 +22,7 @@ import numpy as np
 
 from benchmarks.config import Settings, correctness_weights
 from benchmarks.judge import shapes
-from benchmarks.judge.offline import split_sentences
+from benchmarks.judge.claims import split_sentences
 from benchmarks.judge.parsing import parse_output
 from benchmarks.judge.prompts import (
     STATEMENT_VERDICTS,

@@ -40,21 +40,24 @@ def check(settings: Settings, origins: Origins) -> None:
 def check_inputs(settings: Settings, samples: SampleSet) -> list[str]:
     """Every chosen metric's fields against the samples, before any embedding or judge call: a field no sample
     gives is an error naming the column and the metrics that need it (the run would measure nothing of them);
-    one some samples lack is a line saying how many will be undetermined."""
+    one some samples lack, or give as whitespace alone, is a line saying how many will be undetermined."""
     judged, total = checked_metrics(settings), len(samples.samples)
     lacking: dict[str, int] = {}
+    blank: dict[str, int] = {}
     needed_by: dict[str, list[str]] = {}
     for metric in settings.metrics or ():
         for name in judged[metric].needs:
             lacking[name] = sum(getattr(sample, name) is None for sample in samples.samples)
+            blank[name] = sum(sample.blank(name) for sample in samples.samples)
             needed_by.setdefault(name, []).append(metric)
     nowhere = [name for name, count in lacking.items() if count == total]
     if nowhere:
         raise BenchError("; ".join(f"no sample of {samples.name} gives {_column(name)}, which "
                                    f"{', '.join(needed_by[name])} need{'s' if len(needed_by[name]) == 1 else ''}"
                                    for name in nowhere))
-    return [f"warning: {count} of {total} samples lack {name}: {', '.join(needed_by[name])} will be undetermined "
-            "on them" for name, count in lacking.items() if count]
+    return [f"warning: {count} of {total} samples {how} {name}: {', '.join(needed_by[name])} will be undetermined "
+            "on them" for how, counts in (("lack", lacking), ("have an empty", blank))
+            for name, count in counts.items() if count]
 
 
 def _column(field: str) -> str:

@@ -11,7 +11,8 @@ from typing import ClassVar
 from benchmarks.judge import offline
 from benchmarks.judge.judged_metric import JudgedMetric, fixed
 from benchmarks.judge.llm_judge import SENTENCE_SLACK, LLMJudge, Trace, joined, rejected
-from benchmarks.judge.offline import OfflineProxy, split_sentences
+from benchmarks.judge.claims import split_sentences
+from benchmarks.judge.offline import OfflineProxy
 from benchmarks.judge.prompts import judge_call
 from benchmarks.judge.shapes import Binary, Bounded, Reason, Shape, Text
 from benchmarks.metrics import judged

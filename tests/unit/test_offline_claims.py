@@ -1,0 +1,150 @@
+"""The offline judge on ordinary answers, in English and Russian: facts joined from two chunks, numbers written
+with separators, answers that say more than their reference, empty answers. Each case is one a user met.
+
+The embedder is the zero table (no cosine supports anything), so every verdict here is the fact and overlap
+rules' own; `tests/integration/test_offline_ordinary_answers.py` runs the same cases through `bench evaluate`
+with the real default embedder.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.judge.catalog import offline_score
+from benchmarks.judge.claims import Claim, names, numbers, split_claims, tokens
+from benchmarks.metrics.similarity_scale import SimilarityScale
+from benchmarks.samples import Sample
+from tests.unit.test_offline_judge import TableEmbed
+
+RAW = SimilarityScale(0.0, "test", "en")
+
+
+def score(metric: str, language: str, **fields) -> float | None:
+    sample = Sample(id="s", user_input=fields.pop("question", "?"), **fields)
+    found = offline_score(metric, sample, TableEmbed(), scale=RAW, language=language)
+    return found.value
+
+
+# --- facts joined from two chunks ---------------------------------------------------------------
+
+JOINED = {
+    "en": (("The Eiffel Tower was completed in March 1889.", "The tower is 330 metres tall."),
+           "The Eiffel Tower was completed in March 1889 and is 330 metres tall.",
+           "The Eiffel Tower was completed in March 1887 and is 330 metres tall."),
+    "ru": (("Эйфелева башня была достроена в марте 1889 года.", "Высота башни составляет 330 метров."),
+           "Эйфелева башня была достроена в марте 1889 года, её высота 330 метров.",
+           "Эйфелева башня была достроена в марте 1887 года, её высота 330 метров."),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_sentence_joining_two_chunks_is_supported_and_a_changed_fact_in_it_is_not(language):
+    contexts, joined, wrong = JOINED[language]
+    assert score("faithfulness", language, response=joined, retrieved_contexts=contexts) == 1.0
+    assert score("faithfulness", language, response=wrong, retrieved_contexts=contexts) == 0.0
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_reference_joining_two_chunks_is_recalled_and_both_chunks_are_precise(language):
+    contexts, joined, _ = JOINED[language]
+    assert score("context_recall", language, reference=joined, retrieved_contexts=contexts) == 1.0
+    assert score("context_precision", language, reference=joined, retrieved_contexts=contexts) == 1.0
+
+
+# --- numbers ---------------------------------------------------------------------------------------
+
+NUMBERS = {
+    "en": ("Mount Everest rises to 8,849 metres above sea level.",
+           ["Mount Everest rises to 8849 metres.", "Mount Everest rises to 8 849 metres.",
+            "Mount Everest rises to 8\u00a0849 m."],
+           ["Mount Everest rises to 849 metres.", "Mount Everest rises to 8,848 metres."]),
+    "ru": ("Наибольшая глубина Байкала составляет 1\u00a0642 метра, средняя 744,4 метра.",
+           ["Наибольшая глубина Байкала составляет 1642 метра.", "Наибольшая глубина Байкала 1 642 м.",
+            "Наибольшая глубина Байкала 1\u202f642 метра, средняя 744.4 метра."],
+           ["Наибольшая глубина Байкала составляет 642 метра.", "Наибольшая глубина Байкала 1 642 м, средняя 744 м."]),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_numbers_match_by_value_whatever_their_separators_and_a_number_sharing_digits_does_not(language):
+    context, same, different = NUMBERS[language]
+    for response in same:
+        assert score("faithfulness", language, response=response, retrieved_contexts=(context,)) == 1.0, response
+    for response in different:
+        assert score("faithfulness", language, response=response, retrieved_contexts=(context,)) == 0.0, response
+
+
+def test_numbers_are_read_by_value():
+    assert numbers("8,849 and 8 849 and 8\u00a0849 and 8\u202f849") == {"8849"}
+    assert numbers("3,5 % или 3.50 %") == {"3.5"}
+    assert numbers("1 642 метра, 12 300 человек, 1 000 000 рублей") == {"1642", "12300", "1000000"}
+    assert numbers("in 2019 150 people; 1 or 2 tablets") == {"2019", "150", "1", "2"}  # no group after 4 digits
+    assert numbers("849 metres") == {"849"}
+    assert tokens("8,849 m, 1 642 метра") == ("8849", "m", "1642", "метра")
+
+
+def test_the_explanation_names_a_missing_number_as_one_number():
+    sample = Sample(id="s", response="Байкал глубиной 1 643 метра.", retrieved_contexts=("Байкал глубиной 1 642 метра.",))
+    found = offline_score("faithfulness", sample, TableEmbed(), scale=RAW, language="ru")
+    assert found.value == 0.0
+    assert "(1643 not found;" in found.explanation
+
+
+# --- names ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("language, context, right, swapped", [
+    ("en", "Multi-factor authentication through the Microsoft Authenticator app is mandatory.",
+     "Multi-factor authentication through the Microsoft Authenticator app is mandatory for all.",
+     "Multi-factor authentication through the Okta Verify app is mandatory for all."),
+    ("ru", "Декларацию подают через личный кабинет налогоплательщика на сайте ФНС России.",
+     "Декларацию подают через личный кабинет на сайте ФНС России.",
+     "Декларацию подают через личный кабинет на сайте Социального фонда России."),
+])
+def test_a_swapped_name_is_unsupported(language, context, right, swapped):
+    assert score("faithfulness", language, response=right, retrieved_contexts=(context,)) == 1.0
+    assert score("faithfulness", language, response=swapped, retrieved_contexts=(context,)) == 0.0
+
+
+def test_names_are_capitals_away_from_the_sentence_start_and_inflections_are_one_name():
+    claim, = split_claims("Контейнер отправили в Москву через Казань.")
+    assert names(claim) == ("Москву", "Казань")
+    assert names(Claim("Uruguay won", opens_sentence=True)) == ()  # a sentence's first word is not taken for one
+    assert score("faithfulness", "ru", response="Корабль сделал виток вокруг Землю и приземлился под Москвой.",
+                 retrieved_contexts=("Корабль сделал виток вокруг Земли и приземлился под Москву.",)) == 1.0
+
+
+# --- claims and factual correctness --------------------------------------------------------------
+
+
+def test_claims_are_cut_at_clauses_and_lists_stay_whole():
+    assert split_claims("Leave is 16 weeks at full pay, and it must be taken within a year; "
+                        "requests go through HR, DPS, MyDeposits and TDS.") == (
+        "Leave is 16 weeks at full pay", "and it must be taken within a year",
+        "requests go through HR, DPS, MyDeposits and TDS.")
+    assert split_claims("It opened, and so.") == ("It opened, and so.",)  # a piece without content stays joined
+
+
+@pytest.mark.parametrize("language, reference, response", [
+    ("en", "Parental leave is 16 weeks at full pay.",
+     "Parental leave is 16 weeks at full pay, and requests go through the HR portal 8 weeks ahead."),
+    ("ru", "Отпуск по уходу за ребёнком длится 16 недель с полной оплатой.",
+     "Отпуск по уходу за ребёнком длится 16 недель с полной оплатой; заявление подают в портале за 8 недель."),
+])
+def test_an_answer_covering_the_reference_and_adding_detail_keeps_recall_and_loses_only_precision(
+        language, reference, response):
+    # recall 1 (the reference's one claim is in the answer), precision 1/2 (one of two claims is in the reference)
+    assert score("factual_correctness", language, response=response, reference=reference) == pytest.approx(2 / 3)
+
+
+# --- empty answers -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("metric", ["faithfulness", "factual_correctness", "answer_correctness",
+                                    "semantic_similarity"])
+@pytest.mark.parametrize("response", ["", "  \n\u00a0"])
+def test_an_empty_answer_is_undetermined_for_every_metric_that_reads_it(metric, response):
+    sample = Sample(id="s", user_input="?", response=response, reference="Paris.", retrieved_contexts=("Paris.",))
+    found = offline_score(metric, sample, TableEmbed(), scale=RAW, language="en")
+    assert found.status == "undetermined" and found.value is None
+    assert found.explanation == "missing field(s): response (empty)"
