@@ -105,7 +105,7 @@ def test_faithfulness_in_russian_matches_inflected_words_by_their_stem():
 
 def test_faithfulness_degenerate_cases_behave_like_the_llm_metric():
     no_statement = offline_score(
-        "faithfulness", Sample(id="e", retrieved_contexts=EIFFEL_CONTEXTS, response="  "), TableEmbed(),
+        "faithfulness", Sample(id="e", retrieved_contexts=EIFFEL_CONTEXTS, response=" — "), TableEmbed(),
         scale=RAW,
     )
     assert no_statement.status == "undetermined"
