@@ -22,7 +22,8 @@ IDENTITY = (("tier", "tier"), ("tier_version", "tier version"), ("schema_version
 # bench evaluate's samples: their ids, user_input and reference (samples.SampleSet.questions_sha256)
 QUESTIONS = ("dataset.questions_sha256", "the questions (ids, user_input, reference; sha256)")
 # what decides a judge's grades, read by `judge_identity` from whichever layout a tier writes
-JUDGE_KEYS = ("backend", "model", "mode", "prompts_sha256", "language", "structured_output")
+JUDGE_KEYS = ("backend", "model", "mode", "verdicts", "verdict_reading", "prompts_sha256", "language",
+              "structured_output")
 NOT_DIFFED = ("provenance.git_commit", "provenance.git_dirty")
 NUMERIC_PATH_KEYS = ("cpu", "libm", "blas", "numpy_simd")
 EXIT_PASS, EXIT_REGRESSION, EXIT_USAGE, EXIT_BROKEN = 0, 1, 2, 3
@@ -173,8 +174,10 @@ def judge_identity(report: dict[str, Any]) -> dict[str, Any]:
     """The judge of a report in one layout, whatever its tier wrote: tiers 2 and 3 name one `model` and keep
     their prompts' hashes in the judge block, evaluate names its `models` and keeps the hashes beside the
     block, judge and judge --pairwise name `models`. `structured_output`: how each judge model was asked for
-    JSON in the end (`volatile.llm`; under `auto` what its endpoint accepted), by model, where recorded. A
-    report without a judge block has none: {}."""
+    JSON in the end (`volatile.llm`; under `auto` what its endpoint accepted), by model, where recorded;
+    `verdicts` and `verdict_reading`: yes-no or statements verdicts, and how each model's yes-no verdicts were
+    read (probability or parsed), since a probability and a parsed 0/1 are different numbers. A report without a
+    judge block has none: {}."""
     provenance = report.get("provenance") or {}
     judge = provenance.get("judge")
     if not isinstance(judge, dict):
@@ -183,6 +186,7 @@ def judge_identity(report: dict[str, Any]) -> dict[str, Any]:
     llm = (report.get("volatile") or {}).get("llm") or {}
     recorded = (llm.get("structured_output") or {}).get("by_model") or {}
     return {"backend": judge.get("backend"), "model": models, "mode": judge.get("mode"),
+            "verdicts": judge.get("verdicts"), "verdict_reading": judge.get("verdict_reading"),
             "prompts_sha256": judge.get("prompts_sha256") or provenance.get("prompts_sha256"),
             "language": judge.get("language"),
             "structured_output": {m: recorded[m] for m in models if recorded.get(m)}}

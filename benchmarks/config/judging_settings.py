@@ -49,6 +49,12 @@ class JudgingSettings:
         "direct", "direct: the judge answers with the score alone; reasoned: it reasons first, then gives the "
         "score in a strict short format."
     )
+    judge_verdicts: Literal["yes-no", "statements"] = setting(
+        "yes-no", "How the LLM judge gives faithfulness and context_recall verdicts. yes-no: one short question per "
+        "claim of the answer (bench's claims), the context first, read as the probability of Yes where the server "
+        "returns token log-probabilities (asked once a run), else as the Yes or No it answers; statements: RAGAS's "
+        "form, the judge lists the statements, then a JSON verdict list (for large models).",
+    )
     language: PromptLanguage = setting(
         "en", "Prompt and explanation language of bench evaluate, judge and judge-pipeline; left unset, their "
         "input's own, told by script (en when it tells none). Tiers 2 and 3 take the dataset's."

@@ -18,6 +18,7 @@ from benchmarks.config import Settings
 from benchmarks.errors import BenchError, SettingError, closest
 from benchmarks.judge import offline
 from benchmarks.judge.judged_metric import JudgedMetric, fixed
+from benchmarks.judge.llm_judge import Verdicts
 from benchmarks.judge.metrics import (
     answer_accuracy,
     answer_correctness,
@@ -48,7 +49,7 @@ BUILTINS: Mapping[str, JudgedMetric] = MappingProxyType({m.METRIC.name: m.METRIC
 OFFLINE_METRICS: frozenset[str] = frozenset(name for name, m in BUILTINS.items() if m.offline)
 # Every call bench's judges make, by name: one template file per call and language under prompts/<lang>/.
 CALLS: Mapping[str, JudgeCall] = MappingProxyType(
-    {call.name: call for call in (*SHARED_CALLS, *(c for m in BUILTINS.values() for c in m.calls))})
+    {call.name: call for call in (*SHARED_CALLS, *(c for m in BUILTINS.values() for c in (*m.calls, *m.yes_no)))})
 
 
 def rubric_metric(declared: Rubric) -> JudgedMetric:
@@ -107,16 +108,18 @@ def require_language(names: Sequence[str], known: Mapping[str, JudgedMetric], la
         raise BenchError("; ".join(problems))
 
 
-def calls_of(metric: str, known: Mapping[str, JudgedMetric] = BUILTINS) -> tuple[JudgeCall, ...]:
+def calls_of(metric: str, known: Mapping[str, JudgedMetric] = BUILTINS, verdicts: Verdicts = "statements"
+             ) -> tuple[JudgeCall, ...]:
     """The judge calls a metric makes; an unknown metric is an error listing the known ones."""
     if metric not in known:
         raise TemplateError(f"no judge calls for metric {metric!r}; known: {', '.join(known)}")
-    return known[metric].calls
+    return known[metric].calls_for(verdicts)
 
 
-def prompt_hashes(names: Sequence[str], known: Mapping[str, JudgedMetric], language: Language) -> dict[str, str]:
+def prompt_hashes(names: Sequence[str], known: Mapping[str, JudgedMetric], language: Language,
+                  verdicts: Verdicts) -> dict[str, str]:
     """sha256 of every prompt the named metrics send, for a report's provenance."""
-    return {key: digest for m in names for key, digest in known[m].prompt_hashes(language).items()}
+    return {key: digest for m in names for key, digest in known[m].prompt_hashes(language, verdicts).items()}
 
 
 def rubric_notes(names: Sequence[str], known: Mapping[str, JudgedMetric]) -> dict[str, object]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from benchmarks.judge.llm_judge import JudgeOptions, Scorer
+from benchmarks.judge.claims import split_claims
+from benchmarks.judge.llm_judge import JudgeOptions, Scorer, Verdicts
 from benchmarks.judge.offline import OfflineProxy
 from benchmarks.judge.prompts import RUBRIC, JudgeCall, Language, load_template, template_sha256
 from benchmarks.judge.rubric import Rubric
@@ -27,7 +28,7 @@ class JudgedMetric:
     name: str
     help: str  # one line, for the CLI
     needs: tuple[str, ...]  # sample fields; a sample without one is undetermined, naming it
-    calls: tuple[JudgeCall, ...]  # the distinct calls, in the order they are made
+    calls: tuple[JudgeCall, ...]  # the distinct calls, in the order they are made (statements verdicts)
     planned_calls: CallCount
     score: Scorer  # how the LLM judge scores it: (judge, sample, model, trace) -> (score, reasons)
     higher_is_better: bool = True
@@ -35,23 +36,29 @@ class JudgedMetric:
     offline: OfflineProxy | None = None
     no_offline: str = ""  # why there is no offline proxy
     rubric: Rubric | None = None  # the user's rubric behind a bench.toml metric
+    yes_no: tuple[JudgeCall, ...] = ()  # its calls under yes-no verdicts; empty: it asks `calls` under either
+
+    def calls_for(self, verdicts: Verdicts) -> tuple[JudgeCall, ...]:
+        """The calls it makes under the judge_verdicts setting."""
+        return self.yes_no if verdicts == "yes-no" and self.yes_no else self.calls
 
     def __post_init__(self) -> None:
         if (self.offline is None) == (not self.no_offline):
             raise ValueError(f"{self.name}: declare an offline proxy or say why there is none, not both")
 
-    def prompt_hashes(self, language: Language) -> dict[str, str]:
+    def prompt_hashes(self, language: Language, verdicts: Verdicts) -> dict[str, str]:
         """sha256 of what this metric sends the judge, keyed as reports show them (`en/statements`); a
         rubric's key (`en/rubric/<name>`) hashes the template with the rubric's criteria, scale and fields."""
         if self.rubric is not None:
             return {f"{language}/{RUBRIC.name}/{self.name}": self.rubric.prompt_sha256(language)}
-        return {f"{language}/{call.name}": template_sha256(call.name, language) for call in self.calls}
+        return {f"{language}/{call.name}": template_sha256(call.name, language) for call in self.calls_for(verdicts)}
 
-    def prompt_text(self, language: Language) -> str:
+    def prompt_text(self, language: Language, verdicts: Verdicts) -> str:
         """The first prompt without the sample, for `--dry-run`'s token estimate ('' without calls)."""
         if self.rubric is not None:
             return self.rubric.prompt_text(language)
-        return load_template(self.calls[0].name, language) if self.calls else ""
+        calls = self.calls_for(verdicts)
+        return load_template(calls[0].name, language) if calls else ""
 
     @property
     def threshold(self) -> float:
@@ -72,6 +79,15 @@ class JudgedMetric:
 def fixed(count: int) -> CallCount:
     """The same count for every sample."""
     return lambda sample, options: count
+
+
+def per_claim(field: str, *, statements: int) -> CallCount:
+    """Under yes-no verdicts one call per claim of the sample's `field`; under statements verdicts `statements`."""
+    def count(sample: Sample, options: JudgeOptions) -> int:
+        if options.verdicts == "yes-no":
+            return len(split_claims(getattr(sample, field) or ""))
+        return statements
+    return count
 
 
 def per_context(sample: Sample, options: JudgeOptions) -> int:

@@ -13,8 +13,10 @@ a text and verdicts on them (the calls several metrics share), and embeddings on
 
 from __future__ import annotations
 
+import asyncio
+import math
 import time
-from collections.abc import Awaitable, Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
@@ -25,6 +27,7 @@ from benchmarks.judge import shapes
 from benchmarks.judge.claims import split_sentences
 from benchmarks.judge.parsing import parse_output
 from benchmarks.judge.prompts import (
+    CLAIM_SUPPORT,
     STATEMENT_VERDICTS,
     STATEMENTS,
     JudgeCall,
@@ -36,7 +39,7 @@ from benchmarks.metrics import judged
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome, Status
 from benchmarks.samples import Sample
-from benchmarks.services.llm_request import ResponseSchema
+from benchmarks.services.llm_request import TOP_LOGPROBS, ResponseSchema
 
 if TYPE_CHECKING:  # the judge only calls the service it is handed
     from benchmarks.services.llm import LLMService
@@ -55,10 +58,19 @@ class Scored(Protocol):
     @property
     def score(self) -> Scorer: ...
 
+Verdicts = Literal["yes-no", "statements"]
+Reading = Literal["probability", "parsed"]  # how a yes-no verdict is read: the Yes token's probability, or the word
+
 CONTEXT_SEPARATOR = "\n\n"
 STATEMENTS_PER_SENTENCE = 4
 SENTENCE_SLACK = 2  # a judge may split sentences where bench's splitter does not
 # The repair restates the form the answer must take; what the parser tried is no help to a model.
+YES_NO_REPAIR = {"en": "Answer with one word: Yes or No.", "ru": "Ответьте одним словом: Да или Нет."}
+# Yes and No as a first token may give them, in either language (a Russian prompt may be answered in English);
+# Qwen's tokenizer starts "Да" and "Нет" with the one letter "Д" or "Н", so a Cyrillic first letter counts
+_YES = frozenset({"yes", "да", "д", "true"})
+_NO = frozenset({"no", "нет", "не", "н", "false"})
+_PARSED_TOKENS = 3  # a parsed verdict reads the first word; a leading space or quote must not cut it
 REPAIR = {
     "en": "Your answer could not be used: {error}. Reply again with only one JSON object of this form: {form}",
     "ru": "Ваш ответ не удалось использовать: {error}. Ответьте ещё раз только одним JSON-объектом такого вида: "
@@ -76,6 +88,7 @@ class JudgeOptions:
     claim_counting: judged.ClaimCounting = "sides"  # factual and answer correctness: bench's counts or RAGAS's
     noise_mode: judged.NoiseMode = "relevant"
     precision_against: Literal["auto", "reference", "response"] = "auto"  # context_precision's yardstick
+    verdicts: Verdicts = "yes-no"  # faithfulness and context_recall: a question per claim, or RAGAS's lists
 
     @classmethod
     def from_settings(cls, settings: Settings) -> JudgeOptions:
@@ -83,7 +96,7 @@ class JudgeOptions:
         return cls(questions=settings.relevancy_questions, threshold=settings.similarity_threshold,
                    weights=correctness_weights(settings), factual_mode=settings.factual_mode,
                    beta=settings.factual_beta, claim_counting=settings.claim_counting, noise_mode=settings.noise_mode,
-                   precision_against=settings.precision_against)
+                   precision_against=settings.precision_against, verdicts=settings.judge_verdicts)
 
 
 class JudgeFailed(Exception):
@@ -117,6 +130,7 @@ class LLMJudge:
         self.scale = scale
         self.options = options
         self.metrics = metrics
+        self._readings: dict[str, Reading] = {}
 
     async def score(self, metric: str, sample: Sample, model: str) -> Outcome:
         """The metric's outcome for one sample, named, with the model, calls, duration and raw completions.
@@ -162,6 +176,44 @@ class LLMJudge:
                                  model, trace, shapes.StatementVerdicts.expecting(len(statements)))
         return list(answer.verdicts)
 
+    async def reading(self, model: str) -> Reading:
+        """How `model`'s yes-no verdicts are read at this endpoint: the probability of Yes where it gives token
+        log-probabilities (asked once a run), else the word it answers."""
+        if model not in self._readings:
+            self._readings[model] = "probability" if await self.service.gives_logprobs(model) else "parsed"
+        return self._readings[model]
+
+    async def yes(self, call: JudgeCall, variables: Mapping[str, str], model: str, trace: Trace) -> float:
+        """One yes-no question: P(Yes) / (P(Yes) + P(No)) over the first token's alternatives in probability
+        reading (G-Eval's probability-weighted score, for a two-point scale), 1.0 or 0.0 from the first word in
+        parsed reading, or when no Yes or No token is among the alternatives; repaired once."""
+        reading = await self.reading(model)
+        asked = ({"max_tokens": 1, "logprobs": True, "top_logprobs": TOP_LOGPROBS} if reading == "probability"
+                 else {"max_tokens": _PARSED_TOKENS})
+        messages: list[dict[str, Any]] = [{"role": "user", "content": render(call, self.language, variables)}]
+        for attempt in ("first", "repair"):
+            completion = await self.service.complete(messages, role="judge", model=model, prefix=True, **asked)
+            trace.calls += 1
+            trace.latency_ms.append(completion.latency_ms)
+            record: dict[str, Any] = {"call": call.name, "attempt": attempt, "status": completion.status,
+                                      "text": completion.text, "cached": completion.cached, "reading": reading}
+            trace.raw.append(record)
+            if completion.status != "ok":
+                raise JudgeFailed("api_error", f"{call.name}: {completion.error or completion.status}")
+            probability = yes_probability(completion.top_logprobs)
+            if probability is not None:
+                record |= {"read": "probability", "p_yes": probability}
+                return probability
+            word = yes_word(completion.text or "")
+            if word is not None:
+                record["read"] = "word"
+                return word
+            self.service.discard(completion)
+            messages = [*messages, {"role": "assistant", "content": completion.text or ""},
+                        {"role": "user", "content": YES_NO_REPAIR[self.language]}]
+        raise JudgeFailed("parse_error", f"{call.name}: neither Yes nor No in {completion.text!r} (after one repair "
+                                         "attempt)")
+
     def vectors(self, texts: Sequence[str]) -> tuple[np.ndarray, SimilarityScale]:
         """The texts' embeddings, with the scale their similarities are read on."""
         if self.embed is None or self.scale is None:  # both or neither (__init__)
@@ -204,10 +256,51 @@ async def ask_json(service: LLMService, prompt: str, shape: type[shapes.Shape], 
     raise JudgeFailed("parse_error", f"{call}: {parsed.error} (after one repair attempt)")
 
 
+def _word(token: str) -> str:
+    return token.strip().strip("\"'«»*.:,!").casefold()
+
+
+def yes_probability(alternatives: Sequence[tuple[str, float]]) -> float | None:
+    """P(Yes) normalised over the Yes and No tokens among a first token's alternatives (their aliases in both
+    languages summed); None when neither is among them."""
+    yes = sum(math.exp(lp) for token, lp in alternatives if _word(token) in _YES)
+    no = sum(math.exp(lp) for token, lp in alternatives if _word(token) in _NO)
+    return yes / (yes + no) if yes + no > 0 else None
+
+
+def yes_word(text: str) -> float | None:
+    """1.0 or 0.0 from an answer's first word; None when it is neither Yes nor No."""
+    first = text.split(maxsplit=1)
+    word = _word(first[0]) if first else ""
+    return 1.0 if word in _YES else 0.0 if word in _NO else None
+
+
 def statement_bound(text: str) -> int:
     """The most statements (or claims) a text can honestly make: a few per sentence. Generous, since it only
     has to stop a judge that repeats itself, never one that decomposes finely."""
     return STATEMENTS_PER_SENTENCE * max(1, len(split_sentences(text))) + SENTENCE_SLACK
+
+
+async def claims_supported(judge: LLMJudge, claims: Sequence[str], context: str, model: str, trace: Trace, *,
+                           nothing: str) -> tuple[Outcome, str]:
+    """Yes-no verdicts on claims against one text (faithfulness, context recall): the expected share of supported
+    claims, and the claims more likely unsupported than not, with their probability of Yes."""
+    found = await asyncio.gather(*(judge.yes(CLAIM_SUPPORT, {"context": context, "claim": c}, model, trace)
+                                   for c in claims))
+    doubted = [f"«{c}»: P(yes) {p:.2f}" for c, p in zip(claims, found, strict=True) if p < 0.5]
+    return judged.expected_share(found, "claim support", nothing), " | ".join(doubted)
+
+
+def verdict_readings(outcomes: Iterable[Outcome]) -> dict[str, Reading]:
+    """By model, how its yes-no verdicts were read (from the calls' records, so a resumed run's restored units
+    count too); a model read both ways across sessions is named by the way most of its calls were read."""
+    counts: dict[str, dict[str, int]] = {}
+    for outcome in outcomes:
+        for record in outcome.raw:
+            if "reading" in record and outcome.model:
+                by_reading = counts.setdefault(outcome.model, {})
+                by_reading[record["reading"]] = by_reading.get(record["reading"], 0) + 1
+    return {model: max(found, key=found.__getitem__) for model, found in sorted(counts.items())}  # type: ignore[misc]
 
 
 def joined(contexts: Sequence[str] | None) -> str:

@@ -56,6 +56,9 @@ def judge_call(name: str, shape: type[shapes.Shape], *variables: str, tokens: in
 # `text` is whichever side is decomposed (the response or the reference); `statements` is a JSON
 # list from `statements_block`; `context` is one context or the joined contexts, as the metric says.
 STATEMENTS = judge_call("statements", shapes.Statements, "question", "text", tokens=64, echoes=("text",))
+# yes-no judging: one claim against one text, the text first, so a server's prompt cache serves every claim of
+# every answer over the same context; the answer is one word
+CLAIM_SUPPORT = judge_call("claim_support", shapes.YesNo, "context", "claim", tokens=1)
 STATEMENT_VERDICTS = judge_call("statement_verdicts", shapes.StatementVerdicts, "context", "statements",
                                 tokens=160, echoes=("statements",))
 # Direct ratings (seed 004 §5.5, §6.4, §8) and the pairwise comparison. `output_format` is the mode's
@@ -81,6 +84,7 @@ RUBRIC = judge_call("rubric", shapes.RubricScore, "criteria", "low", "high", "sa
 
 # Declared here, for `catalog.CALLS`; every other call is declared with the one metric that makes it.
 SHARED_CALLS: tuple[JudgeCall, ...] = (
+    CLAIM_SUPPORT,
     STATEMENTS,
     STATEMENT_VERDICTS,
     RATE_FAITHFULNESS,

@@ -165,6 +165,13 @@ class StatementVerdict(Shape):
     verdict: Binary
 
 
+class YesNo(Shape):
+    """A one-word verdict (yes-no judging, `LLMJudge.yes`): read from the first token's probabilities or its
+    first word, never sent as a schema, since a grammar would make the first token a quote or a brace."""
+
+    answer: Literal["Yes", "No"]
+
+
 class StatementVerdicts(Shape):
     """One verdict per statement sent, in the order sent (faithfulness, noise sensitivity,
     factual correctness). Never empty: the call is only made when there are statements.

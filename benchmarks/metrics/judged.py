@@ -164,6 +164,21 @@ def faithfulness(supported: Sequence[bool | int]) -> Outcome:
     return Outcome.scored(_share(sum(verdicts), len(verdicts)))
 
 
+def expected_share(probabilities: Sequence[float], what: str, nothing: str) -> Outcome:
+    """The expected share of supported claims from each claim's probability of being supported (yes-no judging
+    read from token probabilities): Σ p_i / |C|, which is the share itself when every p_i is 0 or 1.
+
+    Formula: faithfulness and context recall with p_i = P(Yes) / (P(Yes) + P(No)) for claim i.
+    Degenerate: no claim → undetermined with `nothing` as the reason, as for 0/1 verdicts.
+    """
+    values = [float(p) for p in probabilities]
+    if any(not 0.0 <= p <= 1.0 for p in values):
+        raise ValueError(f"{what}: a probability must be in [0, 1], got {values}")
+    if not values:
+        return Outcome.undetermined(nothing)
+    return Outcome.scored(math.fsum(values) / len(values))
+
+
 # --- noise sensitivity -------------------------------------------------------------------------
 
 

@@ -41,6 +41,7 @@ from benchmarks.services.endpoints import props_url, served_identity
 from benchmarks.services.llm_cache import FILE_NAME, CachedReply, LLMCache, Served, cache_key
 from benchmarks.services.llm_request import (
     ROLES,
+    TOP_LOGPROBS,
     ChatRequest,
     Message,
     ResponseSchema,
@@ -60,6 +61,7 @@ _Listing = tuple[Any, Any, bool]
 Progress = Callable[[int], None]
 
 _REASON_CHARS = 300
+LOGPROBS_PROBE = "Is water wet? Answer Yes or No."
 PROBE_TIMEOUT_S = 5.0
 _PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
 _LIVE_COUNTS = ("calls", "http_requests", "cache_hits", "api_errors", "truncated", "prompt_tokens",
@@ -98,6 +100,9 @@ class Completion:
     error: str | None = None
     finish_reason: str | None = None
     cache_key: str | None = None  # where the reply is cached, so a reply that proves unusable can be dropped
+    # the first token's alternatives and their log-probabilities, where the call asked for them and the server
+    # gave them (OpenAI's, vLLM's and llama.cpp's `logprobs.content[0].top_logprobs`)
+    top_logprobs: tuple[tuple[str, float], ...] = ()
 
     @property
     def truncated(self) -> bool:
@@ -142,17 +147,20 @@ class LLMService:
         self._listing: asyncio.Task[_Listing] | None = None
         self._listing_read: _Listing | None = None
         self._served: dict[str, Served] = {}  # by model: what its replies are keyed by
+        self._logprobs: dict[str, asyncio.Future[bool]] = {}  # by model: whether the endpoint gives them
 
     def model_for(self, role: Role) -> str:
         return str(model_for(self.settings, role))
 
     async def complete(self, messages: Sequence[Message], *, role: Role, model: str | None = None,
-                       repeat: int = 0, schema: ResponseSchema | None = None, **options: Any) -> Completion:
+                       repeat: int = 0, schema: ResponseSchema | None = None, prefix: bool = False,
+                       **options: Any) -> Completion:
         """`repeat` r > 0 asks the same request again as an independent call: it is part of the
         cache key only (never sent), so measuring repeatability is not defeated by the cache,
         while a rerun of the whole benchmark still finds every repeat cached. `schema`: the answer's
         JSON schema, sent as `llm_structured_output` says. A `max_tokens` option (a judge call's budget for its
-        answer) never exceeds `llm_max_tokens`."""
+        answer) never exceeds `llm_max_tokens`. `prefix`: the caller reads only the answer's first word (a Yes or
+        No), so an answer cut at `max_tokens` is what it asked for: cached and not counted as truncated."""
         model = model or self.model_for(role)
         sent = [dict(m) for m in messages]
         tally = self._tallies.setdefault((role, model), _Tally())
@@ -172,7 +180,8 @@ class LLMService:
                 if hit.system_fingerprint:
                     tally.fingerprints.add(hit.system_fingerprint)
                 return Completion("ok", hit.text, model, role, Usage(hit.prompt_tokens, hit.completion_tokens),
-                                  ms_since(started), attempts=0, cached=True, finish_reason="stop", cache_key=key)
+                                  ms_since(started), attempts=0, cached=True, finish_reason="stop", cache_key=key,
+                                  top_logprobs=hit.top_logprobs)
             await self._ensure_reachable()
             await self._match_slots()
             outcome = await self._send(model, sent, params)
@@ -182,10 +191,11 @@ class LLMService:
             break
         tally.calls += 1
         response, attempts, latency_ms = outcome.value, outcome.attempts, outcome.latency_ms
-        text, usage, finish, fingerprint = None, Usage(), None, None
+        text, usage, finish, fingerprint, alternatives = None, Usage(), None, None, ()
         error = outcome.explain(_reason(outcome.failure.error)) if outcome.failure else None
         if response is not None:
             text, usage, finish, error = _read(response)
+            alternatives = _first_token_alternatives(response)
             fingerprint = getattr(response, "system_fingerprint", None) or None
         if error is not None:
             tally.api_errors += 1
@@ -196,12 +206,12 @@ class LLMService:
         if fingerprint:
             tally.fingerprints.add(fingerprint)
         completion = Completion("ok", text, model, role, usage, latency_ms, attempts, cached=False,
-                                finish_reason=finish)
-        if completion.truncated:
+                                finish_reason=finish, top_logprobs=alternatives)
+        if completion.truncated and not prefix:
             tally.truncated += 1  # not cached: a larger token budget, asked next time, must reach the model
         elif self.cache:
-            self.cache.put(key, self.endpoint, model,
-                           CachedReply(str(text), usage.prompt_tokens, usage.completion_tokens, fingerprint))
+            self.cache.put(key, self.endpoint, model, CachedReply(str(text), usage.prompt_tokens,
+                                                                  usage.completion_tokens, fingerprint, alternatives))
             completion = replace(completion, cache_key=key)
         return completion
 
@@ -210,6 +220,19 @@ class LLMService:
         of repeating the failure; the run that got it keeps its outcome."""
         if self.cache and completion.cache_key:
             self.cache.forget(completion.cache_key)
+
+    async def gives_logprobs(self, model: str) -> bool:
+        """Whether the endpoint returns `model`'s token log-probabilities, asked once a run by a one-token call
+        (cached like any reply, so a rerun the cache answers reads its verdicts the same way). A server that
+        refuses the parameters, or answers without them, reads as no."""
+        if model not in self._logprobs:
+            self._logprobs[model] = asyncio.ensure_future(self._ask_logprobs(model))
+        return await asyncio.shield(self._logprobs[model])
+
+    async def _ask_logprobs(self, model: str) -> bool:
+        probe = await self.complete([{"role": "user", "content": LOGPROBS_PROBE}], role="judge", model=model,
+                                    prefix=True, max_tokens=1, logprobs=True, top_logprobs=TOP_LOGPROBS)
+        return probe.status == "ok" and bool(probe.top_logprobs)
 
     def structured_mode(self, model: str) -> StructuredMode:
         """How a JSON answer is asked of `model` now: the setting, or under auto what the endpoint accepted."""
@@ -487,6 +510,15 @@ def _reason(exc: openai.APIError) -> str:
     if isinstance(exc, openai.APIConnectionError):
         return f"connection error: {exc.__cause__ or exc.message}".splitlines()[0]
     return f"{type(exc).__name__}: {exc.message}".splitlines()[0]
+
+
+def _first_token_alternatives(response: Any) -> tuple[tuple[str, float], ...]:
+    """The first generated token's alternatives with their log-probabilities; () when the reply has none."""
+    choices = getattr(response, "choices", None) or ()
+    logprobs = getattr(choices[0], "logprobs", None) if choices else None
+    content = getattr(logprobs, "content", None) or ()
+    first = getattr(content[0], "top_logprobs", None) if content else None
+    return tuple((str(t.token), float(t.logprob)) for t in first or () if t.logprob is not None)
 
 
 def _read(response: Any) -> tuple[str | None, Usage, str | None, str | None]:

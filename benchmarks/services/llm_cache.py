@@ -58,6 +58,8 @@ class CachedReply:
     prompt_tokens: int
     completion_tokens: int
     system_fingerprint: str | None = None  # the backend configuration the reply came from, where the server says
+    # the first token's alternatives with their log-probabilities, where the call asked for them
+    top_logprobs: tuple[tuple[str, float], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -91,19 +93,28 @@ class LLMCache:
             self._db.execute("PRAGMA synchronous=NORMAL")
             for statement in _SCHEMA:
                 self._db.execute(statement)
+            columns = {row[1] for row in self._db.execute("PRAGMA table_info(chat_replies)")}
+            if "top_logprobs" not in columns:  # a cache written before replies kept their token alternatives
+                self._db.execute("ALTER TABLE chat_replies ADD COLUMN top_logprobs TEXT")
         except (OSError, sqlite3.Error) as exc:
             raise BenchError(f"{path}: the LLM cache cannot be opened ({exc}); delete the file or set "
                              "llm_cache = false") from None
 
     def get(self, key: str) -> CachedReply | None:
-        row = self._db.execute("SELECT text, prompt_tokens, completion_tokens, system_fingerprint "
+        row = self._db.execute("SELECT text, prompt_tokens, completion_tokens, system_fingerprint, top_logprobs "
                                "FROM chat_replies WHERE key = ?", (key,)).fetchone()
-        return CachedReply(*row) if row else None
+        if not row:
+            return None
+        alternatives = tuple((token, float(logprob)) for token, logprob in json.loads(row[4] or "[]"))
+        return CachedReply(*row[:4], top_logprobs=alternatives)
 
     def put(self, key: str, endpoint: str, model: str, reply: CachedReply) -> None:
-        self._db.execute("INSERT OR REPLACE INTO chat_replies VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        self._db.execute("INSERT OR REPLACE INTO chat_replies (key, endpoint, model, text, prompt_tokens, "
+                         "completion_tokens, system_fingerprint, created_at, top_logprobs) "
+                         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                          (key, endpoint, model, reply.text, reply.prompt_tokens, reply.completion_tokens,
-                          reply.system_fingerprint, time.time()))
+                          reply.system_fingerprint, time.time(),
+                          json.dumps(reply.top_logprobs, ensure_ascii=False) if reply.top_logprobs else None))
 
     def forget(self, key: str) -> None:
         self._db.execute("DELETE FROM chat_replies WHERE key = ?", (key,))

@@ -39,6 +39,9 @@ class ChatRequest:
     schema: ResponseSchema | None = None
 
 
+TOP_LOGPROBS = 10  # alternatives asked for a verdict's first token (OpenAI allows up to 20)
+
+
 def model_for(settings: Settings, role: Role) -> str | None:
     return getattr(settings, f"{role}_model") or settings.llm_model
 

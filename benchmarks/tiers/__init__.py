@@ -21,7 +21,7 @@ LLM = ("llm_base_url", "llm_api_key", "llm_model", "judge_model", "llm_temperatu
        "llm_concurrency", "llm_max_attempts", "llm_timeout_s", "llm_cache", "llm_prices", "llm_structured_output")
 # how the metrics of bench evaluate are asked (also tiers 2 and 3's --metrics)
 JUDGED = ("relevancy_questions", "similarity_threshold", "correctness_weights", "factual_mode", "factual_beta",
-          "noise_mode", "precision_against", "rubrics", "similarity_baseline", "claim_counting")
+          "noise_mode", "precision_against", "rubrics", "similarity_baseline", "claim_counting", "judge_verdicts")
 ANSWERING = (*EMBEDDING, *LLM, *JUDGED, *STATS, "generator", "generator_model", "generator_template",
              "generator_http_url", "generator_http_request", "generator_http_response_path", "generator_http_api_key",
              "extractive_sentences", "judge_backend", "judge_mode", "repeats", "extra_metrics")

@@ -482,7 +482,10 @@ def judge_provenance(settings: Settings, plan: Plan, language: Language, generat
     if settings.judge_backend == "llm":
         judge.update(model=model_for(settings, "judge"), mode=settings.judge_mode, url=llm_url(settings),
                      prompts_sha256={**prompt_hashes(language, settings.judge_mode, plan.ratings),
-                                     **catalog.prompt_hashes(plan.extra_metrics, known, language)})
+                                     **catalog.prompt_hashes(plan.extra_metrics, known, language,
+                                                             settings.judge_verdicts)})
+        if any(known[m].yes_no for m in plan.extra_metrics):
+            judge["verdicts"] = settings.judge_verdicts
     return {"generator": generator.describe(), "judge": judge}
 
 

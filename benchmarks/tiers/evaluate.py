@@ -25,6 +25,7 @@ from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge import catalog
 from benchmarks.judge.catalog import offline_score
+from benchmarks.judge.llm_judge import verdict_readings
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
 from benchmarks.judge.offline import texts_to_embed as offline_texts
 from benchmarks.metrics.inter_rater import mean_over_models, model_agreement
@@ -130,7 +131,7 @@ def plan(settings: Settings, samples: SampleSet) -> tuple[tuple[str, ...], list[
     rows = []
     for name in settings.metrics:
         metric = judged[name]
-        prompt = metric.prompt_text(settings.language)
+        prompt = metric.prompt_text(settings.language, settings.judge_verdicts)
         calls = tokens = 0
         for sample in samples.samples:
             if sample.missing(metric.needs):
@@ -243,7 +244,12 @@ def _result(settings: Settings, judged: Judged, samples: SampleSet, by_key: Mapp
                                             "metrics": graded_metrics(metric_names, judged, models)}}
     if backend == "llm":
         provenance["judge"]["url"] = llm_url(settings)
-        provenance["prompts_sha256"] = catalog.prompt_hashes(metric_names, judged, language)
+        provenance["prompts_sha256"] = catalog.prompt_hashes(metric_names, judged, language, settings.judge_verdicts)
+        if any(judged[m].yes_no for m in metric_names):
+            provenance["judge"]["verdicts"] = settings.judge_verdicts
+            readings = verdict_readings(by_key.values())
+            if readings:
+                provenance["judge"]["verdict_reading"] = readings
     if embedder_info:
         provenance["embedder"] = embedder_info
     if scale is not None:

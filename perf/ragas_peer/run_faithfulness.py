@@ -1,6 +1,7 @@
 """Score samples with RAGAS's own Faithfulness metric on an OpenAI-compatible chat server.
 
     python run_faithfulness.py --base-url URL --model NAME --samples IN.jsonl --out OUT.jsonl [--timeout S]
+                               [--max-tokens N]
 
 Run with the interpreter of the separate RAGAS venv (see venv.py): this file imports only the
 standard library and RAGAS's stack, never bench. Each line of IN is a JSON object with at least `id`,
@@ -39,6 +40,7 @@ os.environ["RAGAS_DO_NOT_TRACK"] = "true"
 
 API_KEY = "unused"
 DEFAULT_TIMEOUT_S = 600.0
+DEFAULT_MAX_TOKENS = 1024  # RAGAS's own default for a reply (InstructorModelArgs.max_tokens)
 ERROR_CHARS = 2000  # instructor's errors quote the whole reply; keep the start, where the cause is
 REQUIRED = ("id", "user_input", "response", "retrieved_contexts")
 
@@ -51,13 +53,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", required=True, type=Path, help="JSON lines written here, one a sample")
     parser.add_argument("--timeout", type=float, default=DEFAULT_TIMEOUT_S,
                         help=f"seconds allowed for one LLM request (default {DEFAULT_TIMEOUT_S:.0f})")
+    parser.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS,
+                        help=f"reply budget of one LLM request (default {DEFAULT_MAX_TOKENS}, RAGAS's own)")
     args = parser.parse_args(argv)
     try:
         samples = read_samples(args.samples)
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, TypeError) as exc:
         print(f"ragas faithfulness: {exc}", file=sys.stderr)
         return 2
-    asyncio.run(score_all(samples, base_url=args.base_url, model=args.model, out=args.out, timeout=args.timeout))
+    asyncio.run(score_all(samples, base_url=args.base_url, model=args.model, out=args.out,
+                          timeout=args.timeout, max_tokens=args.max_tokens))
     return 0
 
 
@@ -74,7 +79,7 @@ def read_samples(path: Path) -> list[dict[str, Any]]:
         if missing:
             raise ValueError(f"{path}:{number}: missing {', '.join(missing)}")
         if not isinstance(sample["retrieved_contexts"], list):
-            raise ValueError(f"{path}:{number}: retrieved_contexts is not a list")
+            raise TypeError(f"{path}:{number}: retrieved_contexts is not a list")
         samples.append(sample)
     return samples
 
@@ -89,7 +94,8 @@ class RequestCounter:
         self.count += 1
 
 
-def make_metric(base_url: str, model: str, timeout: float, counter: RequestCounter) -> Any:
+def make_metric(base_url: str, model: str, *, timeout: float, max_tokens: int,
+                counter: RequestCounter) -> Any:
     """RAGAS's Faithfulness with its LLM on the given server, as RAGAS 0.4's docs build it."""
     from openai import AsyncOpenAI, DefaultAsyncHttpxClient
     from ragas.llms import llm_factory
@@ -100,14 +106,14 @@ def make_metric(base_url: str, model: str, timeout: float, counter: RequestCount
     http_client = DefaultAsyncHttpxClient(event_hooks={"request": [counter]})
     client = AsyncOpenAI(base_url=base_url, api_key=API_KEY, timeout=timeout, max_retries=0,
                          http_client=http_client)
-    llm = llm_factory(model, provider="openai", client=client, temperature=0.0)
+    llm = llm_factory(model, provider="openai", client=client, temperature=0.0, max_tokens=max_tokens)
     return Faithfulness(llm=llm)
 
 
 async def score_all(samples: list[dict[str, Any]], *, base_url: str, model: str, out: Path,
-                    timeout: float) -> None:
+                    timeout: float, max_tokens: int = DEFAULT_MAX_TOKENS) -> None:
     counter = RequestCounter()
-    metric = make_metric(base_url, model, timeout, counter)
+    metric = make_metric(base_url, model, timeout=timeout, max_tokens=max_tokens, counter=counter)
     out.parent.mkdir(parents=True, exist_ok=True)
     scored = failed = 0
     started = time.perf_counter()
@@ -142,7 +148,7 @@ async def score_one(metric: Any, sample: dict[str, Any]) -> dict[str, Any]:
             error = "NaN: RAGAS found no statements to judge in the response, or no verdicts for them"
         else:
             score = value
-    except Exception as exc:  # any failure of one sample is that sample's result; the run goes on
+    except Exception as exc:  # noqa: BLE001 - any failure of one sample is its result; the run goes on
         error = f"{type(exc).__name__}: {exc}"[:ERROR_CHARS] or type(exc).__name__
     seconds = time.perf_counter() - started
     return {"id": sample["id"], "score": score, "seconds": round(seconds, 3), "error": error}

@@ -3,8 +3,8 @@
     python = ensure_venv(data_dir / "perf-ragas-venv")
     subprocess.run(faithfulness_command(python, base_url=..., model=..., samples=..., out=...), check=True)
 
-RAGAS pins versions of langchain, openai and pydantic-era packages that bench's own environment need
-not share, so it never enters bench's venv: it lives in a folder the caller names (under bench's data
+RAGAS brings its own versions of langchain, openai, instructor and datasets, which bench's environment
+need not share, so it never enters bench's venv: it lives in a folder the caller names (under bench's data
 folder, not in the repository), created with `python -m venv` from the interpreter running this code
 and filled by pip from `requirements.txt` beside this file. A stamp in the folder holds the sha256 of
 the requirements and the interpreter's version; it is written only after pip succeeded, so an
@@ -26,6 +26,7 @@ REQUIREMENTS = HERE / "requirements.txt"
 SCRIPT = HERE / "run_faithfulness.py"
 STAMP = ".bench-ragas-requirements"
 PIP_TIMEOUT_S = 1800.0
+IMPORT_CHECK = "import ragas, ragas.llms, ragas.metrics.collections, openai"
 OUTPUT_TAIL = 4000  # characters of pip's output kept in the error when it fails
 
 
@@ -63,23 +64,25 @@ def ensure_venv(folder: Path, *, requirements: Path = REQUIREMENTS) -> Path:
     folder.parent.mkdir(parents=True, exist_ok=True)
     stamp.unlink(missing_ok=True)
     _run([sys.executable, "-m", "venv", "--clear", str(folder)], "python -m venv")
-    print(f"ragas peer: installing {requirements.name} (a few minutes the first time)", file=sys.stderr, flush=True)
+    print(f"ragas peer: installing {requirements.name} (a few minutes the first time)",
+          file=sys.stderr, flush=True)
     _run([str(python), "-m", "pip", "install", "--disable-pip-version-check", "--no-input", "--quiet",
           "-r", str(requirements)], "pip install")
-    _run([str(python), "-c", "import os; os.environ['RAGAS_DO_NOT_TRACK'] = 'true'; "
-          "import ragas, ragas.llms, ragas.metrics.collections, openai"], "import ragas")
+    _run([str(python), "-c", IMPORT_CHECK], "import ragas")
     stamp.write_text(wanted)
     print("ragas peer: venv ready", file=sys.stderr, flush=True)
     return python
 
 
 def faithfulness_command(python: Path, *, base_url: str, model: str, samples: Path, out: Path,
-                         timeout: float | None = None) -> list[str]:
-    """The command line that scores `samples` into `out` with RAGAS's Faithfulness (see run_faithfulness.py)."""
+                         timeout: float | None = None, max_tokens: int | None = None) -> list[str]:
+    """The command that scores `samples` into `out` with RAGAS's Faithfulness (see run_faithfulness.py)."""
     command = [str(python), str(SCRIPT), "--base-url", base_url, "--model", model,
                "--samples", str(samples), "--out", str(out)]
     if timeout is not None:
         command += ["--timeout", str(timeout)]
+    if max_tokens is not None:
+        command += ["--max-tokens", str(max_tokens)]
     return command
 
 
@@ -87,8 +90,8 @@ def _run(command: Sequence[str], what: str) -> None:
     env = {**os.environ, "RAGAS_DO_NOT_TRACK": "true", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     env.pop("PYTHONPATH", None)  # bench's own modules must not leak into the separate venv
     try:
-        done = subprocess.run(command, capture_output=True, text=True, env=env, timeout=PIP_TIMEOUT_S,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(command, check=False, capture_output=True, text=True, env=env,
+                              timeout=PIP_TIMEOUT_S, stdin=subprocess.DEVNULL)
     except subprocess.TimeoutExpired as exc:
         raise RagasVenvError(f"ragas peer: {what} took more than {PIP_TIMEOUT_S:.0f} s") from exc
     if done.returncode != 0:

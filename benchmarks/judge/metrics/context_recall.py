@@ -1,7 +1,9 @@
 """context_recall: the share of the reference's sentences attributable to the retrieved contexts.
 
-One call: the judge splits the reference into sentences and classifies each against the joined
-contexts, so the number of sentences is its own; bench's splitter only bounds it.
+Yes-no verdicts (the default): one question per claim of the reference against the joined contexts, read as
+faithfulness reads its claims (the mean probability of Yes, or the share of Yes answers). Statements verdicts:
+one call, the judge splits the reference into sentences and classifies each against the joined contexts, so
+the number of sentences is its own; bench's splitter only bounds it.
 """
 
 from __future__ import annotations
@@ -9,11 +11,11 @@ from __future__ import annotations
 from typing import ClassVar
 
 from benchmarks.judge import offline
-from benchmarks.judge.judged_metric import JudgedMetric, fixed
-from benchmarks.judge.llm_judge import SENTENCE_SLACK, LLMJudge, Trace, joined, rejected
-from benchmarks.judge.claims import split_sentences
+from benchmarks.judge.claims import split_claims, split_sentences
+from benchmarks.judge.judged_metric import JudgedMetric, per_claim
+from benchmarks.judge.llm_judge import SENTENCE_SLACK, LLMJudge, Trace, claims_supported, joined, rejected
 from benchmarks.judge.offline import OfflineProxy
-from benchmarks.judge.prompts import judge_call
+from benchmarks.judge.prompts import CLAIM_SUPPORT, judge_call
 from benchmarks.judge.shapes import Binary, Bounded, Reason, Shape, Text
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
@@ -45,6 +47,9 @@ REFERENCE_ATTRIBUTION = judge_call(
 
 
 async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
+    if judge.options.verdicts == "yes-no":
+        return await claims_supported(judge, split_claims(s.reference), joined(s.retrieved_contexts), model, trace,
+                                      nothing="the reference has no statements")
     answer = await judge.ask(REFERENCE_ATTRIBUTION, {"question": s.user_input, "context": joined(s.retrieved_contexts),
                                                      "reference": s.reference}, model, trace,
                              Attributions.at_most(len(split_sentences(s.reference or "")) + SENTENCE_SLACK))
@@ -57,7 +62,8 @@ METRIC = JudgedMetric(
     help="share of the reference's sentences attributable to the retrieved contexts",
     needs=("user_input", "retrieved_contexts", "reference"),
     calls=(REFERENCE_ATTRIBUTION,),
-    planned_calls=fixed(1),
+    yes_no=(CLAIM_SUPPORT,),
+    planned_calls=per_claim("reference", statements=1),
     score=score,
     offline=OfflineProxy(("reference", "retrieved_contexts"), offline.context_recall,
                          "offline proxy: share of reference sentences supported by a retrieved context "
