@@ -66,7 +66,7 @@ def main() -> None:
                     for language in LANGUAGES:
                         rows.append(measure(work, name, "yes-no", language, subset(language, args.questions, work),
                                             base_url))
-                    for language in LANGUAGES:
+                    for language in LANGUAGES if args.statements_questions else ():
                         rows.append(measure(work, name, "statements", language,
                                             subset(language, args.statements_questions, work), base_url))
                     if args.ragas_questions:

@@ -35,6 +35,9 @@ def isolated(monkeypatch, data_dir, tmp_path):
     monkeypatch.setenv("BENCH_LATENCY_QUERIES", "5")
     monkeypatch.delenv("DATABASE_URL", raising=False)
     monkeypatch.delenv("BENCH_DATABASE_URL", raising=False)
+    # the scripted judges of these tests answer RAGAS's statement and verdict lists; yes-no verdicts, the
+    # default, have tests of their own (test_yes_no_verdicts.py), which set it back
+    monkeypatch.setenv("BENCH_JUDGE_VERDICTS", "statements")
     monkeypatch.chdir(tmp_path)
 
 

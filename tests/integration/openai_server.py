@@ -70,6 +70,8 @@ class Reply:
     finish_reason: str = "stop"  # "length": the text was cut off by max_tokens
     until_hang_up: bool = False  # no reply before the client hangs up: a timeout, however long it is
     system_fingerprint: str | None = None  # sent when set, as OpenAI and vLLM send theirs
+    # the first token's alternatives as (token, logprob), sent when the request asks for logprobs
+    top_logprobs: list[tuple[str, float]] | None = None
 
 
 class _Server(Listener):
@@ -241,10 +243,16 @@ class FakeOpenAI:
         words = sum(len(str(m.get("content", "")).split()) for m in request["messages"])
         prompt, completion = reply.usage or (words, len(reply.text.split()))
         fingerprint = {"system_fingerprint": reply.system_fingerprint} if reply.system_fingerprint else {}
+        logprobs = {}
+        if request.get("logprobs") and reply.top_logprobs:
+            first = reply.top_logprobs[0]
+            logprobs = {"logprobs": {"content": [{"token": first[0], "logprob": first[1], "bytes": None,
+                                                  "top_logprobs": [{"token": t, "logprob": lp, "bytes": None}
+                                                                   for t, lp in reply.top_logprobs]}]}}
         return {
             **fingerprint,
             "id": "chatcmpl-test", "object": "chat.completion", "created": 0, "model": request["model"],
-            "choices": [{"index": 0, "finish_reason": reply.finish_reason,
+            "choices": [{"index": 0, "finish_reason": reply.finish_reason, **logprobs,
                          "message": {"role": "assistant", "content": reply.text}}],
             "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
                       "total_tokens": prompt + completion},

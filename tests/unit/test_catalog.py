@@ -50,9 +50,11 @@ def test_a_declaration_with_both_or_neither_offline_answer_is_refused():
 
 
 @pytest.mark.parametrize(("metric", "options", "calls"), [
-    ("faithfulness", JudgeOptions(), 2),
+    ("faithfulness", JudgeOptions(verdicts="statements"), 2),
+    ("faithfulness", JudgeOptions(), 1),  # yes-no: 1 per claim of the response
     ("context_precision", JudgeOptions(), 2),  # 1 per context
-    ("context_recall", JudgeOptions(), 1),
+    ("context_recall", JudgeOptions(verdicts="statements"), 1),
+    ("context_recall", JudgeOptions(), 1),  # yes-no: 1 per claim of the reference
     ("context_entity_recall", JudgeOptions(), 2),
     ("noise_sensitivity", JudgeOptions(), 7),  # 3 + 2 per context
     ("response_relevancy", JudgeOptions(), 3),
@@ -67,6 +69,12 @@ def test_a_declaration_with_both_or_neither_offline_answer_is_refused():
 ])
 def test_planned_calls_follow_the_documented_counts(metric, options, calls):
     assert BUILTINS[metric].planned_calls(TWO_CONTEXTS, options) == calls
+
+
+def test_yes_no_counts_follow_the_claims():
+    sample = Sample(id="s", response="Leave is 16 weeks, and it is paid in full. Ask HR.", reference="")
+    assert BUILTINS["faithfulness"].planned_calls(sample, JudgeOptions()) == 3
+    assert BUILTINS["context_recall"].planned_calls(sample, JudgeOptions()) == 0
 
 
 def test_per_context_counts_follow_the_sample():
@@ -148,13 +156,18 @@ def test_a_rubric_without_criteria_in_the_run_language_is_refused():
         catalog.require_language(["politeness", "grounded"], known, "ru")
 
 
-def test_prompt_hashes_of_built_ins_are_their_templates():
-    assert BUILTINS["faithfulness"].prompt_hashes("ru") == {
+def test_prompt_hashes_of_built_ins_are_the_templates_their_verdicts_send():
+    assert BUILTINS["faithfulness"].prompt_hashes("ru", "statements") == {
         "ru/statements": template_sha256("statements", "ru"),
         "ru/statement_verdicts": template_sha256("statement_verdicts", "ru")}
-    assert BUILTINS["semantic_similarity"].prompt_hashes("en") == {}
-    assert catalog.prompt_hashes(["faithfulness", "noise_sensitivity"], BUILTINS, "en").keys() == {
+    assert BUILTINS["faithfulness"].prompt_hashes("ru", "yes-no") == {
+        "ru/claim_support": template_sha256("claim_support", "ru")}
+    assert BUILTINS["semantic_similarity"].prompt_hashes("en", "yes-no") == {}
+    assert catalog.prompt_hashes(["faithfulness", "noise_sensitivity"], BUILTINS, "en", "statements").keys() == {
         "en/statements", "en/statement_verdicts"}
+    # noise_sensitivity has no yes-no form: it sends its statements calls under either setting
+    assert catalog.prompt_hashes(["faithfulness", "noise_sensitivity"], BUILTINS, "en", "yes-no").keys() == {
+        "en/claim_support", "en/statements", "en/statement_verdicts"}
 
 
 def test_a_rubrics_prompt_hash_covers_the_template_and_its_criteria():
@@ -162,21 +175,25 @@ def test_a_rubrics_prompt_hash_covers_the_template_and_its_criteria():
     own = json.dumps({"criteria": "Is the response polite?", "scale": "binary", "needs": ["user_input", "response"]},
                      ensure_ascii=False, sort_keys=True)
     expected = hashlib.sha256(packaged("prompts", "en", "rubric.txt") + b"\n" + own.encode()).hexdigest()
-    assert politeness.prompt_hashes("en") == {"en/rubric/politeness": expected}
-    assert politeness.prompt_hashes("ru")["ru/rubric/politeness"] != expected
+    assert politeness.prompt_hashes("en", "yes-no") == {"en/rubric/politeness": expected}
+    assert politeness.prompt_hashes("ru", "yes-no")["ru/rubric/politeness"] != expected
     reworded = {"politeness": {**POLITENESS["politeness"],
                                "criteria": {"en": "Is the response courteous?", "ru": "Вежлив ли ответ?"}}}
-    assert catalog.metrics(reworded)["politeness"].prompt_hashes("en") != politeness.prompt_hashes("en")
-    assert catalog.metrics(reworded)["politeness"].prompt_hashes("ru") == politeness.prompt_hashes("ru")
+    assert (catalog.metrics(reworded)["politeness"].prompt_hashes("en", "yes-no")
+            != politeness.prompt_hashes("en", "yes-no"))
+    assert (catalog.metrics(reworded)["politeness"].prompt_hashes("ru", "yes-no")
+            == politeness.prompt_hashes("ru", "yes-no"))
     rescaled = {"politeness": {**POLITENESS["politeness"], "scale": "1-5"}}
-    assert catalog.metrics(rescaled)["politeness"].prompt_hashes("en") != politeness.prompt_hashes("en")
+    assert (catalog.metrics(rescaled)["politeness"].prompt_hashes("en", "yes-no")
+            != politeness.prompt_hashes("en", "yes-no"))
 
 
 def test_prompt_text_for_the_dry_run_estimate():
-    assert BUILTINS["faithfulness"].prompt_text("en") == load_template("statements", "en")
-    assert BUILTINS["semantic_similarity"].prompt_text("en") == ""
+    assert BUILTINS["faithfulness"].prompt_text("en", "statements") == load_template("statements", "en")
+    assert BUILTINS["faithfulness"].prompt_text("en", "yes-no") == load_template("claim_support", "en")
+    assert BUILTINS["semantic_similarity"].prompt_text("en", "yes-no") == ""
     politeness = catalog.metrics(POLITENESS)["politeness"]
-    assert politeness.prompt_text("ru") == load_template("rubric", "ru") + "Вежлив ли ответ?"
+    assert politeness.prompt_text("ru", "yes-no") == load_template("rubric", "ru") + "Вежлив ли ответ?"
 
 
 def test_calls_of_reads_the_given_metrics():

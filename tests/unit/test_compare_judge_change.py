@@ -141,5 +141,6 @@ def test_a_report_without_a_judge_has_no_judge_identity():
     assert judge_identity({"provenance": {"embedder": {}}}) == {}
     tier2 = {"provenance": {"judge": {"backend": "llm", "model": "m", "prompts_sha256": {"x": "1"}}},
              "volatile": {"llm": None}}
-    assert judge_identity(tier2) == {"backend": "llm", "model": ["m"], "mode": None, "prompts_sha256": {"x": "1"},
+    assert judge_identity(tier2) == {"backend": "llm", "model": ["m"], "mode": None, "verdicts": None,
+                                     "verdict_reading": None, "prompts_sha256": {"x": "1"},
                                      "language": None, "structured_output": {}}

@@ -69,7 +69,12 @@ def test_template_renders_without_leftover_placeholders(call, language):
         assert f"<{name}>" in text
 
 
-@pytest.mark.parametrize(("call", "language"), CASES)
+# calls answered in JSON; a yes-no call is answered with one word and shows no example, whose answer a small
+# model would copy
+JSON_CASES = [(call, language) for call, language in CASES if CALLS[call].shape is not shapes.YesNo]
+
+
+@pytest.mark.parametrize(("call", "language"), JSON_CASES)
 def test_worked_examples_validate_against_the_shape(call, language):
     examples = EXAMPLE.findall(_rendered(call, language))
     assert examples, "every template shows at least one worked example"
