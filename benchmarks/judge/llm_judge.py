@@ -13,7 +13,6 @@ a text and verdicts on them (the calls several metrics share), and embeddings on
 
 from __future__ import annotations
 
-import asyncio
 import math
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
@@ -284,9 +283,11 @@ def statement_bound(text: str) -> int:
 async def claims_supported(judge: LLMJudge, claims: Sequence[str], context: str, model: str, trace: Trace, *,
                            nothing: str) -> tuple[Outcome, str]:
     """Yes-no verdicts on claims against one text (faithfulness, context recall): the expected share of supported
-    claims, and the claims more likely unsupported than not, with their probability of Yes."""
-    found = await asyncio.gather(*(judge.yes(CLAIM_SUPPORT, {"context": context, "claim": c}, model, trace)
-                                   for c in claims))
+    claims, and the claims more likely unsupported than not, with their probability of Yes. The claims are asked
+    one after another: the first puts the instructions and the context in a server slot's prompt cache, and each
+    next claim costs only its own tokens; asked together they would land on several slots, each reading the
+    context again."""
+    found = [await judge.yes(CLAIM_SUPPORT, {"context": context, "claim": c}, model, trace) for c in claims]
     doubted = [f"«{c}»: P(yes) {p:.2f}" for c, p in zip(claims, found, strict=True) if p < 0.5]
     return judged.expected_share(found, "claim support", nothing), " | ".join(doubted)
 

@@ -71,8 +71,11 @@ def test_probability_verdicts_give_the_expected_share_of_supported_claims(bench,
     verdict_calls = [b for b in asked if "Statement: " in b["messages"][-1]["content"]]
     assert len(verdict_calls) == 2
     assert all(b["max_tokens"] == 1 and b["top_logprobs"] == 10 and "response_format" not in b for b in verdict_calls)
-    # the context comes first, so a server's prompt cache serves every claim over it
-    assert all(b["messages"][-1]["content"].startswith("Knowledge:\nThe first Super Bowl") for b in verdict_calls)
+    # the instructions, then the context, then the claim: a server's prompt cache serves every claim over it
+    prompts = [b["messages"][-1]["content"] for b in verdict_calls]
+    assert prompts[0].split("Statement: ")[0] == prompts[1].split("Statement: ")[0]
+    assert all(p.startswith("Decide whether a statement") and p.index("The first Super Bowl") < p.index("Statement: ")
+               for p in prompts)
 
 
 def test_without_logprobs_the_word_is_read_and_the_report_says_so(bench, samples, tmp_path, monkeypatch):
