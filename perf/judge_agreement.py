@@ -14,7 +14,9 @@ supported and hallucinated answer — judged by:
 - RAGAS 0.4.3's own Faithfulness (`perf/ragas_peer`, its own venv, telemetry off) on the same server, on the
   right and hallucinated answers of the first K questions (default 4: it takes ~40 s a sample).
 
-LLM cache off, so every call is made and timed. Per judge and language: right-vs-hallucinated pairwise
+The server runs one slot on every core: while the LLM judges, bench only waits for it, and one slot keeps a
+sample's context in one prompt cache for all its claims and for the other answers over the same context
+(measured on 4 questions: 65 s with one slot, 74 s with two). LLM cache off, so every call is made and timed. Per judge and language: right-vs-hallucinated pairwise
 accuracy (the share of questions whose right answer scores above its hallucinated one, ties half) and AUC
 over those answers, bench's own agreement over all three answers (pairwise accuracy across labels, Cohen's
 kappa at 0.5), failed outcomes, and wall seconds per sample of the whole command. Writes only its section.
@@ -62,7 +64,8 @@ def main() -> None:
                      for language in LANGUAGES]
             for name in args.models:
                 model = local_model.spec(name)
-                with local_model.serve(local_model.install(name), alias=model.alias) as base_url:
+                with local_model.serve(local_model.install(name), alias=model.alias, slots=1,
+                                       threads=local_model.cores()) as base_url:
                     for language in LANGUAGES:
                         rows.append(measure(work, name, "yes-no", language, subset(language, args.questions, work),
                                             base_url))
@@ -163,8 +166,8 @@ def _section(rows: list[dict[str, str]], args: argparse.Namespace) -> str:
         f"{args.statements_questions} for statements",
         f"verdicts, and RAGAS 0.4.3's own Faithfulness on the right and hallucinated answers of the first "
         f"{args.ragas_questions}, all on the same",
-        "server (llama.cpp through `xllamacpp`, 127.0.0.1, one slot per core, LLM cache off). `right > hallucinated`: "
-        "the share of",
+        "server (llama.cpp through `xllamacpp`, 127.0.0.1, one slot on both cores, LLM cache off). `right > "
+        "hallucinated`: the share of",
         "questions whose right answer scores above its hallucinated one (ties half); the AUC is over those answers; "
         "`pairwise,",
         "all labels` and kappa are the report's own agreement over the three answers. Seconds per sample are the "

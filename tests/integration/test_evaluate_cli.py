@@ -147,7 +147,7 @@ def test_offline_judge_runs_without_any_llm(bench, tmp_path):
     items = {row["id"]: row for row in map(json.loads, (out / "items.jsonl").read_text().splitlines())}
     explanation = items["s2"]["scores"]["faithfulness"]["offline"]["explanation"]
     assert explanation.startswith("unsupported by the contexts: «Hamlet was written by Christopher Marlowe.» "
-                                  "(similarity "), explanation  # as an LLM judge names what it rejected
+                                  "(Christopher, Marlowe not found; similarity "), explanation  # names what it lacks
 
 
 def test_unknown_metric(bench, tmp_path):

@@ -150,9 +150,13 @@ class Run:
     judge: ScriptedJudge
 
 
+STATEMENTS = JudgeOptions(verdicts="statements")
+
+
 def run(tmp_path, judge: ScriptedJudge, metric: str, sample: Sample, *, embed=None,
         options: JudgeOptions | None = None) -> Run:
-    """Score one sample with a fresh server, a fresh service (cache off) and the scripted judge."""
+    """Score one sample with a fresh server, a fresh service (cache off) and the scripted judge, which answers the
+    RAGAS-style statement and verdict lists (statements verdicts; yes-no verdicts: test_yes_no_verdicts.py)."""
     with FakeOpenAI() as server:
         server.responder = judge
         settings, _ = load_settings({"data_dir": str(tmp_path), "llm_cache": False},
@@ -160,7 +164,7 @@ def run(tmp_path, judge: ScriptedJudge, metric: str, sample: Sample, *, embed=No
 
         async def go() -> Outcome:
             async with LLMService(settings) as service:
-                return await LLMJudge(service, judge.language, embed, options or JudgeOptions(), metrics=BUILTINS,
+                return await LLMJudge(service, judge.language, embed, options or STATEMENTS, metrics=BUILTINS,
                                       scale=SEED_SCALE).score(metric, sample, MODEL)
 
         outcome = asyncio.run(go())

@@ -3,8 +3,11 @@
 An example is a ```python block after a `<!-- checked: ... -->` comment, and what it prints is the ```text
 block after it. The blocks run in the README's order in one namespace, as cells of a notebook would (a later
 example uses an earlier one's `result`); they are offline (the offline judge, the default embedder, the
-embedded PostgreSQL). A shown number is checked to the precision shown, a run id stands for any run id, and
-everything else must be printed exactly (trailing spaces aside)."""
+embedded PostgreSQL). A shown number is checked to the precision shown, or within `ACROSS_MACHINES` of it: the
+default embedder's vectors differ in their last digits from one CPU to another (README, "Numbers across
+machines"), and a calibrated similarity magnifies a cosine's difference about fourfold (1 / (1 − its baseline
+of ~0.76)); a run id stands for any run id, and everything else must be printed exactly (trailing spaces
+aside)."""
 
 import re
 from pathlib import Path
@@ -19,6 +22,7 @@ EXAMPLE = re.compile(r"^<!-- checked: [^\n]*-->\n```python\n(?P<code>.*?)^```\n(
 RUN_ID = r"\d{8}T\d{6}Z-[0-9a-f]{6}"  # reports.new_run_id: a timestamp and a random suffix
 SHOWN = re.compile(rf"(?P<run_id>{RUN_ID})|(?P<number>-?\d+\.\d+)")
 PRINTED_NUMBER = r"(-?\d+(?:\.\d+)?(?:e-?\d+)?)"
+ACROSS_MACHINES = 0.005  # seen: 0.578158 on one machine, 0.574925 on another, for one semantic similarity
 
 
 def examples() -> list[tuple[str, str]]:
@@ -55,7 +59,8 @@ def assert_prints_as_shown(printed: str, shown: str, code: str) -> None:
         assert found, f"printed {printed_line!r} where the README shows {shown_line!r}"
         for number, value in zip(numbers, found.groups(), strict=True):
             decimals = len(number.split(".")[1])
-            assert round(float(value), decimals) == float(number), (
+            assert round(float(value), decimals) == float(number) or abs(float(value) - float(number)) <= (
+                ACROSS_MACHINES), (
                 f"printed {value} where the README shows {number} (in {shown_line!r})")
 
 
