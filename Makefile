@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup test test-fast calibrate real-model perf perf-scale synthetic db-up db-down
+.PHONY: setup test test-fast calibrate real-model judges perf perf-scale synthetic db-up db-down
 
 setup:                                  ## create .venv and install bench with its test tools
 	$(PYTHON) -m venv $(VENV)
@@ -18,7 +18,7 @@ test-fast:                              ## pure tests only (no database, no mode
 	$(BIN)/python -m pytest -q -m "not integration"
 
 calibrate real-model: MODEL ?= qwen-1.5b
-calibrate real-model: RUNTIME := xllamacpp==2026.10.11549
+calibrate real-model judges: RUNTIME := xllamacpp==2026.10.11549
 
 calibrate:                              ## seed examples against the LLM judge in the environment, else a local MODEL
 	if [ -n "$$BENCH_LLM_BASE_URL$$OPENAI_BASE_URL" ]; then \
@@ -32,6 +32,10 @@ real-model:                             ## a real small judge offline (MODEL=qwe
 	# a prebuilt llama.cpp server (no compiler); the model is fetched into the data folder on first use
 	$(BIN)/pip install --quiet "$(RUNTIME)"
 	BENCH_REAL_MODEL=$(MODEL) $(BIN)/python -m perf.real_model
+
+judges:                                 ## every judge against the labelled set, RAGAS on the same server beside them (~1 h); writes BENCHMARKS.md
+	$(BIN)/pip install --quiet "$(RUNTIME)"
+	$(BIN)/python -m perf.judge_agreement
 
 perf:                                   ## performance benchmarks; writes BENCHMARKS.md
 	$(BIN)/python -m perf.run
@@ -47,6 +51,7 @@ perf:                                   ## performance benchmarks; writes BENCHM
 	$(BIN)/python -m perf.input_loading
 	$(BIN)/python -m perf.reproducibility
 	$(BIN)/python -m perf.similarity_scale
+	$(BIN)/python -m perf.offline_thresholds
 
 perf-scale:                             ## retrieval at 10k / 30k / 100k chunks (about 15 minutes); writes BENCHMARKS.md
 	$(BIN)/python -m perf.scale

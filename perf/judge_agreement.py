@@ -2,7 +2,7 @@
 
     python -m perf.judge_agreement [--questions N] [--statements-questions M] [--ragas-questions K] [--models ...]
 
-(after `make real-model`'s installs; writes BENCHMARKS.md). `bench evaluate --metrics faithfulness` on the
+(`make judges`; writes BENCHMARKS.md). `bench evaluate --metrics faithfulness` on the
 first N questions (default all 32) of each language of `datasets/labelled` — each with its right, partly
 supported and hallucinated answer — judged by:
 
@@ -39,11 +39,10 @@ from rich.console import Console
 from benchmarks.config import load_settings
 from benchmarks.runner import run_tier
 from perf import local_model
-from perf.ragas_peer.venv import ensure_venv
+from perf.ragas_peer.venv import ensure_venv, faithfulness_command
 from perf.sections import measured_on, write_section
 
 LABELLED = Path(__file__).resolve().parent.parent / "datasets" / "labelled"
-RAGAS_SCRIPT = Path(__file__).resolve().parent / "ragas_peer" / "run_faithfulness.py"
 METRIC = "faithfulness"
 LANGUAGES = ("en", "ru")
 MARK, END_MARK = "<!-- perf.judge_agreement -->", "<!-- /perf.judge_agreement -->"
@@ -73,7 +72,7 @@ def main() -> None:
                         rows.append(measure(work, name, "statements", language,
                                             subset(language, args.statements_questions, work), base_url))
                     if args.ragas_questions:
-                        python = ensure_venv(work.parent / "bench-perf-ragas-venv")
+                        python = ensure_venv(load_settings()[0].data_dir / "perf-ragas-venv")
                         rows += [ragas(work, python, name, language, args.ragas_questions, base_url)
                                  for language in LANGUAGES]
         finally:
@@ -123,9 +122,8 @@ def ragas(work: Path, python: Path, judge: str, language: str, questions: int, b
     samples = subset(language, questions, work, kinds=("right", "hallucinated"))
     out = work / f"ragas-{judge}-{language}.jsonl"
     started = time.perf_counter()
-    subprocess.run([str(python), str(RAGAS_SCRIPT), "--base-url", base_url, "--model",
-                    local_model.served_model(base_url) or judge, "--samples", str(samples), "--out", str(out)],
-                   check=True)
+    subprocess.run(faithfulness_command(python, base_url=base_url, model=local_model.served_model(base_url) or judge,
+                                        samples=samples, out=out), check=True)
     seconds = time.perf_counter() - started
     found = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     scores = {row["id"]: row["score"] for row in found}
@@ -160,7 +158,7 @@ def _section(rows: list[dict[str, str]], args: argparse.Namespace) -> str:
     head = list(rows[0])
     return "\n".join([
         MARK, "## Judges against the labelled set", "",
-        "Written by `python -m perf.judge_agreement` (after `make real-model`): `bench evaluate --metrics "
+        "Written by `python -m perf.judge_agreement` (`make judges`): `bench evaluate --metrics "
         "faithfulness` on `datasets/labelled`,",
         f"the first {args.questions} questions a language for the offline proxy and yes-no verdicts, the first "
         f"{args.statements_questions} for statements",

@@ -7,7 +7,8 @@ without new calls.
 
 Which metric reads which fields and is scored by which coroutine is declared with the metric, in its
 module of `benchmarks.judge.metrics`; each coroutine is called as `scorer(judge, sample, model, trace)`
-and does its work with the toolkit below: `LLMJudge.ask` (one call, repaired once), the statements of
+and does its work with the toolkit below: `LLMJudge.ask` (one call, repaired once), `LLMJudge.yes` (one yes-no
+question, read as the probability of Yes where the server gives token log-probabilities), the statements of
 a text and verdicts on them (the calls several metrics share), and embeddings on their scale.
 """
 

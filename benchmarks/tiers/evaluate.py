@@ -25,8 +25,7 @@ from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge import catalog
 from benchmarks.judge.catalog import offline_score
-from benchmarks.judge.llm_judge import verdict_readings
-from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
+from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge, verdict_readings
 from benchmarks.judge.offline import texts_to_embed as offline_texts
 from benchmarks.metrics.inter_rater import mean_over_models, model_agreement
 from benchmarks.metrics.label_agreement import labelled_entry
