@@ -143,6 +143,7 @@ def _row(judge: str, verdicts: str, language: str, scores: dict[str, float | Non
     auc = (sum(1.0 if r > h else 0.5 if r == h else 0.0 for r in rights for h in wrongs) / (len(rights) * len(wrongs))
            if scored else None)
     return {"judge": judge, "verdicts": verdicts, "language": language, "questions": str(len(pairs)),
+            "pairs scored": str(len(scored)),
             "right > hallucinated": f"{wins / len(scored):.3f}" if scored else "—",
             "AUC right vs hallucinated": f"{auc:.3f}" if auc is not None else "—",
             "pairwise, all labels": pairwise, "cohen's kappa": kappa,
@@ -168,9 +169,9 @@ def _section(rows: list[dict[str, str]], args: argparse.Namespace) -> str:
         "hallucinated`: the share of",
         "questions whose right answer scores above its hallucinated one (ties half); the AUC is over those answers; "
         "`pairwise,",
-        "all labels` and kappa are the report's own agreement over the three answers. Seconds per sample are the "
-        "whole command's",
-        "wall time over its samples.", "",
+        "all labels` and kappa are the report's own agreement over the three answers. A failed sample drops its "
+        "question's pair.",
+        "Seconds per sample are the whole command's wall time over its samples.", "",
         f"{measured_on()}.", "",
         f"| {' | '.join(head)} |", f"|{'---|' * len(head)}",
         *(f"| {' | '.join(r[h] for h in head)} |" for r in rows),

@@ -51,9 +51,9 @@ class JudgingSettings:
     )
     judge_verdicts: Literal["yes-no", "statements"] = setting(
         "yes-no", "How the LLM judge gives faithfulness and context_recall verdicts. yes-no: one short question per "
-        "claim of the answer (bench's claims), the context first, read as the probability of Yes where the server "
-        "returns token log-probabilities (asked once a run), else as the Yes or No it answers; statements: RAGAS's "
-        "form, the judge lists the statements, then a JSON verdict list (for large models).",
+        "claim of the answer (bench's claims) after the instructions and the context, read as the probability of Yes "
+        "where the server returns token log-probabilities (asked once a run), else as the Yes or No it answers; "
+        "statements: RAGAS's form, the judge lists the statements, then a JSON verdict list (for large models).",
     )
     language: PromptLanguage = setting(
         "en", "Prompt and explanation language of bench evaluate, judge and judge-pipeline; left unset, their "

@@ -195,7 +195,7 @@ def _check_threshold(name: str, value: float) -> None:
 
 
 SupportFor = Callable[[Sequence[str]], _Support]
-SENTENCE_SUPPORT = ("claims read together against the passages: numbers and names must occur, then calibrated "
+SUPPORT_TEST = ("claims read together against the passages: numbers and names must occur, then calibrated "
                     "embedding similarity or content-word overlap")  # in words
 
 

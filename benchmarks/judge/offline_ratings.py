@@ -1,6 +1,6 @@
 """`--judge offline` for the seed's direct ratings: each mapped onto an offline proxy, or refused.
 
-The proxies are those of `benchmarks.judge.offline` (sentence support by embeddings and shared
+The proxies are those of `benchmarks.judge.offline` (claim support by embeddings, shared
 content words); a report names the mapping next to every number. answer_relevance has none, for
 the reason `offline` gives for response_relevancy: a question-to-answer cosine is on another scale
 and cannot see an evasive answer, so a tier reports it as not measured rather than as a number.

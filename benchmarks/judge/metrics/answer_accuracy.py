@@ -59,7 +59,7 @@ METRIC = JudgedMetric(
     calls=(ANSWER_ACCURACY,),
     planned_calls=fixed(2),
     score=score,
-    no_offline="it is a judge's overall rating of one answer against another; the sentence-support test already "
+    no_offline="it is a judge's overall rating of one answer against another; the claim-support test already "
                "stands in for factual_correctness and answer_correctness, and mapping it onto 0/2/4 would rest "
                "on cut-offs with nothing behind them",
 )

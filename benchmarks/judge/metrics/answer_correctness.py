@@ -120,6 +120,6 @@ METRIC = JudgedMetric(
     score=score,
     embeds=("response", "reference"),
     offline=OfflineProxy(("response", "reference"), offline.answer_correctness,
-                         "offline proxy: 0.75 x sentence-support F1 (as factual_correctness offline) + 0.25 x "
+                         "offline proxy: 0.75 x claim-support F1 (as factual_correctness offline) + 0.25 x "
                          "calibrated embedding similarity of response and reference, not LLM-classified statements"),
 )

@@ -66,6 +66,6 @@ METRIC = JudgedMetric(
     planned_calls=per_claim("reference", statements=1),
     score=score,
     offline=OfflineProxy(("reference", "retrieved_contexts"), offline.context_recall,
-                         "offline proxy: share of reference sentences supported by a retrieved context "
-                         f"({offline.SENTENCE_SUPPORT}), not LLM-attributed claims"),
+                         "offline proxy: share of reference claims supported by the retrieved contexts read together "
+                         f"({offline.SUPPORT_TEST}), not LLM-attributed claims"),
 )

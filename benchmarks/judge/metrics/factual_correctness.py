@@ -71,6 +71,6 @@ METRIC = JudgedMetric(
     planned_calls=_planned,
     score=score,
     offline=OfflineProxy(("response", "reference"), offline.factual_correctness,
-                         "offline proxy: F1 of response sentences supported by the reference and reference "
-                         "sentences supported by the response, sentences standing in for LLM-extracted claims"),
+                         "offline proxy: F1 of response claims supported by the reference and reference "
+                         "claims supported by the response, bench's clauses standing in for LLM-extracted claims"),
 )

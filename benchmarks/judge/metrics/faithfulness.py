@@ -38,6 +38,6 @@ METRIC = JudgedMetric(
     planned_calls=per_claim("response", statements=2),
     score=score,
     offline=OfflineProxy(("response", "retrieved_contexts"), offline.faithfulness,
-                         "offline proxy: share of response sentences supported by a retrieved context "
-                         f"({offline.SENTENCE_SUPPORT}), not LLM-verified claims"),
+                         "offline proxy: share of response claims supported by the retrieved contexts read together "
+                         f"({offline.SUPPORT_TEST}), not LLM-verified claims"),
 )
