@@ -181,6 +181,8 @@ def texts_to_embed(sample: Sample, fields: Iterable[str]) -> list[str]:
             texts += [*split_claims(value), *split_sentences(value), value]
     if "retrieved_contexts" in read:
         texts += [s for context in sample.retrieved_contexts or () for s in split_sentences(context)]
+    if "reference" in read and sample.user_input:  # read beside the reference by the correctness proxies
+        texts += split_sentences(sample.user_input)
     return list(dict.fromkeys(texts))
 
 
@@ -273,19 +275,22 @@ def _both_ways(sample: Sample, support_for: SupportFor) -> tuple[Outcome, Outcom
     Per-side verdicts (the seed's ClaimVerdicts) rather than TP/FP/FN counts: recall then counts
     reference claims and precision response claims, never a mix of the two. Claims rather than
     sentences, so an answer that covers the reference and adds a detail in the same sentence keeps its
-    recall and loses only the precision of the added claim.
+    recall and loses only the precision of the added claim. Each side is read with the question beside
+    it, as a reference is written to answer it: "8,849 metres" answers "How high is Everest?", so
+    "Everest is 8849 metres high" says nothing the reference does not.
     """
     response, reference = sample.response or "", sample.reference or ""
     said, truths = split_claims(response), split_claims(reference)
-    reference_passage, response_passage = _passage(reference), _passage(response)
-    support = support_for([*said, *truths, *reference_passage.sentences, *response_passage.sentences,
+    question = [_passage(sample.user_input)] if sample.user_input else []
+    against_reference, against_response = [_passage(reference), *question], [_passage(response), *question]
+    support = support_for([*said, *truths, *_sentences(against_reference), *_sentences(against_response[:1]),
                            response, reference])
-    precision_side = tuple(support(c, [reference_passage]) for c in said)
-    recall_side = tuple(support(c, [response_passage]) for c in truths)
+    precision_side = tuple(support(c, against_reference) for c in said)
+    recall_side = tuple(support(c, against_response) for c in truths)
     factual = _explained(
         judged.factual_correctness(ClaimVerdicts(precision_side, recall_side), mode="f1"),
-        support.unsupported("not in the reference", said, precision_side, [reference_passage]),
-        support.unsupported("missing from the response", truths, recall_side, [response_passage]))
+        support.unsupported("not in the reference", said, precision_side, against_reference),
+        support.unsupported("missing from the response", truths, recall_side, against_response))
     return factual, judged.semantic_similarity(support.vectors[response], support.vectors[reference],
                                                scale=support.scale)
 

@@ -148,3 +148,15 @@ def test_an_empty_answer_is_undetermined_for_every_metric_that_reads_it(metric, 
     found = offline_score(metric, sample, TableEmbed(), scale=RAW, language="en")
     assert found.status == "undetermined" and found.value is None
     assert found.explanation == "missing field(s): response (empty)"
+
+
+@pytest.mark.parametrize("language, question, reference, right, wrong", [
+    ("en", "How high is Mount Everest?", "8,849 metres.", "Mount Everest is 8849 metres high.",
+     "Mount Everest is 849 metres high."),
+    ("ru", "Какова наибольшая глубина Байкала?", "1 642 метра.", "Наибольшая глубина Байкала 1642 метра.",
+     "Наибольшая глубина Байкала 642 метра."),
+])
+def test_a_terse_reference_is_read_beside_its_question(language, question, reference, right, wrong):
+    # the answer names the subject the question asked about: that is not a claim the reference lacks
+    assert score("factual_correctness", language, question=question, response=right, reference=reference) == 1.0
+    assert score("factual_correctness", language, question=question, response=wrong, reference=reference) == 0.0
