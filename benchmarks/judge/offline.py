@@ -65,14 +65,23 @@ DEFAULT_OVERLAP_THRESHOLD = 0.75
 
 @dataclass(frozen=True)
 class _Passage:
-    """A text that may support claims: its sentences (for similarity) and its stems (for facts and overlap)."""
+    """A text that may support claims: its sentences (for similarity), its stems (for numbers and overlap) and
+    the keys its words have as names."""
 
     sentences: tuple[str, ...]
     stems: frozenset[str]
+    names: frozenset[str]
 
 
 def _passage(text: str) -> _Passage:
-    return _Passage(split_sentences(text), claims.stems(text))
+    stems = claims.stems(text)
+    return _Passage(split_sentences(text), stems, frozenset(claims.name_key(s) for s in stems))
+
+
+def _together(passages: Sequence[_Passage]) -> _Passage:
+    """Passages read as one text, so a claim may take its facts from several of them."""
+    return _Passage(tuple(s for p in passages for s in p.sentences), frozenset().union(*(p.stems for p in passages)),
+                    frozenset().union(*(p.names for p in passages)))
 
 
 @dataclass(frozen=True)
@@ -115,29 +124,25 @@ class _Support:
     support_threshold: float
     overlap_threshold: float
 
-    def __call__(self, claim: Claim, passages: Sequence[_Passage]) -> bool:
-        found = self.match(claim, passages)
+    def __call__(self, claim: Claim, passage: _Passage) -> bool:
+        found = self.match(claim, passage)
         return not found.missing and (
             (found.overlap is not None and found.overlap >= self.overlap_threshold)
             or (found.similarity is not None and found.similarity >= self.support_threshold))
 
-    def match(self, claim: Claim, passages: Sequence[_Passage]) -> _Match:
-        """The claim against the passages read as one text."""
-        known = frozenset().union(*(p.stems for p in passages))
-        named = frozenset(claims.name_key(s) for s in known)
-        missing = (*sorted(claims.numbers(claim) - known),
-                   *(n for n in claims.names(claim) if claims.name_key(n) not in named))
+    def match(self, claim: Claim, passage: _Passage) -> _Match:
+        missing = (*sorted(claims.numbers(claim) - passage.stems),
+                   *(n for n in claims.names(claim) if claims.name_key(n) not in passage.names))
         content = claims.content_stems(claim, self.stop_words)
-        overlap = len(content & known) / len(content) if content else None
-        cosines = (judged.cosine(self.vectors[claim], self.vectors[other]) for p in passages for other in p.sentences)
+        overlap = len(content & passage.stems) / len(content) if content else None
+        cosines = (judged.cosine(self.vectors[claim], self.vectors[other]) for other in passage.sentences)
         similarity = max((self.scale(c) for c in cosines if c is not None), default=None)
         return _Match(missing, overlap, similarity)
 
-    def unsupported(self, what: str, found: Sequence[Claim], supported: Sequence[bool],
-                    passages: Sequence[_Passage]) -> str:
+    def unsupported(self, what: str, found: Sequence[Claim], supported: Sequence[bool], passage: _Passage) -> str:
         """`what: «claim» (what the passages lack, similarity, overlap) | …` for each claim the passages do not
         support, as an LLM judge names the statements it rejected and why; "" when none."""
-        shown = [f"«{_truncated(c)}» ({self.match(c, passages).describe()})"
+        shown = [f"«{_truncated(c)}» ({self.match(c, passage).describe()})"
                  for c, ok in zip(found, supported, strict=True) if not ok]
         return f"{what}: {' | '.join(shown)}" if shown else ""
 
@@ -198,7 +203,7 @@ def _check_threshold(name: str, value: float) -> None:
 
 SupportFor = Callable[[Sequence[str]], _Support]
 SUPPORT_TEST = ("claims read together against the passages: numbers and names must occur, then calibrated "
-                    "embedding similarity or content-word overlap")  # in words
+                "embedding similarity or content-word overlap")  # in words
 
 
 @dataclass(frozen=True)
@@ -211,19 +216,16 @@ class OfflineProxy:
     description: str
 
 
-def _contexts(sample: Sample) -> list[_Passage]:
-    return [_passage(c) for c in sample.retrieved_contexts or ()]
-
-
-def _sentences(passages: Sequence[_Passage]) -> list[str]:
-    return [s for p in passages for s in p.sentences]
+def _contexts(sample: Sample) -> _Passage:
+    """The retrieved contexts read as one text."""
+    return _together([_passage(c) for c in sample.retrieved_contexts or ()])
 
 
 def faithfulness(sample: Sample, support_for: SupportFor) -> Outcome:
     """Verdict per response claim: supported by the retrieved contexts read together."""
     found = split_claims(sample.response or "")
     contexts = _contexts(sample)
-    support = support_for([*found, *_sentences(contexts)])
+    support = support_for([*found, *contexts.sentences])
     verdicts = [support(c, contexts) for c in found]
     return _explained(judged.faithfulness(verdicts),
                       support.unsupported("unsupported by the contexts", found, verdicts, contexts))
@@ -233,7 +235,7 @@ def context_recall(sample: Sample, support_for: SupportFor) -> Outcome:
     """Verdict per reference claim: supported by the retrieved contexts read together."""
     found = split_claims(sample.reference or "")
     contexts = _contexts(sample)
-    support = support_for([*found, *_sentences(contexts)])
+    support = support_for([*found, *contexts.sentences])
     verdicts = [support(c, contexts) for c in found]
     return _explained(judged.context_recall(verdicts),
                       support.unsupported("reference claims the contexts do not support", found, verdicts, contexts))
@@ -248,13 +250,14 @@ def context_precision(sample: Sample, support_for: SupportFor) -> Outcome:
     found = split_claims(sample.reference or "")
     texts = sample.retrieved_contexts or ()
     contexts = [_passage(c) for c in texts]
-    support = support_for([*found, *_sentences(contexts)])
-    joined = [c for c in found if support(c, contexts)]
-    verdicts = [any(support(c, [context]) for c in found)
-                or any(not support(c, [*contexts[:k], *contexts[k + 1:]]) for c in joined)
+    together = _together(contexts)
+    support = support_for([*found, *together.sentences])
+    joined = [c for c in found if support(c, together)]
+    verdicts = [any(support(c, context) for c in found)
+                or any(not support(c, _together([*contexts[:k], *contexts[k + 1:]])) for c in joined)
                 for k, context in enumerate(contexts)]
     irrelevant = [f"#{rank} «{_truncated(text)}» "
-                  f"({_closest(support.match(c, [context]) for c in found).describe()})"
+                  f"({_closest(support.match(c, context) for c in found).describe()})"
                   for rank, (text, context, ok) in enumerate(zip(texts, contexts, verdicts, strict=True), 1)
                   if not ok]
     return _explained(judged.context_precision(verdicts),
@@ -282,8 +285,9 @@ def _both_ways(sample: Sample, support_for: SupportFor) -> tuple[Outcome, Outcom
     response, reference = sample.response or "", sample.reference or ""
     said, truths = split_claims(response), split_claims(reference)
     question = [_passage(sample.user_input)] if sample.user_input else []
-    against_reference, against_response = [_passage(reference), *question], [_passage(response), *question]
-    support = support_for([*said, *truths, *_sentences(against_reference), *_sentences(against_response[:1]),
+    against_reference = _together([_passage(reference), *question])
+    against_response = _together([_passage(response), *question])
+    support = support_for([*said, *truths, *against_reference.sentences, *against_response.sentences,
                            response, reference])
     precision_side = tuple(support(c, against_reference) for c in said)
     recall_side = tuple(support(c, against_response) for c in truths)
