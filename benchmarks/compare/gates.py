@@ -9,6 +9,8 @@
     max_drop = 0.01            # a significant regression up to this size is tolerated
     floor = 0.70               # the candidate must stay at or above this (at or below for lower-is-better)
     max_lost = 0.02            # share of the base's scored items that may lose their value (primary metrics)
+    pass_threshold = 0.5       # a case passes at or above it (at or below for lower-is-better); cases.py
+    max_flipped_to_fail = 0    # cases that may go from pass to fail (unset: by the set's size, cases.py)
     action = "fail"            # or "warn"; default: fail for primary metrics, warn for the rest
 
 Without a gates file, or when it declares no primary metric, the report's main metric is primary.
@@ -24,7 +26,9 @@ from benchmarks.errors import BenchError
 from benchmarks.toml_file import read_toml
 
 KEYS = {"primary": bool, "min_effect": (int, float), "max_drop": (int, float), "floor": (int, float),
-        "max_lost": (int, float), "action": str}
+        "max_lost": (int, float), "pass_threshold": (int, float), "max_flipped_to_fail": int, "action": str}
+DEFAULTS = ("min_effect", "max_drop", "max_lost", "pass_threshold", "max_flipped_to_fail", "action")
+NUMBERS = ("min_effect", "max_drop", "floor", "max_lost", "pass_threshold")
 DEFAULT_FILE = "bench.gates.toml"
 
 
@@ -35,6 +39,8 @@ class Gate:
     max_drop: float | None = None
     floor: float | None = None
     max_lost: float | None = None
+    pass_threshold: float | None = None
+    max_flipped_to_fail: int | None = None
     action: str | None = None
 
 
@@ -53,6 +59,9 @@ class Gates:
             max_drop=own.max_drop if own.max_drop is not None else d.max_drop,
             floor=own.floor,
             max_lost=own.max_lost if own.max_lost is not None else d.max_lost,
+            pass_threshold=own.pass_threshold if own.pass_threshold is not None else d.pass_threshold,
+            max_flipped_to_fail=(own.max_flipped_to_fail if own.max_flipped_to_fail is not None
+                                 else d.max_flipped_to_fail),
             action=own.action if own.action is not None else d.action,
         )
 
@@ -65,7 +74,7 @@ def parse(data: dict[str, Any], source: str = DEFAULT_FILE) -> Gates:
     unknown = set(data) - {"defaults", "metrics"}
     if unknown:
         raise BenchError(f"{source}: unknown section(s) {', '.join(sorted(unknown))} (expected defaults, metrics)")
-    defaults = _gate(data.get("defaults", {}), f"{source} [defaults]", allow=("min_effect", "max_drop", "max_lost", "action"))
+    defaults = _gate(data.get("defaults", {}), f"{source} [defaults]", allow=DEFAULTS)
     metrics = data.get("metrics", {})
     if not isinstance(metrics, dict):
         raise BenchError(f"{source}: [metrics] must be a table of metric tables")
@@ -90,7 +99,9 @@ def _gate(table: Any, where: str, allow: tuple[str, ...] | None = None) -> Gate:
         if key == "max_lost" and not 0 <= value < 1:
             raise BenchError(f"{where}: 'max_lost' is a share of the base's scored items, from 0 up to (not "
                              f"including) 1, not {value}")
-        fields[key] = float(value) if key in ("min_effect", "max_drop", "floor", "max_lost") else value
+        if key == "max_flipped_to_fail" and value < 0:
+            raise BenchError(f"{where}: 'max_flipped_to_fail' is a count of cases, 0 or more, not {value}")
+        fields[key] = float(value) if key in NUMBERS else value
     return Gate(**fields)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarks.compare.cases import NAMED, SMALL_SET
 from benchmarks.compare.status import RELIABLE_UNITS
 
 MARKER = "<!-- bench-compare -->"
@@ -42,11 +43,11 @@ def _render(r: dict[str, Any], rows: int | None) -> str:
     out += [*warnings, ""] if warnings else []
     primary = [m for m in r["metrics"] if m["primary"]]
     rest = [m for m in r["metrics"] if not m["primary"]]
-    out += _table(primary) + _holm_note(r) + _unreliable_note(primary) + [""]
+    out += _table(primary) + _holm_note(r) + _unreliable_note(primary) + _flips(primary) + [""]
     if rest:
         out += ["<details><summary>Other metrics (" + str(len(rest)) + ")</summary>", ""]
         out += _table(_cap(rest, rows)) + _more(rest, rows) + _unreliable_note(_cap(rest, rows))
-        out += ["", "</details>", ""]
+        out += _flips(_cap(rest, rows)) + ["", "</details>", ""]
     out += _agreement(r.get("agreement") or [])
     diff = r["config_diff"]
     out += [f"<details><summary>Config diff ({len(diff)} setting{'s' if len(diff) != 1 else ''})</summary>", ""]
@@ -97,7 +98,8 @@ def _verdict(r: dict[str, Any]) -> str:
     if r["verdict"] == "broken run":
         return "broken candidate run (" + ", ".join(r["broken"]) + " has no value)"
     if r["failing"]:
-        return "regression in " + ", ".join(f"`{n}`" for n in r["failing"])
+        names = ", ".join(f"`{n}`" for n in r["failing"])
+        return names + (" fails its gate" if len(r["failing"]) == 1 else " fail their gates")
     regressed = [m["metric"] for m in r["metrics"] if m["status"] == "regressed"]
     tail = f" ({len(regressed)} non-gating metric{'s' if len(regressed) != 1 else ''} regressed)" if regressed else ""
     return "no gated regression" + tail
@@ -129,9 +131,36 @@ def _judged_words(metrics: list[dict[str, Any]]) -> str:
 
 
 def _lost_words(m: dict[str, Any]) -> str:
-    """"20 of 60 items lost their `faithfulness` value (3 gained one)": what the paired means leave out."""
+    """"20 of 60 items lost their `faithfulness` value: `q1`, `q7`, … (3 gained one)": what the paired means
+    leave out, and which items to open."""
     words = f"{m.get('n_lost', 0)} of {m['scored_base']} items lost their `{_cell(m['metric'])}` value"
+    words += _named(m.get("lost") or [], m.get("n_lost", 0), ": ")
     return words + (f" ({m['n_gained']} gained one)" if m.get("n_gained") else "")
+
+
+def _flips(metrics: list[dict[str, Any]]) -> list[str]:
+    """Under a table, per metric whose cases changed side: which went from pass to fail and back, named."""
+    out = []
+    for m in metrics:
+        cases = m.get("cases")
+        if not cases or not (cases["n_to_fail"] or cases["n_to_pass"]):
+            continue
+        at = cases["passes_at"].replace(">=", "≥").replace("<=", "≤")
+        out.append(f"- `{_cell(m['metric'])}` cases (pass: {at} {cases['threshold']:g}; {cases['passing_base']} "
+                   f"of {cases['n']} passed, now {cases['passing_candidate']}): pass → fail {cases['n_to_fail']}"
+                   + _named(cases["to_fail"], cases["n_to_fail"], ": ") + f"; fail → pass {cases['n_to_pass']}"
+                   + _named(cases["to_pass"], cases["n_to_pass"], ": ")
+                   + (f" · sign test p = {cases['sign_test_p']:.3g}, reported, not gated (the paired bootstrap "
+                      f"decides from {SMALL_SET} cases)" if cases["max_flipped_to_fail"] is None else ""))
+    return ["", *out] if out else []
+
+
+def _named(ids: list[str], total: int, lead: str) -> str:
+    """The first NAMED ids, then how many more."""
+    if not ids:
+        return ""
+    shown = ", ".join(f"`{_cell(i, 60)}`" for i in ids[:NAMED])
+    return f"{lead}{shown}" + (f" and {total - min(len(ids), NAMED)} more" if total > NAMED else "")
 
 
 def _delta(m: dict[str, Any]) -> str:
@@ -143,18 +172,27 @@ def _delta(m: dict[str, Any]) -> str:
 
 
 def _table(metrics: list[dict[str, Any]]) -> list[str]:
-    lines = ["| metric | base | candidate | Δ | 95% CI of Δ | lost / gained | status |",
-             "|---|---:|---:|---:|---|---:|---|"]
+    lines = ["| metric | base | candidate | Δ | 95% CI of Δ | lost / gained | cases pass → fail / fail → pass | status |",
+             "|---|---:|---:|---:|---|---:|---:|---|"]
     for m in metrics:
-        gate = " ⛔ " + "; ".join(m["gate"]["violations"]) if m["gate"] and m["gate"]["action"] == "fail" else \
-            " ⚠️ " + "; ".join(m["gate"]["violations"]) if m["gate"] else ""
         mark = " †" if m.get("ci_unreliable") else ""
         ci = f"[{_num(m['ci95'][0], True)}, {_num(m['ci95'][1], True)}]{mark}" if m["ci95"] else \
             f"— ({m['basis']})" if m.get("basis") else "—"
         lost = f"{m['n_lost']} / {m['n_gained']}" if "n_lost" in m else "—"
+        cases = m.get("cases")
+        flips = f"{cases['n_to_fail']} / {cases['n_to_pass']}" if cases else "—"
         lines.append(f"| `{_cell(m['metric'])}` | {_num(m['base'])} | {_num(m['candidate'])} | "
-                     f"{_delta(m)} | {ci} | {lost} | {ARROWS[m['status']]}{gate} |")
+                     f"{_delta(m)} | {ci} | {lost} | {flips} | {_status(m)} |")
     return lines
+
+
+def _status(m: dict[str, Any]) -> str:
+    """A row's verdict: a broken gate first, with its reasons, then what the statistics say of Δ; so a row
+    whose gate fails the comparison never reads as a mere "not significant"."""
+    if not m["gate"]:
+        return ARROWS[m["status"]]
+    lead = "⛔ **fails its gate**" if m["gate"]["action"] == "fail" else "⚠️ breaks its gate (warning)"
+    return f"{lead}: {'; '.join(m['gate']['violations'])} · Δ {ARROWS[m['status']]}"
 
 
 def _holm_note(r: dict[str, Any]) -> list[str]:
@@ -185,7 +223,7 @@ def _cap(rows: list[Any], limit: int | None) -> list[Any]:
 
 
 def _more(rows: list[Any], limit: int | None) -> list[str]:
-    return [f"| … {len(rows) - limit} more | | | | | | |"] if limit is not None and len(rows) > limit else []
+    return [f"| … {len(rows) - limit} more | | | | | | | |"] if limit is not None and len(rows) > limit else []
 
 
 def _ids(ids: list[str], total: int) -> str:

@@ -26,7 +26,8 @@ they have none.
 
 Gate: a metric violates its gate when it `regressed` by more than `max_drop` (default 0), or the
 candidate is below `floor` (above it for lower-is-better metrics), or — on a primary metric — more items
-lost their value than `max_lost` allows (LOST_DEFAULT). A violation fails the comparison (exit 1) when the
+lost their value than `max_lost` allows (LOST_DEFAULT), or more cases flipped from pass to fail than its
+cases allow (cases.py). A violation fails the comparison (exit 1) when the
 gate's action is `fail`, which is the default for primary metrics only.
 """
 
@@ -127,18 +128,32 @@ def status(
 
 
 def violations(row: dict[str, Any], gate: Gate, *, primary: bool = False) -> list[str]:
-    """Why a compared metric breaks its gate (empty: it passes)."""
+    """Why a compared metric breaks its gate (empty: it passes), each reason with the value, the bound and the
+    gap between them, so that no number reads as another."""
     found: list[str] = []
     if row["status"] == REGRESSED:
         allowed = gate.max_drop or 0.0
         if abs(row["change"]) > allowed:
-            found.append(f"regressed by {abs(row['change']):.4g}" + (f" (max drop {allowed:g})" if allowed else ""))
+            way = "drop" if row["higher_is_better"] else "rise"
+            bound = f"at most {allowed:.4g} allowed, {abs(row['change']) - allowed:.4g} over" if allowed else \
+                "none allowed"
+            found.append(f"Δ {row['change']:+.4f} is a significant {way}; {bound}")
     if primary and row.get("n_lost"):
         allowed_lost = lost_allowed(gate, row["scored_base"])
         if row["n_lost"] > allowed_lost:
-            found.append(f"{row['n_lost']} of {row['scored_base']} items lost their value (at most {allowed_lost})")
+            found.append(f"{row['n_lost']} of {row['scored_base']} items lost their value; at most {allowed_lost} "
+                         f"may, {row['n_lost'] - allowed_lost} over")
+    cases = row.get("cases")
+    if cases and cases["breaks_gate"]:
+        flips = (f"{cases['n_to_fail']} of {cases['passing_base']} passing cases now fail (pass: "
+                 f"{cases['passes_at'].replace('>=', '≥').replace('<=', '≤')} {cases['threshold']:g}), "
+                 f"{cases['n_to_pass']} now pass")
+        allowed_flips = cases["max_flipped_to_fail"]
+        found.append(f"{flips}; at most {allowed_flips} may, {cases['n_to_fail'] - allowed_flips} over")
     cand, hib = row["candidate"], row["higher_is_better"]
     if gate.floor is not None and cand is not None and hib is not None and row["status"] != NOT_COMPARABLE:
-        if (hib and cand < gate.floor) or (not hib and cand > gate.floor):
-            found.append(f"{cand:.4g} {'below' if hib else 'above'} the {'floor' if hib else 'ceiling'} {gate.floor:g}")
+        if hib and cand < gate.floor:
+            found.append(f"candidate {cand:.4f} is below the floor {gate.floor:g} by {gate.floor - cand:.4g}")
+        elif not hib and cand > gate.floor:
+            found.append(f"candidate {cand:.4f} is above the ceiling {gate.floor:g} by {cand - gate.floor:.4g}")
     return found

@@ -263,7 +263,7 @@ def test_a_regression_that_lost_a_third_of_its_items_is_never_an_improvement(run
     assert "-0.1000 paired (means +0.0667)" in text
     assert "▲ improved" not in text
     cli = run_cli(b, c)
-    assert cli.exit_code == 1 and "regression in `faithfulness`" in cli.output
+    assert cli.exit_code == 1 and "`faithfulness` fails its gate" in cli.output
 
 
 @pytest.mark.parametrize(("scored", "lost", "fails"), [
