@@ -32,11 +32,12 @@ run is not `informational`: a nightly job exists to make someone look, and cron 
 from __future__ import annotations
 
 import html
+import math
 import os
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -54,6 +55,7 @@ from benchmarks.toml_file import read_toml
 NIGHTLY_DIR = "nightly"
 TRENDS_FILE = "trends.html"
 TRENDS_DIV_ID = "bench-trends"
+MAX_TICKS = 12  # date labels an x axis shows at most (every k-th run beyond)
 NO_VALUE_HEIGHT = 0.5  # where a series without any value draws its failed runs' crosses, on an unlabeled 0-1 axis
 RUN_KEYS = ("tier", "dataset", "informational")
 ALERTS = ("regression", "broken run")  # the verdicts of bench compare that fail a night
@@ -347,7 +349,10 @@ def write_trends(reports_dir: Path) -> Path:
 
 
 def render_trends(lines: Sequence[Mapping[str, Any]]) -> str:
-    """One self-contained page: a subplot per (tier, dataset), its main metric over time (others hidden)."""
+    """One self-contained page: a subplot per (tier, dataset), its main metric run after run (others hidden).
+
+    Each run is one step of the x axis, labelled with its date and time of day: on a time axis two runs of one
+    night (a rerun after a fix) drew as one point, and a month of nights hid them among each other."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
@@ -362,43 +367,46 @@ def render_trends(lines: Sequence[Mapping[str, Any]]) -> str:
         figure = make_subplots(rows=len(keys), cols=1, vertical_spacing=min(0.3 / len(keys), 0.12),
                                subplot_titles=[_subplot_title(k, groups[k]) for k in keys])
     for row, key in enumerate(keys, start=1):
-        runs = groups[key]
+        runs = sorted(groups[key], key=lambda r: str(r.get("started_at")))
+        at = {id(r): position for position, r in enumerate(runs)}  # each run a step of the x axis
         ok = [r for r in runs if r.get("status") == "ok"]
         main = _main_metric(runs)
         names = ([main] if main else []) + sorted({n for r in ok for n in r.get("metrics", {})} - {main})
         for name in names:
-            points = [(r["started_at"], r["metrics"].get(name), r.get("run_id")) for r in ok
-                      if _number(r.get("metrics", {}).get(name))]
+            points = [r for r in ok if _number(r.get("metrics", {}).get(name))]
             if not points and name != main:
                 continue
             figure.add_trace(go.Scatter(
-                x=[p[0] for p in points], y=[p[1] for p in points], mode="lines+markers",
+                x=[at[id(r)] for r in points], y=[r["metrics"][name] for r in points], mode="lines+markers",
                 name=f"{key[0]} / {key[1]}: {name}", legendgroup=f"{key[0]}/{key[1]}",
                 visible=True if name == main else "legendonly",
-                hovertext=[f"{html.escape(str(p[2]))}<br>{html.escape(name)} = {p[1]:.4g}" for p in points],
-                hoverinfo="text+x"), row=row, col=1)
+                hovertext=[f"{html.escape(str(r.get('run_id')))}, {_when(r)}<br>{html.escape(name)} = "
+                           f"{r['metrics'][name]:.4g}" for r in points],
+                hoverinfo="text"), row=row, col=1)
         regressed = [r for r in ok if regressed_metrics(r) and _number(r.get("metrics", {}).get(main))]
         if regressed:
             figure.add_trace(go.Scatter(
-                x=[r["started_at"] for r in regressed], y=[r["metrics"][main] for r in regressed], mode="markers",
+                x=[at[id(r)] for r in regressed], y=[r["metrics"][main] for r in regressed], mode="markers",
                 marker={"symbol": "triangle-down", "size": 13, "color": "orange",
                         "line": {"color": "red", "width": 1}},
                 name=f"{key[0]} / {key[1]}: regression", legendgroup=f"{key[0]}/{key[1]}",
-                hovertext=[html.escape(_regression_text(r)) for r in regressed], hoverinfo="text+x"),
+                hovertext=[html.escape(f"{_regression_text(r)}, {_when(r)}") for r in regressed], hoverinfo="text"),
                 row=row, col=1)
         last = _last_value(ok, main) if main else None
         failed = [r for r in runs if r.get("status") != "ok"]
         if failed:
             figure.add_trace(go.Scatter(
-                x=[r["started_at"] for r in failed], y=[NO_VALUE_HEIGHT if last is None else last] * len(failed),
+                x=[at[id(r)] for r in failed], y=[NO_VALUE_HEIGHT if last is None else last] * len(failed),
                 mode="markers", marker={"symbol": "x", "size": 10, "color": "red"},
                 name=f"{key[0]} / {key[1]}: failed", legendgroup=f"{key[0]}/{key[1]}",
-                hovertext=[html.escape(str(r.get("error")))[:300] for r in failed], hoverinfo="text+x"),
+                hovertext=[html.escape(f"{_when(r)}: {r.get('error')}")[:300] for r in failed], hoverinfo="text"),
                 row=row, col=1)
         figure.update_yaxes(title_text=html.escape(main or ""), row=row, col=1)
         if last is None:  # nothing measured: the crosses mark when runs failed, at a height that means nothing
             figure.update_yaxes(range=[0, 1], showticklabels=False, row=row, col=1)
-        figure.update_xaxes(range=_at_least_a_day([r["started_at"] for r in runs]), row=row, col=1)
+        ticks = list(range(0, len(runs), max(1, math.ceil(len(runs) / MAX_TICKS))))
+        figure.update_xaxes(tickmode="array", tickvals=ticks, ticktext=[_when(runs[i]) for i in ticks],
+                            range=[-0.5, len(runs) - 0.5], row=row, col=1)
     figure.update_layout(title={"text": html.escape(title), "font": {"size": 14}}, template="plotly_white",
                          showlegend=True, height=max(400, 300 * len(keys)),
                          margin={"l": 60, "r": 20, "t": 60, "b": 40})
@@ -423,15 +431,10 @@ def _main_metric(runs: Sequence[Mapping[str, Any]]) -> str | None:
     return str(named[-1]) if named else None
 
 
-def _at_least_a_day(instants: Sequence[str]) -> list[str] | None:
-    """A day centred on runs closer together than that (plotly would spread a lone run over a millisecond,
-    two runs a minute apart over seconds); None, plotly's own range, for runs on different days."""
-    # plotly.js reads a date's wall clock and ignores its offset: so does this range
-    moments = sorted(datetime.fromisoformat(instant).replace(tzinfo=None) for instant in instants)
-    if moments[-1] - moments[0] >= timedelta(days=1):
-        return None
-    middle = moments[0] + (moments[-1] - moments[0]) / 2
-    return [(middle + timedelta(hours=hours)).isoformat() for hours in (-12, 12)]
+def _when(run: Mapping[str, Any]) -> str:
+    """A run's start as its axis label: date and time of day, in the run's own wall clock."""
+    started = str(run.get("started_at") or "")
+    return started[:16].replace("T", " ") if len(started) >= 16 else started
 
 
 def _regression_text(line: Mapping[str, Any]) -> str:

@@ -78,7 +78,11 @@ def _run_decided(tier: Tier, spec: str, decided: input_language.Resolved, consol
     settings, origins, inputs = decided.settings, decided.origins, decided.inputs
     scoped = ScopedSettings(settings, (*tier.reads, *report_doc.LOCAL_SETTINGS), f"tier {tier.name}")
     tier.check(scoped, origins)
-    for line in (*decided.said, *tier.check_inputs(scoped, inputs)):
+    warnings = tier.check_inputs(scoped, inputs)
+    if warnings and "strict" in tier.reads and settings.strict:
+        more = f" (and {len(warnings) - 1} more)" if len(warnings) > 1 else ""
+        raise BenchError(f"{origins.named('strict')}: {warnings[0].removeprefix('warning: ')}{more}")
+    for line in (*decided.said, *warnings):
         console.print(line, highlight=False, soft_wrap=True, markup=False)
     run = Run(tier, inputs, settings, scoped, origins)
     folder = resolve(spec) if tier.input.name == "dataset" and spec else None

@@ -57,7 +57,8 @@ class JudgingSettings:
     )
     language: PromptLanguage = setting(
         "en", "Prompt and explanation language of bench evaluate, judge and judge-pipeline; left unset, their "
-        "input's own, told by script (en when it tells none). Tiers 2 and 3 take the dataset's."
+        "input's own, told by script (en when it tells none). Tiers 2 and 3 take the dataset's.",
+        shown_default="auto (told from the samples or items; en when they tell none)"
     )
     metrics: tuple[str, ...] | None = setting(
         None, "bench evaluate: the metrics to compute, comma-separated: " + ", ".join(JUDGED_METRICS)

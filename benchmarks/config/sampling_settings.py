@@ -14,6 +14,11 @@ class SamplingSettings:
         None, "Run on a seeded sample of this many items (questions, samples, pairs) instead of all; the report "
         "states it. Try a few items against a new judge before paying for all of them.", AT_LEAST_1
     )
+    strict: bool = setting(
+        False, "Refuse the input where bench would warn about it: labels under a name that is no metric or rating, "
+        "samples lacking (or leaving empty) a field a chosen metric needs. For a check that must not pass on a "
+        "mistyped file (bench evaluate, bench judge)."
+    )
     bootstrap_resamples: int = setting(
         1000, "Bootstrap resamples for the 95% confidence intervals.", NOT_NEGATIVE
     )

@@ -69,7 +69,8 @@ def help_for(name: str) -> str:
     f = SETTING_FIELDS[name]
     hint = setting_type(name)
     choices = f" One of: {', '.join(typing.get_args(hint))}." if typing.get_origin(hint) is Literal else ""
-    default = "" if f.metadata["secret"] or f.default is None else f"default: {f.default}; "
+    shown = f.metadata["shown_default"] or f.default
+    default = "" if f.metadata["secret"] or shown is None else f"default: {shown}; "
     # the last range declared is the tightest (top_k: at least 1, then at least 10)
     ranges = [check.hint for check in f.metadata["checks"] if isinstance(check, Range)]
     bounds = f" Range: {ranges[-1]}." if ranges else ""

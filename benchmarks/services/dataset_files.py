@@ -215,7 +215,7 @@ def _read_jsonl(path: Path, data: bytes | None = None) -> Iterator[tuple[int, di
         try:
             record = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise InputError(path, f"not valid JSON ({exc.msg} at column {exc.colno})", line=number) from None
+            raise InputError(path, f"not valid JSON ({json_problem(exc)})", line=number) from None
         if not isinstance(record, dict):
             raise InputError(path, "expected a JSON object", line=number)
         yield number, record
@@ -310,6 +310,12 @@ def _bench_questions(path: Path, known: set[str], data: bytes) -> tuple[list[Que
     return questions, unknown
 
 
+def json_problem(exc: json.JSONDecodeError) -> str:
+    """What is wrong and at which column, in one phrase: json's own messages may end in "at" ("Unterminated
+    string starting at"), which must not read "starting at at column 7"."""
+    return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
+
+
 def _manifest(root: Path) -> Manifest:
     path = root / "manifest.json"
     if not path.is_file():
@@ -317,7 +323,7 @@ def _manifest(root: Path) -> Manifest:
     try:
         manifest = json.loads(path.read_text(encoding="utf-8-sig"))
     except json.JSONDecodeError as exc:
-        raise InputError(path, f"not valid JSON ({exc.msg})", line=exc.lineno) from None
+        raise InputError(path, f"not valid JSON ({json_problem(exc)})", line=exc.lineno) from None
     if not isinstance(manifest, dict):
         raise InputError(path, "expected a JSON object")
     return validate(Manifest, manifest, path)

@@ -11,6 +11,7 @@ from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge import catalog
 from benchmarks.judge.catalog import JudgedMetric
+from benchmarks.label_names import unknown_label_lines
 from benchmarks.samples import SampleSet
 from benchmarks.services.llm_request import require_llm
 from benchmarks.services.sample_files import COLUMNS
@@ -40,7 +41,8 @@ def check(settings: Settings, origins: Origins) -> None:
 def check_inputs(settings: Settings, samples: SampleSet) -> list[str]:
     """Every chosen metric's fields against the samples, before any embedding or judge call: a field no sample
     gives is an error naming the column and the metrics that need it (the run would measure nothing of them);
-    one some samples lack, or give as whitespace alone, is a line saying how many will be undetermined."""
+    one some samples lack, or give as whitespace alone, is a line saying how many will be undetermined; labels
+    under a name that is no metric, a line per name."""
     judged, total = checked_metrics(settings), len(samples.samples)
     lacking: dict[str, int] = {}
     blank: dict[str, int] = {}
@@ -57,7 +59,8 @@ def check_inputs(settings: Settings, samples: SampleSet) -> list[str]:
                                    for name in nowhere))
     return [f"warning: {count} of {total} samples {how} {name}: {', '.join(needed_by[name])} will be undetermined "
             "on them" for how, counts in (("lack", lacking), ("have an empty", blank))
-            for name, count in counts.items() if count]
+            for name, count in counts.items() if count] + unknown_label_lines(
+        ((s.id, s.labels) for s in samples.samples), judged, source=samples.name, noun="sample", kind="metric")
 
 
 def _column(field: str) -> str:

@@ -38,6 +38,7 @@ from benchmarks.judge.offline_ratings import (
 )
 from benchmarks.judge.prompts import Language
 from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes, read_from_a_lone_number
+from benchmarks.label_names import unknown_label_lines
 from benchmarks.metrics.inter_rater import mean_over_models, model_agreement
 from benchmarks.metrics.judge_quality import (
     error_rate,
@@ -85,6 +86,12 @@ def check(settings: Settings, origins: Origins) -> None:
         raise BenchError(f"{origins.named('llm_models')}: not used with --judge offline, which asks no model")
     if not offline:
         require_llm(settings, roles=("judge",))
+
+
+def check_inputs(settings: Settings, items: ItemSet[Any]) -> list[str]:
+    """Labels under a name that is no rating, a line per name: agreement reads the rated rating's labels only."""
+    return unknown_label_lines(((item.id, item.labels) for item in items.items), RATINGS, source=items.name,
+                               noun="item", kind="rating")
 
 
 def run(ctx: RunContext) -> TierResult:

@@ -235,6 +235,7 @@ def question_case(bad: str, field: str | None, message: str):
     ("file", "bad", "field", "message"),
     [
         corpus_case('{"id": "c9", "text": ', None, "not valid JSON"),
+        corpus_case('{"id": "c9", "text": "open', None, "not valid JSON (Unterminated string starting at column 22)"),
         corpus_case('["c9", "a text"]', None, "expected a JSON object"),
         corpus_case('{"text": "no id"}', "id", "missing"),
         corpus_case('{"id": 9, "text": "numeric id"}', "id", "expected a string, got int"),

@@ -161,9 +161,30 @@ def test_trend_page_is_self_contained_and_deterministic():
     main = names["tier1 / synthetic: ndcg@10"]
     assert main["y"] == [0.5, 0.6] and main.get("visible", True) is True
     assert names["tier1 / synthetic: hit_rate@1"]["visible"] == "legendonly"
-    assert names["tier1 / synthetic: failed"]["x"] == ["2026-01-02T02:00:00+00:00"]
+    assert names["tier1 / synthetic: failed"]["x"] == [1] and main["x"] == [0, 2]  # run after run
     assert "tier1 on synthetic: ndcg@10 (3 runs, 1 failed)" in page
     assert "no runs yet" in render_trends([])
+
+
+def _layout(page):
+    after = page.split("Plotly.newPlot(", 1)[1].split(f'"{TRENDS_DIV_ID}",', 1)[1].lstrip()
+    decoder = json.JSONDecoder()
+    _, end = decoder.raw_decode(after)
+    return decoder.raw_decode(after[end:].lstrip(", \n"))[0]
+
+
+def test_two_runs_of_one_night_are_two_steps_labelled_with_their_time_of_day():
+    """The observed case: a night's run and its rerun minutes later drew as one point on a 24-hour axis."""
+    first = _line("a", value=0.5, day="2026-01-01")
+    again = {**_line("b", value=0.7, day="2026-01-01"), "started_at": "2026-01-01T02:07:00+00:00"}
+    page = render_trends([again, first])
+    main = {t["name"]: t for t in _traces(page)}["tier1 / synthetic: ndcg@10"]
+    assert main["x"] == [0, 1] and main["y"] == [0.5, 0.7]
+    axis = _layout(page)["xaxis"]
+    assert axis["tickvals"] == [0, 1] and axis["ticktext"] == ["2026-01-01 02:00", "2026-01-01 02:07"]
+    nights = [_line(f"n{i}", day=f"2026-01-{i + 1:02d}") for i in range(30)]
+    labelled = _layout(render_trends(nights))["xaxis"]["tickvals"]
+    assert labelled == list(range(0, 30, 3))  # at most 12 dates on the axis
 
 
 def test_a_series_without_any_value_is_titled_by_its_metric_and_marks_each_failed_run():
@@ -334,7 +355,7 @@ def test_trend_page_marks_regressed_runs():
     page = render_trends(lines)
     names = {trace["name"]: trace for trace in _traces(page)}
     marked = names["tier1 / synthetic: regression"]
-    assert marked["x"] == ["2026-01-03T02:00:00+00:00"] and marked["y"] == [0.4]
+    assert marked["x"] == [1] and marked["y"] == [0.4]
     assert "c: regression in ndcg@10" in marked["hovertext"][0]
     assert "tier1 on synthetic: ndcg@10 (2 runs, 1 regressed)" in page
     assert "regression" not in {t["name"].rsplit(": ", 1)[-1] for t in _traces(render_trends(lines[:1]))}
