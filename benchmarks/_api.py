@@ -281,7 +281,7 @@ def samples_to_set(samples: Iterable[SampleLike], *, name: str = "samples", lang
     (one sample a line), so field names, checks and default ids are those of a file; the content sha256 is
     that of their canonical JSONL (`canonical_jsonl`), so writing that text to a file and running the CLI on it
     gives a report that `bench compare` accepts as the same data."""
-    from benchmarks.services.sample_files import COLUMNS, load_samples
+    from benchmarks.readers.samples import COLUMNS, load_samples
 
     if isinstance(samples, (str, bytes, PathLike, Mapping, Sample)):
         raise BenchError(f"samples: expected a list of samples (Sample objects or mappings), got "

@@ -274,7 +274,7 @@ def compare(
 
     from benchmarks.compare import compare as run_compare
     from benchmarks.compare import load_gates, load_run, render
-    from benchmarks.services.files import atomic_write
+    from benchmarks.run_files.atomic import atomic_write
 
     if output_format not in ("markdown", "json"):
         raise BenchError(f"--format must be markdown or json, not {output_format!r}")
@@ -303,7 +303,7 @@ def import_logs(
     config: ConfigOpt = None,
 ) -> None:
     """Load real users' logged turns into bench's own question_answer table; importing again is a no-op."""
-    from benchmarks.services.log_sources import import_logs as import_file
+    from benchmarks.readers.log_sources import import_logs as import_file
 
     settings, _ = load_settings({"data_dir": data_dir}, config_file=config)
     log = name if name is not None else file.stem
@@ -315,7 +315,7 @@ def import_logs(
 @guarded
 def db_upgrade(data_dir: DataDirOpt = None, config: ConfigOpt = None) -> None:
     """Apply pending Alembic migrations (bench also does this by itself before every run)."""
-    from benchmarks.services.database import connect
+    from benchmarks.store.database import connect
 
     settings, _ = load_settings({"data_dir": data_dir}, config_file=config)
     database = connect(settings)
@@ -332,8 +332,8 @@ def db_drop_collection(
     config: ConfigOpt = None,
 ) -> None:
     """Delete a collection's stored chunks and indexes (every embedding model); the next run re-indexes."""
-    from benchmarks.services.database import connect, database_errors
-    from benchmarks.services.store import drop_collection
+    from benchmarks.store.database import connect, database_errors
+    from benchmarks.store.vectors import drop_collection
 
     settings, _ = load_settings({"data_dir": data_dir}, config_file=config)
     database = connect(settings)

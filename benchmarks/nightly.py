@@ -46,9 +46,9 @@ from rich.table import Table
 
 from benchmarks.config import Layer, Origins, Settings, load_settings, refused_key
 from benchmarks.errors import BenchError
-from benchmarks.services import reports
-from benchmarks.services.files import atomic_write, check_writable_folder
-from benchmarks.services.run_index import append_index, index_path, read_index
+from benchmarks.run_files import writer as reports
+from benchmarks.run_files.atomic import atomic_write, check_writable_folder
+from benchmarks.run_files.index import append_index, index_path, read_index
 from benchmarks.tiers import TIERS
 from benchmarks.toml_file import read_toml
 

@@ -38,7 +38,7 @@ def build(
     environment: Mapping[str, Any],
 ) -> dict[str, Any]:
     """The report document. `environment` holds ENVIRONMENT_KEYS (git commit and dirtiness, Python version,
-    package versions, the floating-point path), as `services.provenance.environment()` gives them: building does
+    package versions, the floating-point path), as `run_files.provenance.environment()` gives them: building does
     no I/O. `settings` are the redacted settings the tier reads (and the local ones, shown apart as
     machine-specific)."""
     shown = dict(settings)

@@ -14,7 +14,7 @@ from typing import Any, TypeVar
 from rich.progress import Progress, TaskID
 
 from benchmarks.errors import InputError
-from benchmarks.services.run_journal import Key, RunJournal, shown
+from benchmarks.run_files.journal import Key, RunJournal, shown
 
 U = TypeVar("U")
 T = TypeVar("T")

@@ -32,13 +32,14 @@ from benchmarks.config import Origins, ScopedSettings, Settings
 from benchmarks.console import ProgressLines, progress_interval
 from benchmarks.errors import BenchError, RunInterrupted
 from benchmarks.inputs import InputSet
-from benchmarks.services import provenance, reports
-from benchmarks.services.dataset_files import resolve
-from benchmarks.services.files import check_writable_folder
-from benchmarks.services.redaction import redacted
-from benchmarks.services.run_journal import RunIdentity, RunJournal
+from benchmarks.readers.datasets import resolve
+from benchmarks.run_files import provenance
+from benchmarks.run_files import writer as reports
+from benchmarks.run_files.atomic import check_writable_folder
+from benchmarks.run_files.journal import RunIdentity, RunJournal
 from benchmarks.tiers import TIERS
 from benchmarks.tiers.base import RunContext, Tier, TierResult
+from benchmarks.transport.redaction import redacted
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The one reader of a user's TOML file (bench.toml, a nightly suite, bench.gates.toml).
 
-It sits beside config rather than in services.files because config reads bench.toml and the services
+It sits beside config rather than in run_files.atomic because config reads bench.toml and the services
 import config: below both, every TOML file fails the same way, as one line that names it.
 """
 

@@ -202,10 +202,10 @@ def default_output(settings: Settings, names: Sequence[str], request: VisualizeR
 
 def run_visualize(request: VisualizeRequest, settings: Settings, *, stderr: Console) -> Path:
     """Load, sample, fetch vectors, project, render; returns the written HTML file."""
+    from benchmarks.corpus_index import open_index
+    from benchmarks.readers.datasets import load_dataset
+    from benchmarks.run_files.atomic import write_file
     from benchmarks.runner import progress_bar
-    from benchmarks.services.corpus_index import open_index
-    from benchmarks.services.dataset_files import load_dataset
-    from benchmarks.services.files import write_file
 
     datasets = [load_dataset(spec) for spec in request.datasets]
     labels = _dataset_labels(request.datasets, [d.name for d in datasets])

@@ -36,14 +36,14 @@ import sqlalchemy as sa
 from rich.console import Console
 
 from benchmarks.config import Settings, load_settings
+from benchmarks.embedding.embedder import open_embedder
+from benchmarks.embedding.similarity_calibration import LANGUAGES, similarity_scale
 from benchmarks.judge.claims import split_sentences
 from benchmarks.judge.offline import texts_to_embed as offline_texts
+from benchmarks.readers.datasets import load_dataset
 from benchmarks.runner import run_tier
 from benchmarks.samples import Sample
-from benchmarks.services.database import connect
-from benchmarks.services.dataset_files import load_dataset
-from benchmarks.services.embedder import open_embedder
-from benchmarks.services.similarity_calibration import LANGUAGES, similarity_scale
+from benchmarks.store.database import connect
 from perf.sections import figures_section, write_section
 from perf.tier2 import warm_up
 

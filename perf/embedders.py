@@ -15,7 +15,7 @@ import time
 import numpy as np
 
 from benchmarks.metrics.retrieval import evaluate
-from benchmarks.services.dataset_files import load_dataset
+from benchmarks.readers.datasets import load_dataset
 from perf.sections import figures_section, measured_on, write_section
 
 MARK, END_MARK = "<!-- perf.embedders -->", "<!-- /perf.embedders -->"

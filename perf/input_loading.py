@@ -16,9 +16,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from benchmarks.services.dataset_files import load_dataset
-from benchmarks.services.log_sources import parse_log_file
-from benchmarks.services.sample_files import load_samples
+from benchmarks.readers.datasets import load_dataset
+from benchmarks.readers.log_sources import parse_log_file
+from benchmarks.readers.samples import load_samples
 from perf.sections import figures_section, write_section
 
 MARK, END_MARK = "<!-- perf.input_loading -->", "<!-- /perf.input_loading -->"
@@ -88,7 +88,7 @@ def main() -> None:
             for name, (loader, floor) in found.items()]
     section = figures_section((MARK, END_MARK), "Reading inputs: what checking every record costs", [
         "Written by `python -m perf.input_loading`. Each input is read by its loader: every record validated "
-        "against its pydantic declaration (`services/input_records.py`: one adapter gives file, line and field), "
+        "against its pydantic declaration (`readers/records.py`: one adapter gives file, line and field), "
         "ids checked unique, judgments matched to the corpus, the dataset's sha256 computed. The baseline is the "
         "floor no loader goes below, measured in the same rounds: the same bytes read and every line's JSON "
         f"parsed, nothing checked. Median of {RUNS} runs taken in turn after one warm-up.",

@@ -138,7 +138,7 @@ def _section(rows: list[dict[str, str]], name: str, questions: int, slots: int, 
         "command's wall time. Above 1×: the",
         "server's prompt cache spared it work, because bench sends the calls that share a template together "
         "(`tiers.evaluate.judged_units`) and",
-        "never more at once than the server's slots (`/props` `total_slots`, `services.concurrency`). The "
+        "never more at once than the server's slots (`/props` `total_slots`, `transport.concurrency`). The "
         "busy share is the",
         "computing the server could not skip (the prompt tokens it did process, at its rate, and every generated "
         "token) over the wall time:",

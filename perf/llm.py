@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from benchmarks.chat.client import Completion, LLMService
+from benchmarks.chat.request import ChatRequest
 from benchmarks.config import Settings, load_settings
-from benchmarks.services.llm import Completion, LLMService
-from benchmarks.services.llm_request import ChatRequest
 from perf.sections import figures_section, write_section
 from tests.integration.openai_server import FakeOpenAI
 

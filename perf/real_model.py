@@ -34,11 +34,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from benchmarks.chat.client import LLMService
 from benchmarks.config import load_settings
 from benchmarks.judge.catalog import BUILTINS
 from benchmarks.judge.llm_judge import LLMJudge
 from benchmarks.outcome import JUDGE_STATUSES
-from benchmarks.services.llm import LLMService
 from perf import local_model
 from perf.sections import write_section
 from tests.calibration.cases import CASES

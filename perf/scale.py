@@ -54,7 +54,7 @@ def main() -> None:
 
 
 def _point(scale: int, work: Path) -> dict[str, Any]:
-    from benchmarks.services.dataset_files import load_dataset
+    from benchmarks.readers.datasets import load_dataset
     from perf.standin import fill_cache
 
     subprocess.run([sys.executable, "-m", "benchmarks.synthetic", "--out", str(work), "--scale", str(scale),
@@ -98,7 +98,7 @@ def _bench(args: list[str], data_dir: Path, out: Path) -> dict[str, Any]:
 
 
 def _open(data_dir: Path) -> Any:
-    from benchmarks.services.database import connect
+    from benchmarks.store.database import connect
 
     return connect(load_settings_for(data_dir))
 
@@ -108,9 +108,9 @@ def _in_process(data_dir: Path, questions: list[str]) -> dict[str, Any]:
     exact scan on a sample, and the disk the space takes."""
     import sqlalchemy as sa
 
+    from benchmarks.embedding.embedder import build_embedder
     from benchmarks.nearest import ExactSpace
-    from benchmarks.services.embedder import build_embedder
-    from benchmarks.services.store import VectorStore
+    from benchmarks.store.vectors import VectorStore
 
     database = _open(data_dir)
     try:
@@ -153,7 +153,7 @@ def _default_build(data_dir: Path) -> dict[str, Any]:
     """The same HNSW build with the server's own settings (what bench did before it sized builds)."""
     import sqlalchemy as sa
 
-    from benchmarks.services.store import VectorStore
+    from benchmarks.store.vectors import VectorStore
 
     settings = load_settings_for(data_dir)
     database = _open(data_dir)

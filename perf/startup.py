@@ -93,7 +93,7 @@ def main() -> None:
         "Checking samples against their metrics reads the metric catalog (the judges' pydantic answer shapes and "
         "numpy for the offline proxies), which `bench --version` does not: that case is held to well under a "
         "second rather than to 2×; it no longer loads scipy, the database or the openai client "
-        "(`tiers.evaluate_checks`, `services.llm_request`)."])
+        "(`tiers.evaluate_checks`, `chat.request`)."])
     write_section(section, MARK, END_MARK)
 
 

@@ -2,7 +2,7 @@
 declared models (`item_record.ReportDocument`, `item_record.ItemRecord`), so compare reads every tier the same
 way.
 
-The files are read by `benchmarks.services.report_files`; BrokenRun lives there and is re-exported here.
+The files are read by `benchmarks.run_files.reader`; BrokenRun lives there and is re-exported here.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from pydantic import ValidationError
 
 from benchmarks.errors import BenchError
 from benchmarks.item_record import ITEM_RECORD, REPORT_DOCUMENT, REPORT_SCHEMA_VERSION, ItemRecord
-from benchmarks.services import report_files
-from benchmarks.services.report_files import BrokenRun
+from benchmarks.run_files import reader as report_files
+from benchmarks.run_files.reader import BrokenRun
 
 __all__ = ["BrokenRun", "Run", "load_run"]
 

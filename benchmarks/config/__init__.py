@@ -3,7 +3,7 @@ origin of every value kept.
 
 Every setting can be given as a CLI flag, an environment variable or a bench.toml key, so a nightly cron can
 pin a value in bench.toml and a developer can override it for one run. Secrets are read from the environment
-only; they are masked wherever settings are shown (`benchmarks.services.redaction`).
+only; they are masked wherever settings are shown (`benchmarks.transport.redaction`).
 """
 
 from benchmarks.config.judging_settings import (

@@ -12,8 +12,8 @@ from typing import Any, Self
 
 from benchmarks.config import Settings
 from benchmarks.generation.base import Answer, GenerationRequest, GeneratorName
-from benchmarks.services.http_endpoint import EndpointConfig, HttpEndpoint
-from benchmarks.services.retry import Random, Sleep
+from benchmarks.transport.http_endpoint import EndpointConfig, HttpEndpoint
+from benchmarks.transport.retry import Random, Sleep
 
 TEXT_VARIABLES = ("question", "question_id", "context")
 LIST_VARIABLES = ("contexts",)

@@ -11,12 +11,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from benchmarks.chat.client import LLMService
 from benchmarks.errors import BenchError
 from benchmarks.generation.base import Answer, GenerationRequest, GeneratorName
 from benchmarks.judge.prompts import Language
-from benchmarks.services import templates
-from benchmarks.services.llm import LLMService
-from benchmarks.services.templates import Template
+from benchmarks.readers import templates
+from benchmarks.readers.templates import Template
 
 VARIABLES = frozenset({"question", "context"})
 

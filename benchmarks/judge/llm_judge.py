@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
+from benchmarks.chat.request import TOP_LOGPROBS, ResponseSchema
 from benchmarks.config import Settings, correctness_weights
 from benchmarks.judge import shapes
 from benchmarks.judge.claims import split_sentences
@@ -39,10 +40,9 @@ from benchmarks.metrics import judged
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome, Status
 from benchmarks.samples import Sample
-from benchmarks.services.llm_request import TOP_LOGPROBS, ResponseSchema
 
 if TYPE_CHECKING:  # the judge only calls the service it is handed
-    from benchmarks.services.llm import LLMService
+    from benchmarks.chat.client import LLMService
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 # How a metric is scored: (judge, sample, judge model, trace) -> (score, the judge's reasons)
@@ -125,7 +125,7 @@ class LLMJudge:
         self.service = service
         self.language = language
         if embed is not None and scale is None:
-            raise ValueError("an embedder comes with its similarity scale (services.similarity_calibration)")
+            raise ValueError("an embedder comes with its similarity scale (embedding.similarity_calibration)")
         self.embed = embed
         self.scale = scale
         self.options = options

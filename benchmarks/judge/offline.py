@@ -326,7 +326,7 @@ def score_with(
     in the module docstring, each proxy in its function's).
 
     `embed` maps texts to rows of a matrix, aligned with the texts; it is called at most once. `scale` is
-    the embedder's similarity scale (`services.similarity_calibration`), on which the support threshold
+    the embedder's similarity scale (`embedding.similarity_calibration`), on which the support threshold
     and semantic similarity are read. `language` picks the stop words that decide which tokens are content.
     """
     stop_words = claims.stop_words(language)

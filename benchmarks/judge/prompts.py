@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Literal, get_args
 
 from benchmarks.judge import shapes
-from benchmarks.services.templates import packaged
+from benchmarks.readers.templates import packaged
 
 Language = Literal["en", "ru"]
 LANGUAGES: tuple[Language, ...] = get_args(Language)

@@ -22,6 +22,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Literal
 
+from benchmarks.chat.client import LLMService
 from benchmarks.judge import shapes
 from benchmarks.judge.llm_judge import JudgeFailed, Trace, ask_json
 from benchmarks.judge.prompts import (
@@ -37,8 +38,7 @@ from benchmarks.judge.prompts import (
     template_sha256,
 )
 from benchmarks.outcome import Outcome
-from benchmarks.services.llm import LLMService
-from benchmarks.services.templates import packaged
+from benchmarks.readers.templates import packaged
 
 Mode = Literal["direct", "reasoned"]
 MODES: tuple[Mode, ...] = ("direct", "reasoned")

@@ -27,9 +27,9 @@ from benchmarks.judge.llm_judge import JudgeFailed, LLMJudge, Trace
 from benchmarks.judge.prompts import RUBRIC, Language, load_template
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
+from benchmarks.readers.templates import packaged
 from benchmarks.rubric_table import SCALES
 from benchmarks.samples import Sample
-from benchmarks.services.templates import packaged
 
 NO_PROXY = ("a rubric is a judgement its criteria put into words; no embedding or word-overlap test stands "
             "for an arbitrary criterion")

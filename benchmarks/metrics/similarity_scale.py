@@ -20,7 +20,7 @@ Measured (BENCHMARKS.md, "Similarity across embedders"): on the shipped logs, En
 cache hit rate under e5 and under MiniLM agrees within 0.06 at every τ of its curve (0.70 to 0.95) once
 both are rescaled, against 0.98 vs 0.48 raw at τ = 0.85.
 
-Pure: the baseline is computed from vectors the caller embedded (`services.similarity_calibration`).
+Pure: the baseline is computed from vectors the caller embedded (`embedding.similarity_calibration`).
 """
 
 from __future__ import annotations

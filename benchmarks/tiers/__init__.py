@@ -29,11 +29,11 @@ LOGS = ("logs", "logs_database_url", "logs_table")
 
 DATASET = InputKind(
     "dataset", "A shipped dataset (synthetic, synthetic-ru) or a directory in bench's JSONL format or in BEIR format "
-    "(corpus.jsonl, queries.jsonl, qrels/test.tsv).", "benchmarks.services.dataset_files:load_input")
+    "(corpus.jsonl, queries.jsonl, qrels/test.tsv).", "benchmarks.readers.datasets:load_input")
 SAMPLES = InputKind(
     "samples", "Samples as JSONL or CSV, with RAGAS column names (user_input, retrieved_contexts, response, "
     "reference) or bench's (question, contexts, answer, reference_answer).",
-    "benchmarks.services.sample_files:load_input")
+    "benchmarks.readers.samples:load_input")
 RATED_ITEMS = InputKind(
     "judge-items", "A shipped dataset (its judge_pipeline.jsonl), a folder holding that file, or a JSONL file of items "
     "with id, question, context, answer (reference when the rating reads it).",
@@ -41,10 +41,10 @@ RATED_ITEMS = InputKind(
 ANSWER_PAIRS = InputKind(
     "judge-pairs", "A shipped dataset (its judge_pairs.jsonl), a folder holding that file, or a JSONL file of pairs "
     "with id, question, context, answer_a, answer_b and optionally better (a, b or tie).",
-    "benchmarks.services.show_items:load_pairs_input")
+    "benchmarks.readers.show_items:load_pairs_input")
 SHOW_ITEMS = InputKind(
     "show-items", "A shipped dataset (its judge_pipeline.jsonl), a folder holding that file, or a JSONL file of items "
-    "with id, question, context, answer and ground_truth_show.", "benchmarks.services.show_items:load_show_input")
+    "with id, question, context, answer and ground_truth_show.", "benchmarks.readers.show_items:load_show_input")
 
 # the options of the judged metrics, named as bench evaluate has always named them
 JUDGED_FLAGS = {"relevancy_questions": ("--questions",), "similarity_threshold": ("--threshold",),

@@ -26,8 +26,12 @@ from typing import Any
 import numpy as np
 
 from benchmarks import item_record, outcome
+from benchmarks.chat.client import LLMService, require_reachable
+from benchmarks.chat.request import llm_url, model_for, require_llm
 from benchmarks.config import Settings
 from benchmarks.dataset import Dataset, Question
+from benchmarks.embedding.embedder import CachedEmbedder
+from benchmarks.embedding.memo import EmbeddingMemo
 from benchmarks.errors import BenchError
 from benchmarks.generation.base import Answer, GenerationRequest, Generator
 from benchmarks.generation.extractive import ExtractiveGenerator
@@ -47,10 +51,6 @@ from benchmarks.metrics.stats import latency_summary, summarize
 from benchmarks.outcome import ERRORS, Outcome
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.samples import Sample
-from benchmarks.services.embedder import CachedEmbedder
-from benchmarks.services.embedding_memo import EmbeddingMemo
-from benchmarks.services.llm import LLMService, require_reachable
-from benchmarks.services.llm_request import llm_url, model_for, require_llm
 from benchmarks.tiers.base import Metric, RunContext
 
 CONTEXT_SEPARATOR = "\n\n"

@@ -21,7 +21,7 @@ if TYPE_CHECKING:  # the journal's module writes files through reports, which im
     from benchmarks.config import Origins, Settings
     from benchmarks.inputs import InputSet, Warning
     from benchmarks.metrics.stats import Summary
-    from benchmarks.services.run_journal import RunJournal
+    from benchmarks.run_files.journal import RunJournal
 
 
 @dataclass(frozen=True)
@@ -153,7 +153,7 @@ class Tier(ReportKind):
 
 def _values(settings: Any, name: str) -> tuple[str, ...]:
     if name == "judges":  # imported here: the registry must stay light for the CLI
-        from benchmarks.services.llm_request import judge_models
+        from benchmarks.chat.request import judge_models
 
         return judge_models(settings)
     value = getattr(settings, name)

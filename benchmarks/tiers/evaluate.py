@@ -21,7 +21,12 @@ from typing import Any
 import numpy as np
 
 from benchmarks import item_record
+from benchmarks.chat.client import LLMService
+from benchmarks.chat.request import judge_models, llm_url, require_llm
 from benchmarks.config import Settings
+from benchmarks.embedding.embedder import CachedEmbedder, open_embedder
+from benchmarks.embedding.memo import EmbeddingMemo
+from benchmarks.embedding.similarity_calibration import similarity_scale
 from benchmarks.errors import BenchError
 from benchmarks.judge import catalog
 from benchmarks.judge.catalog import offline_score
@@ -35,11 +40,6 @@ from benchmarks.metrics.stats import summarize
 from benchmarks.outcome import ERRORS, Outcome, status_counts
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.samples import Sample, SampleSet
-from benchmarks.services.embedder import CachedEmbedder, open_embedder
-from benchmarks.services.embedding_memo import EmbeddingMemo
-from benchmarks.services.llm import LLMService
-from benchmarks.services.llm_request import judge_models, llm_url, require_llm
-from benchmarks.services.similarity_calibration import similarity_scale
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 from benchmarks.tiers.evaluate_checks import Judged, checked_metrics
 

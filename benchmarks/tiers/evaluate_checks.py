@@ -7,14 +7,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from benchmarks.chat.request import require_llm
 from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge import catalog
 from benchmarks.judge.catalog import JudgedMetric
 from benchmarks.label_names import unknown_label_lines
+from benchmarks.readers.samples import COLUMNS
 from benchmarks.samples import SampleSet
-from benchmarks.services.llm_request import require_llm
-from benchmarks.services.sample_files import COLUMNS
 
 Judged = Mapping[str, JudgedMetric]  # the run's metrics by name: catalog.metrics(settings.rubrics)
 

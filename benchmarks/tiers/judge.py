@@ -25,7 +25,12 @@ from typing import Any, TypeVar
 import numpy as np
 
 from benchmarks import item_record
+from benchmarks.chat.client import LLMService
+from benchmarks.chat.request import judge_models, llm_url, require_llm
 from benchmarks.config import Origins, Settings
+from benchmarks.embedding.embedder import CachedEmbedder, open_embedder
+from benchmarks.embedding.memo import EmbeddingMemo
+from benchmarks.embedding.similarity_calibration import similarity_scale
 from benchmarks.errors import BenchError
 from benchmarks.inputs import ItemSet
 from benchmarks.judge.offline import texts_to_embed as offline_texts
@@ -52,14 +57,9 @@ from benchmarks.metrics.language import detected_or
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.stats import latency_summary, summarize
 from benchmarks.outcome import ERRORS, Outcome, status_counts
+from benchmarks.readers.show_items import RatedItem, rated_input
 from benchmarks.resumable import each_once, progress_task, revive
-from benchmarks.services.embedder import CachedEmbedder, open_embedder
-from benchmarks.services.embedding_memo import EmbeddingMemo
-from benchmarks.services.llm import LLMService
-from benchmarks.services.llm_request import judge_models, llm_url, require_llm
-from benchmarks.services.run_journal import RunJournal
-from benchmarks.services.show_items import RatedItem, rated_input
-from benchmarks.services.similarity_calibration import similarity_scale
+from benchmarks.run_files.journal import RunJournal
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 FIELD_ORDER = ("question", "context", "answer", "reference")  # how missing fields are listed

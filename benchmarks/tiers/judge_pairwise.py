@@ -14,6 +14,8 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from benchmarks import item_record
+from benchmarks.chat.client import LLMService
+from benchmarks.chat.request import judge_models, llm_url, require_llm
 from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge.prompts import Language
@@ -29,11 +31,9 @@ from benchmarks.metrics.pairwise import (
 )
 from benchmarks.metrics.stats import latency_summary
 from benchmarks.outcome import ERRORS, Outcome, status_counts
+from benchmarks.readers.show_items import AnswerPair
 from benchmarks.resumable import each_once, progress_task
-from benchmarks.services.llm import LLMService
-from benchmarks.services.llm_request import judge_models, llm_url, require_llm
-from benchmarks.services.run_journal import RunJournal
-from benchmarks.services.show_items import AnswerPair
+from benchmarks.run_files.journal import RunJournal
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 from benchmarks.tiers.judge import (
     LATENCY_CALLS,

@@ -19,6 +19,8 @@ from typing import Any
 import numpy as np
 
 from benchmarks import item_record
+from benchmarks.chat.client import LLMService
+from benchmarks.chat.request import llm_url, model_for, require_llm
 from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge.prompts import Language
@@ -27,14 +29,12 @@ from benchmarks.metrics.classification import Ratio, classification_report
 from benchmarks.metrics.judge_quality import rate_against_thresholds
 from benchmarks.metrics.stats import latency_summary, summarize
 from benchmarks.outcome import Outcome, Status
+from benchmarks.readers import templates
+from benchmarks.readers.show_items import ShowItem
+from benchmarks.readers.templates import Template
 from benchmarks.resumable import each_once, progress_task, revive
-from benchmarks.services import templates
-from benchmarks.services.http_endpoint import EndpointConfig, HttpEndpoint
-from benchmarks.services.llm import LLMService
-from benchmarks.services.llm_request import llm_url, model_for, require_llm
-from benchmarks.services.show_items import ShowItem
-from benchmarks.services.templates import Template
 from benchmarks.tiers.base import Metric, RunContext, TierResult
+from benchmarks.transport.http_endpoint import EndpointConfig, HttpEndpoint
 
 VARIABLES = frozenset({"question", "context", "answer"})
 HTTP_VARIABLES = ("question", "context", "answer", "item_id")

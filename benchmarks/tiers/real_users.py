@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 
 from benchmarks import item_record
+from benchmarks.corpus_index import open_index
 from benchmarks.errors import BenchError
 from benchmarks.metrics import retrieval
 from benchmarks.metrics.sources import chunk_utilization, topic_coverage
 from benchmarks.metrics.stats import summarize
-from benchmarks.services.corpus_index import open_index
-from benchmarks.services.log_sources import load_logs
+from benchmarks.readers.log_sources import load_logs
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 from benchmarks.tiers.tier1 import URL_OVERSAMPLE, rank_results, retrieval_scores
 

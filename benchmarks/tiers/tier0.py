@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 
 from benchmarks import item_record
+from benchmarks.corpus_index import open_index
 from benchmarks.dataset import Dataset
 from benchmarks.metrics.geometry import embedding_geometry
-from benchmarks.services.corpus_index import open_index
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 # The seed's table, in its order. Geometry is descriptive: no direction is "better".

@@ -8,12 +8,12 @@ from typing import Any
 import numpy as np
 
 from benchmarks import item_record
+from benchmarks.corpus_index import EXACT_SEARCH, IndexedCorpus, open_index
 from benchmarks.dataset import Dataset
 from benchmarks.errors import BenchError
 from benchmarks.metrics import retrieval
 from benchmarks.metrics.stats import percentile, summarize
-from benchmarks.services.corpus_index import EXACT_SEARCH, IndexedCorpus, open_index
-from benchmarks.services.store import Hit
+from benchmarks.store.vectors import Hit
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 URL_OVERSAMPLE = 4  # chunks fetched per wanted result when results are pages, so k distinct pages remain

@@ -11,8 +11,8 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.dataset import Dataset
-from benchmarks.services.embedder import open_embedder
-from benchmarks.services.similarity_calibration import require_calibratable, similarity_scale
+from benchmarks.embedding.embedder import open_embedder
+from benchmarks.embedding.similarity_calibration import require_calibratable, similarity_scale
 from benchmarks.tiers import answering
 from benchmarks.tiers.answering import Case, Plan
 from benchmarks.tiers.base import RunContext, TierResult

@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 
 from benchmarks.config import Settings
+from benchmarks.corpus_index import IndexedCorpus, open_index
 from benchmarks.dataset import Dataset, Question
+from benchmarks.embedding.similarity_calibration import require_calibratable, similarity_scale
 from benchmarks.metrics import text
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome
-from benchmarks.services.corpus_index import IndexedCorpus, open_index
-from benchmarks.services.similarity_calibration import require_calibratable, similarity_scale
 from benchmarks.tiers import answering
 from benchmarks.tiers.answering import Case, Graded, Plan
 from benchmarks.tiers.base import Metric, RunContext, TierResult

@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 
 from benchmarks import item_record
+from benchmarks.embedding.embedder import open_embedder
+from benchmarks.embedding.similarity_calibration import similarity_scale
 from benchmarks.errors import BenchError
 from benchmarks.logs import LogEntry
 from benchmarks.metrics.language import detected_or
@@ -29,9 +31,7 @@ from benchmarks.metrics.ux_signals import (
     multi_turn_consistency,
     session_similarities,
 )
-from benchmarks.services.embedder import open_embedder
-from benchmarks.services.log_sources import load_logs
-from benchmarks.services.similarity_calibration import similarity_scale
+from benchmarks.readers.log_sources import load_logs
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 CACHED_SCORE = 5

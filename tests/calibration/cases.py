@@ -14,8 +14,8 @@ from dataclasses import replace
 from pathlib import Path
 
 from benchmarks.judge.llm_judge import JudgeOptions
+from benchmarks.readers.samples import load_samples
 from benchmarks.samples import Sample
-from benchmarks.services.sample_files import load_samples
 
 SEEDS = Path(__file__).resolve().parents[2] / "datasets" / "labelled" / "seeds.jsonl"
 SEED_SAMPLES: dict[str, Sample] = {sample.id: sample for sample in load_samples(SEEDS)}

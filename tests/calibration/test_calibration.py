@@ -15,11 +15,11 @@ import os
 
 import pytest
 
+from benchmarks.chat.client import LLMService
 from benchmarks.config import load_settings
 from benchmarks.judge.catalog import BUILTINS
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
 from benchmarks.samples import Sample
-from benchmarks.services.llm import LLMService
 from tests.calibration.cases import CASES
 
 BASE_URL = os.environ.get("BENCH_LLM_BASE_URL") or os.environ.get("OPENAI_BASE_URL")

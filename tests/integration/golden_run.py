@@ -18,9 +18,9 @@ import numpy as np
 
 from benchmarks.cli import app
 from benchmarks.config import load_settings
-from benchmarks.services.database import connect
-from benchmarks.services.embedder import E5_MODEL_ID
-from benchmarks.services.store import VectorStore, _array
+from benchmarks.embedding.embedder import E5_MODEL_ID
+from benchmarks.store.database import connect
+from benchmarks.store.vectors import VectorStore, _array
 
 PINNED = Path(__file__).resolve().parents[1] / "golden" / "synthetic-e5-vectors.npz"
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.services.run_index import read_index
+from benchmarks.run_files.index import read_index
 from tests.integration.conftest import CORPUS, QUESTIONS, write_bench_dataset
 from tests.integration.openai_server import FakeOpenAI, Reply
 

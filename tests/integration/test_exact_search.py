@@ -10,10 +10,10 @@ import pytest
 from rich.progress import Progress
 
 from benchmarks.config import load_settings
+from benchmarks.corpus_index import open_index
 from benchmarks.metrics.retrieval import trec_order
-from benchmarks.services.corpus_index import open_index
-from benchmarks.services.dataset_files import load_dataset
-from benchmarks.services.store import _array
+from benchmarks.readers.datasets import load_dataset
+from benchmarks.store.vectors import _array
 from tests.integration.test_tier1_cli import read_report
 
 

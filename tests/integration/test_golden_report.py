@@ -46,8 +46,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from benchmarks.services.dataset_files import load_dataset
-from benchmarks.services.embedder import MultilingualE5Embedder
+from benchmarks.embedding.embedder import MultilingualE5Embedder
+from benchmarks.readers.datasets import load_dataset
 from perf.numeric_paths import generic
 from tests.integration.golden_run import PINNED
 

@@ -7,8 +7,8 @@ import sqlalchemy as sa
 
 from benchmarks.config import load_settings
 from benchmarks.dataset import Chunk
-from benchmarks.services.database import connect
-from benchmarks.services.store import VectorStore
+from benchmarks.store.database import connect
+from benchmarks.store.vectors import VectorStore
 from tests.integration.test_tier1_cli import read_report
 
 pytestmark = pytest.mark.integration

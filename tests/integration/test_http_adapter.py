@@ -20,9 +20,9 @@ from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.generation.base import Answer, GenerationRequest
 from benchmarks.generation.http_generator import HttpGenerator
-from benchmarks.services.http_endpoint import EndpointConfig, EndpointReply, HttpEndpoint
-from benchmarks.services.shipped import shipped_dir
-from benchmarks.services.show_items import FILE_NAME, load_show_items
+from benchmarks.readers.show_items import FILE_NAME, load_show_items
+from benchmarks.shipped import shipped_dir
+from benchmarks.transport.http_endpoint import EndpointConfig, EndpointReply, HttpEndpoint
 from tests.integration.http_service import JsonService, ServiceReply
 
 API_KEY = "sk-test-http-0123456789secret"

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 import pytest
 
+from benchmarks.chat.client import LLMService
 from benchmarks.config import load_settings
 from benchmarks.judge.catalog import BUILTINS, CALLS
 from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
@@ -28,7 +29,6 @@ from benchmarks.metrics.judged import AnswerCorrectnessWeights
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
-from benchmarks.services.llm import LLMService
 from tests.calibration.cases import CASES
 from tests.integration.openai_server import FakeOpenAI, Reply
 

@@ -12,7 +12,7 @@ from collections import Counter
 
 import pytest
 
-from benchmarks.services.shipped import shipped_dir
+from benchmarks.shipped import shipped_dir
 from tests.integration.judge_item_scores import check_scores_reproduce_report
 from tests.integration.openai_server import Reply
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks.errors import InputError
-from benchmarks.services.sample_files import load_samples
-from benchmarks.services.show_items import load_rated_items
+from benchmarks.readers.samples import load_samples
+from benchmarks.readers.show_items import load_rated_items
 from tests.integration.openai_server import Reply
 
 VACATION = ("How many vacation days do I get?", "Employees get 28 days of paid vacation per year.")

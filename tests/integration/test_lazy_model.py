@@ -6,7 +6,7 @@ import shutil
 
 import pytest
 
-from benchmarks.services.embedder import (
+from benchmarks.embedding.embedder import (
     MultilingualE5Embedder,
     SentenceTransformerEmbedder,
     _declared_dimension,

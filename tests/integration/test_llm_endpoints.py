@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.chat.cache import FILE_NAME
+from benchmarks.chat.client import LLMService
 from benchmarks.config import Settings
-from benchmarks.services.llm import LLMService
-from benchmarks.services.llm_cache import FILE_NAME
 from tests.integration.openai_server import FakeOpenAI, Reply
 
 pytestmark = pytest.mark.integration

@@ -18,13 +18,13 @@ from pathlib import Path
 
 import pytest
 
+from benchmarks.chat.cache import cache_key
+from benchmarks.chat.client import Completion, LLMService, Usage
+from benchmarks.chat.request import ChatRequest, judge_models
 from benchmarks.config import Settings, load_settings
 from benchmarks.errors import BenchError
-from benchmarks.services.llm import Completion, LLMService, Usage
-from benchmarks.services.llm_cache import cache_key
-from benchmarks.services.llm_request import ChatRequest, judge_models
-from benchmarks.services.redaction import REDACTED, redacted
-from benchmarks.services.retry import retry_after_s
+from benchmarks.transport.redaction import REDACTED, redacted
+from benchmarks.transport.retry import retry_after_s
 from tests.integration.openai_server import FakeOpenAI, Reply
 
 API_KEY = "sk-test-llm-0123456789secret"

@@ -10,9 +10,9 @@ import sqlalchemy as sa
 
 from benchmarks.config import load_settings
 from benchmarks.errors import BenchError
-from benchmarks.services.database import connect
-from benchmarks.services.log_sources import ImportStats, import_logs, load_logs, parse_log_file
-from benchmarks.services.redaction import redacted
+from benchmarks.readers.log_sources import ImportStats, import_logs, load_logs, parse_log_file
+from benchmarks.store.database import connect
+from benchmarks.transport.redaction import redacted
 
 READER_PASSWORD = "reader-pw-0451"
 RECORDS = [

@@ -7,7 +7,7 @@ import re
 import pytest
 
 from benchmarks.nightly import previous_run
-from benchmarks.services.run_index import read_index
+from benchmarks.run_files.index import read_index
 from tests.integration.conftest import write_bench_dataset
 from tests.integration.test_visualize_browser import _chromium, needs_chromium
 

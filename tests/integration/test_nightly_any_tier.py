@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from benchmarks.services.run_index import read_index
+from benchmarks.run_files.index import read_index
 from tests.integration.conftest import write_bench_dataset
 from tests.integration.openai_server import FakeOpenAI
 from tests.integration.test_judge_pipeline_cli import ITEMS, production_judge, write_items

@@ -19,13 +19,13 @@ import numpy as np
 import pytest
 
 from benchmarks.config import load_settings
+from benchmarks.embedding.embedder import CachedEmbedder, MultilingualE5Embedder, open_embedder
+from benchmarks.embedding.memo import EmbeddingMemo
+from benchmarks.embedding.similarity_calibration import unrelated_sentences
 from benchmarks.generation.extractive import closest_sentences
 from benchmarks.judge.offline_ratings import offline_rating
 from benchmarks.metrics.similarity_scale import SimilarityScale, unrelated_baseline
 from benchmarks.report import normalise
-from benchmarks.services.embedder import CachedEmbedder, MultilingualE5Embedder, open_embedder
-from benchmarks.services.embedding_memo import EmbeddingMemo
-from benchmarks.services.similarity_calibration import unrelated_sentences
 from benchmarks.tiers.answering import CONTEXT_SEPARATOR
 
 pytestmark = pytest.mark.integration

@@ -15,9 +15,9 @@ import numpy as np
 import pytest
 
 from benchmarks.config import Settings
+from benchmarks.embedding.openai_backend import OpenAIEmbedder, endpoint_identity
 from benchmarks.errors import BenchError
-from benchmarks.services.openai_embedder import OpenAIEmbedder, endpoint_identity
-from benchmarks.services.store import VectorStore
+from benchmarks.store.vectors import VectorStore
 from tests.integration.conftest import CORPUS, QUESTIONS, write_bench_dataset
 from tests.integration.openai_server import FakeOpenAI, hashed_embedding
 
@@ -304,7 +304,7 @@ def test_per_role_prefixes_are_sent_cached_apart_and_reported(bench, tiny, tmp_p
 
 
 def test_a_sentence_transformers_model_s_declared_prompts_are_read_without_loading_it(tmp_path):
-    from benchmarks.services.embedder import SentenceTransformerEmbedder
+    from benchmarks.embedding.embedder import SentenceTransformerEmbedder
 
     (tmp_path / "config_sentence_transformers.json").write_text(
         json.dumps({"prompts": {"query": "query: ", "passage": "passage: "}}))

@@ -9,8 +9,8 @@ import sqlalchemy as sa
 
 from benchmarks.config import load_settings
 from benchmarks.dataset import Chunk
-from benchmarks.services.database import connect
-from benchmarks.services.store import VectorStore
+from benchmarks.store.database import connect
+from benchmarks.store.vectors import VectorStore
 
 pytestmark = pytest.mark.integration
 # a session waiting for the advisory lock VectorStore.sync takes on a space: pg_advisory_lock(ns, space) is the

@@ -8,8 +8,8 @@ import sys
 import pytest
 import pytrec_eval
 
+from benchmarks.corpus_index import EXACT_SEARCH
 from benchmarks.metrics.retrieval import metric_names
-from benchmarks.services.corpus_index import EXACT_SEARCH
 from tests.integration.conftest import CORPUS, QUESTIONS, write_bench_dataset
 from tests.integration.item_scores import assert_scores_reproduce_report, read_items
 

@@ -12,7 +12,7 @@ from importlib.resources import files
 
 import pytest
 
-from benchmarks.services.corpus_index import EXACT_SEARCH
+from benchmarks.corpus_index import EXACT_SEARCH
 from tests.integration.conftest import CORPUS
 from tests.integration.item_scores import assert_scores_reproduce_report
 from tests.integration.openai_server import FakeOpenAI, Reply

@@ -4,10 +4,10 @@ import os
 
 import pytest
 
+from benchmarks import corpus_index
 from benchmarks.config import Settings, load_settings, megabytes
+from benchmarks.corpus_index import build_resources, graph_megabytes
 from benchmarks.errors import BenchError
-from benchmarks.services import corpus_index
-from benchmarks.services.corpus_index import build_resources, graph_megabytes
 
 
 def test_the_embedded_server_gets_memory_for_the_graph_and_every_core_but_one(monkeypatch):

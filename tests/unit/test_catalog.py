@@ -16,8 +16,8 @@ from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
 from benchmarks.judge.metrics import faithfulness
 from benchmarks.judge.prompts import RUBRIC, TemplateError, load_template, template_sha256
 from benchmarks.metrics.judged import __doc__ as judged_doc
+from benchmarks.readers.templates import packaged
 from benchmarks.samples import Sample
-from benchmarks.services.templates import packaged
 
 POLITENESS = {"politeness": {"criteria": {"en": "Is the response polite?", "ru": "Вежлив ли ответ?"},
                              "scale": "binary", "needs": ["user_input", "response"]}}

@@ -11,7 +11,7 @@ import pytest
 
 from benchmarks.config import Settings, help_for, load_settings
 from benchmarks.errors import BenchError
-from benchmarks.services.redaction import REDACTED, redacted
+from benchmarks.transport.redaction import REDACTED, redacted
 
 PASSWORD = "s3cret-pw"
 API_KEY = "sk-test-0123456789"

@@ -4,8 +4,8 @@ import pytest
 import sqlalchemy as sa
 
 from benchmarks.errors import BenchError
-from benchmarks.services.database import _driver_url
-from benchmarks.services.redaction import redact_url
+from benchmarks.store.database import _driver_url
+from benchmarks.transport.redaction import redact_url
 
 SECRET = "s3cretpw"
 

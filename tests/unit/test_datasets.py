@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.errors import BenchError, InputError
-from benchmarks.services.dataset_files import SHIPPED, load_dataset, resolve
+from benchmarks.readers.datasets import SHIPPED, load_dataset, resolve
 
 CORPUS = [
     {"id": "c1", "text": "Alpha is the first letter.", "title": "Alpha", "url": "https://ex.org/a",
@@ -465,7 +465,7 @@ def test_shipped_names_resolve_and_load(name):
 def test_each_data_file_is_read_once_and_hashed_from_that_read(tmp_path, monkeypatch):
     """The content hash is computed from the bytes that were parsed, never from a second read that could see
     another version of the file."""
-    import benchmarks.services.dataset_files as datasets
+    import benchmarks.readers.datasets as datasets
 
     reads: list[str] = []
     read_bytes = Path.read_bytes

@@ -8,8 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.services.embedder import LOCAL, CachedEmbedder
-from benchmarks.services.embedding_capabilities import Capabilities
+from benchmarks.embedding.capabilities import Capabilities
+from benchmarks.embedding.embedder import LOCAL, CachedEmbedder
 
 
 class MemoryStore:

@@ -4,7 +4,7 @@ it serves, read only from the fields that stay the same from one request to the 
 import pytest
 
 from benchmarks.errors import BenchError
-from benchmarks.services.endpoints import endpoint_identity, endpoint_url, props_url, served_identity
+from benchmarks.transport.endpoints import endpoint_identity, endpoint_url, props_url, served_identity
 
 
 @pytest.mark.parametrize("spelling", [

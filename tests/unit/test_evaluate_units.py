@@ -8,8 +8,8 @@ from benchmarks.config import Settings
 from benchmarks.errors import BenchError, InputError
 from benchmarks.outcome import Outcome
 from benchmarks.resumable import each_once
+from benchmarks.run_files.journal import RunIdentity, RunJournal
 from benchmarks.samples import Sample
-from benchmarks.services.run_journal import RunIdentity, RunJournal
 from benchmarks.tiers import evaluate
 
 SAMPLES = (Sample("s1", "q1"), Sample("s2", "q2"))

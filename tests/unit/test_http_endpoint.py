@@ -8,8 +8,8 @@ import pytest
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.generation.http_generator import LIST_VARIABLES, TEXT_VARIABLES
-from benchmarks.services.http_endpoint import EndpointConfig, RequestTemplate, value_at
 from benchmarks.tiers.judge_pipeline import HTTP_VARIABLES
+from benchmarks.transport.http_endpoint import EndpointConfig, RequestTemplate, value_at
 
 GENERATOR = {"texts": TEXT_VARIABLES, "lists": LIST_VARIABLES}
 NASTY = 'He said "hi",\n\tthen left \\ {question} ❄ </script>'

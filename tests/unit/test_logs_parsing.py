@@ -12,9 +12,9 @@ import pytest
 from benchmarks.config import Settings, load_settings
 from benchmarks.errors import BenchError, InputError
 from benchmarks.logs import LogEntry
-from benchmarks.services.dataset_files import resolve
-from benchmarks.services.log_sources import load_logs, parse_log_file
-from benchmarks.services.redaction import REDACTED, redacted
+from benchmarks.readers.datasets import resolve
+from benchmarks.readers.log_sources import load_logs, parse_log_file
+from benchmarks.transport.redaction import REDACTED, redacted
 
 CSV_HEADER = "id,question,answer,url,score,session_id,turn,created_at,user_id\n"
 

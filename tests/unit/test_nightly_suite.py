@@ -10,7 +10,7 @@ import yaml
 
 from benchmarks.errors import BenchError
 from benchmarks.nightly import TRENDS_DIV_ID, load_suite, previous_run, render_trends, resolve_settings
-from benchmarks.services.run_index import append_index, read_index
+from benchmarks.run_files.index import append_index, read_index
 from benchmarks.tiers import TIERS
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -13,11 +13,11 @@ from rich.console import Console
 from benchmarks.config import load_settings, unknown_setting
 from benchmarks.console import ProgressLines, progress_interval, stdout_console, titled_table
 from benchmarks.errors import BenchError
+from benchmarks.readers.datasets import load_dataset
+from benchmarks.readers.samples import load_samples
+from benchmarks.readers.show_items import load_pairs_input, load_show_input
+from benchmarks.run_files.atomic import check_writable_folder
 from benchmarks.runner import unmeasured
-from benchmarks.services.dataset_files import load_dataset
-from benchmarks.services.files import check_writable_folder
-from benchmarks.services.sample_files import load_samples
-from benchmarks.services.show_items import load_pairs_input, load_show_input
 
 SHIPPED = Path(__file__).resolve().parents[2] / "datasets"
 LINE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ tier1: (.+)$")

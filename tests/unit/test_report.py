@@ -16,11 +16,11 @@ from benchmarks.config import Settings
 from benchmarks.dataset import Chunk, Dataset, Question
 from benchmarks.inputs import Warning
 from benchmarks.report_markdown import render
-from benchmarks.services import provenance
-from benchmarks.services.redaction import redacted
-from benchmarks.services.reports import new_run_id, point_latest, run_directory, write_run
+from benchmarks.run_files import provenance
+from benchmarks.run_files.writer import new_run_id, point_latest, run_directory, write_run
 from benchmarks.tiers import DATASET as DATASET_INPUT
 from benchmarks.tiers.base import Metric, Tier, TierResult
+from benchmarks.transport.redaction import redacted
 
 PASSWORD = "s3cret-pw"
 API_KEY = "sk-test-0123456789"
@@ -265,7 +265,7 @@ def test_render_files_puts_the_report_last(built):
 
 def test_write_run_writes_the_report_last_whatever_the_order(tmp_path, monkeypatch):
     written = []
-    monkeypatch.setattr("benchmarks.services.reports.atomic_write", lambda path, text: written.append(path.name))
+    monkeypatch.setattr("benchmarks.run_files.writer.atomic_write", lambda path, text: written.append(path.name))
     write_run(tmp_path, {"report.md": "m", "report.json": "j", "items.jsonl": "", "run.trec": "t"})
     assert written == ["items.jsonl", "run.trec", "report.json", "report.md"]
 

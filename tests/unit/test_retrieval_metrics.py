@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from benchmarks.metrics.retrieval import evaluate, metric_names, ranking_consistency, trec_order
-from benchmarks.services.store import Hit
+from benchmarks.store.vectors import Hit
 from benchmarks.tiers.tier1 import rank_results
 
 NAN = float("nan")

@@ -7,8 +7,8 @@ import random
 
 import pytest
 
-from benchmarks.services.concurrency import AdaptiveLimit
-from benchmarks.services.retry import Failed, RetryPolicy
+from benchmarks.transport.concurrency import AdaptiveLimit
+from benchmarks.transport.retry import Failed, RetryPolicy
 
 
 def test_the_top_of_each_wait_doubles_from_2_s_to_30_s():

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from benchmarks.chat.client import Completion
 from benchmarks.config import check_rubrics, load_settings
 from benchmarks.errors import BenchError
 from benchmarks.judge import catalog, shapes
@@ -18,8 +19,7 @@ from benchmarks.judge.rubric import rubrics_of, sample_block
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
-from benchmarks.services.llm import Completion
-from benchmarks.services.redaction import redacted
+from benchmarks.transport.redaction import redacted
 
 WHERE = "bench.toml: key 'rubrics'"
 POLITE = {"criteria": {"en": "Is the response polite?", "ru": "Вежлив ли ответ?"}, "scale": "binary",

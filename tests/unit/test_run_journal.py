@@ -7,7 +7,7 @@ import pytest
 
 from benchmarks.cli import resume_command
 from benchmarks.errors import BenchError, InputError
-from benchmarks.services.run_journal import ITEMS, MANIFEST, RunIdentity, RunJournal, shown
+from benchmarks.run_files.journal import ITEMS, MANIFEST, RunIdentity, RunJournal, shown
 
 SETTINGS = {"judge_mode": "direct", "repeats": 2, "llm_concurrency": 16, "llm_api_key": "***", "data_dir": "/x"}
 

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from benchmarks.errors import BenchError, InputError
+from benchmarks.readers.samples import load_samples
 from benchmarks.samples import Sample
-from benchmarks.services.sample_files import load_samples
 
 RAGAS_RECORD = {"user_input": "What is alpha?", "retrieved_contexts": ["Alpha is a letter.", "Beta too."],
                 "response": "A letter.", "reference": "The first Greek letter."}

@@ -17,8 +17,8 @@ from benchmarks.config import load_settings
 from benchmarks.judge.catalog import BUILTINS
 from benchmarks.metrics import judged
 from benchmarks.metrics.similarity_scale import SimilarityScale
+from benchmarks.readers.samples import load_input
 from benchmarks.samples import Sample
-from benchmarks.services.sample_files import load_input
 from tests.calibration.cases import CASES
 
 SEEDS = Path(__file__).resolve().parents[2] / "datasets" / "labelled" / "seeds.jsonl"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.services.dataset_files import load_dataset
+from benchmarks.readers.datasets import load_dataset
 from benchmarks.synthetic.__main__ import main
 from benchmarks.synthetic.generate import LANGUAGES, BankMismatch, check_bank, load_bank, write_dataset
 from benchmarks.synthetic.judge_items import CASE_COUNTS, SHOWN

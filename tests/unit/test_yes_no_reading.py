@@ -8,8 +8,8 @@ import sqlite3
 
 import pytest
 
+from benchmarks.chat.cache import CachedReply, LLMCache
 from benchmarks.judge.llm_judge import yes_probability, yes_word
-from benchmarks.services.llm_cache import CachedReply, LLMCache
 
 
 def test_p_yes_is_normalised_over_the_yes_and_no_tokens_of_both_languages():

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from benchmarks.errors import BenchError
 
-_PACKAGE = Path(__file__).resolve().parent.parent
+_PACKAGE = Path(__file__).resolve().parent
 
 
 def shipped_dir(name: str) -> Path:

@@ -2,8 +2,8 @@
 
 Any OpenAI-compatible endpoint, through the openai async client. A failed call never raises: it
 comes back as a `Completion` with status `api_error` and the reason, so one bad sample never stops a
-run of thousands. The client's own retries are off, so bench's policy (`services.retry`) is the only one,
-up to `llm_max_attempts` tries; the calls in flight (`services.concurrency`) never exceed the slots a
+run of thousands. The client's own retries are off, so bench's policy (`transport.retry`) is the only one,
+up to `llm_max_attempts` tries; the calls in flight (`transport.concurrency`) never exceed the slots a
 llama.cpp server declares in `/props` (`total_slots`).
 
 A call that expects JSON passes its schema; `llm_structured_output` decides how it is asked for
@@ -23,23 +23,17 @@ own `system_fingerprint` cannot be part of it: it is kept with the reply and sho
 from __future__ import annotations
 
 import asyncio
-import os
 import random as randomness
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal, Self
-from urllib.parse import urlsplit
 
 import openai
 from openai.types.chat import ChatCompletion
 
-from benchmarks.config import Settings
-from benchmarks.errors import BenchError
-from benchmarks.services.concurrency import AdaptiveLimit
-from benchmarks.services.endpoints import props_url, served_identity
-from benchmarks.services.llm_cache import FILE_NAME, CachedReply, LLMCache, Served, cache_key
-from benchmarks.services.llm_request import (
+from benchmarks.chat.cache import FILE_NAME, CachedReply, LLMCache, Served, cache_key
+from benchmarks.chat.request import (
     ROLES,
     TOP_LOGPROBS,
     ChatRequest,
@@ -51,8 +45,13 @@ from benchmarks.services.llm_request import (
     model_for,
     require_llm,
 )
-from benchmarks.services.redaction import REDACTED, redact_url
-from benchmarks.services.retry import Failed, Random, RetryPolicy, Sleep, Tried, ms_since, retryable_status
+from benchmarks.config import Settings
+from benchmarks.transport import reachability
+from benchmarks.transport.concurrency import AdaptiveLimit
+from benchmarks.transport.endpoints import props_url, served_identity
+from benchmarks.transport.reachability import PROBE_TIMEOUT_S
+from benchmarks.transport.redaction import REDACTED
+from benchmarks.transport.retry import Failed, Random, RetryPolicy, Sleep, Tried, ms_since, retryable_status
 
 Status = Literal["ok", "api_error"]
 StructuredMode = Literal["json_schema", "json_object", "off"]
@@ -62,8 +61,6 @@ Progress = Callable[[int], None]
 
 _REASON_CHARS = 300
 LOGPROBS_PROBE = "Is water wet? Answer Yes or No."
-PROBE_TIMEOUT_S = 5.0
-_PROXY_VARIABLES = ("HTTPS_PROXY", "HTTP_PROXY", "ALL_PROXY", "https_proxy", "http_proxy", "all_proxy")
 _LIVE_COUNTS = ("calls", "http_requests", "cache_hits", "api_errors", "truncated", "prompt_tokens",
                 "completion_tokens")
 _FALLBACK: dict[StructuredMode, StructuredMode] = {"json_schema": "json_object", "json_object": "off"}
@@ -463,19 +460,9 @@ async def require_reachable(settings: Settings, models: Iterable[str]) -> None:
 _LLM_ADVICE = "no call was made beyond the cached replies: check llm_base_url and the network"
 
 
-async def probe(url: str, timeout_s: float, *, what: str = "the LLM endpoint", advice: str = _LLM_ADVICE) -> None:
-    """One TCP connection to the service behind `url`, or one BenchError naming it; skipped behind a proxy,
-    which the client reaches instead of the host."""
-    if any(os.environ.get(name) for name in _PROXY_VARIABLES):
-        return
-    parts = urlsplit(url)
-    port = parts.port or (443 if parts.scheme == "https" else 80)
-    try:
-        _, writer = await asyncio.wait_for(asyncio.open_connection(parts.hostname, port), timeout_s)
-    except (OSError, TimeoutError) as exc:
-        reason = "timed out" if isinstance(exc, TimeoutError) else (exc.strerror or str(exc))
-        raise BenchError(f"cannot reach {what} {redact_url(url)} ({reason}); {advice}") from None
-    writer.close()
+async def probe(url: str, timeout_s: float) -> None:
+    """The LLM endpoint reachable, or one line naming it (transport.reachability)."""
+    await reachability.probe(url, timeout_s, what="the LLM endpoint", advice=_LLM_ADVICE)
 
 
 def _response_format(mode: StructuredMode, schema: ResponseSchema) -> dict[str, Any]:

@@ -1,7 +1,7 @@
 """What a chat call is and whom it asks, decided from the settings alone: the roles and their models, the
 endpoint as keyed and as reported, the answer's schema, and the check that a call could be made at all.
 
-Apart from the client (`services.llm`) because it needs no HTTP library: a command's checks and the judge's
+Apart from the client (`chat.client`) because it needs no HTTP library: a command's checks and the judge's
 metric declarations import it, and a refused command then never loads the openai client.
 """
 
@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
-from benchmarks.services.endpoints import endpoint_url
-from benchmarks.services.redaction import redact_url
+from benchmarks.transport.endpoints import endpoint_url
+from benchmarks.transport.redaction import redact_url
 
 Role = Literal["generator", "judge"]
 Message = Mapping[str, Any]  # {"role": "system" | "user" | "assistant", "content": str}

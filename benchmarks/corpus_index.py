@@ -21,18 +21,18 @@ from rich.progress import Progress
 
 from benchmarks.config import Settings, megabytes
 from benchmarks.dataset import Dataset
-from benchmarks.errors import BenchError
-from benchmarks.inputs import Warning
-from benchmarks.metrics.language import detect_language
-from benchmarks.nearest import ExactSpace
-from benchmarks.services.database import Database, connect, database_errors
-from benchmarks.services.embedder import (
+from benchmarks.embedding.embedder import (
     ENGLISH_ONLY_MODELS,
     CachedEmbedder,
     build_embedder,
     embed_with_progress,
 )
-from benchmarks.services.store import Hit, HnswBuild, SyncStats, VectorStore
+from benchmarks.errors import BenchError
+from benchmarks.inputs import Warning
+from benchmarks.metrics.language import detect_language
+from benchmarks.nearest import ExactSpace
+from benchmarks.store.database import Database, connect, database_errors
+from benchmarks.store.vectors import Hit, HnswBuild, SyncStats, VectorStore
 
 
 @dataclass

@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from uuid import uuid4
 
-from benchmarks.services.files import atomic_write
+from benchmarks.run_files.atomic import atomic_write
 
 LAST = ("report.json", "report.md")  # written after everything else: never a report beside stale items
 

@@ -40,17 +40,17 @@ from benchmarks.config import Settings
 from benchmarks.errors import BenchError, InputError
 from benchmarks.inputs import Warning
 from benchmarks.logs import LogEntry, LogSet
-from benchmarks.services.database import (
+from benchmarks.readers.lines import read_jsonl, unique_id
+from benchmarks.readers.records import Columns, NumberedId, NumberedText, OptionalText, Text, validate
+from benchmarks.readers.samples import csv_table
+from benchmarks.store.database import (
     CONNECT_TIMEOUT_S,
     _check_reachable,
     _driver_url,
     _first_line,
     connect,
 )
-from benchmarks.services.dataset_files import _read_jsonl, _unique
-from benchmarks.services.input_records import Columns, NumberedId, NumberedText, OptionalText, Text, validate
-from benchmarks.services.redaction import redact_url
-from benchmarks.services.sample_files import csv_table
+from benchmarks.transport.redaction import redact_url
 
 EXTENSIONS = (".jsonl", ".csv")
 # what a production table must have: the seed's columns, nothing of bench's bookkeeping
@@ -137,7 +137,7 @@ def parse_log_file(path: Path) -> LogSet:
     """Read and validate a JSONL or CSV log; every problem is an InputError naming file, line and field."""
     suffix = path.suffix.lower()
     if suffix == ".jsonl":
-        rows: Iterator[tuple[int, dict[str, Any]]] = _read_jsonl(path)
+        rows: Iterator[tuple[int, dict[str, Any]]] = read_jsonl(path)
     elif suffix == ".csv":
         rows = _csv_records(path)
     else:
@@ -146,7 +146,7 @@ def parse_log_file(path: Path) -> LogSet:
     entries = []
     for line, record in rows:
         entry = validate(LogRecord, record, path, line).to_entry(line)
-        _unique(seen, entry.id, path, line, "id")
+        unique_id(seen, entry.id, path, line, "id")
         entries.append(entry)
     if not entries:
         raise InputError(path, "no log entries")

@@ -21,9 +21,9 @@ from functools import cache
 from pathlib import Path
 
 from benchmarks.config import Settings
+from benchmarks.embedding.embedder import CachedEmbedder
 from benchmarks.errors import BenchError
 from benchmarks.metrics.similarity_scale import SimilarityScale, unrelated_baseline
-from benchmarks.services.embedder import CachedEmbedder
 
 SETS = Path(__file__).resolve().parent.parent / "calibration"
 LANGUAGES = ("en", "ru")

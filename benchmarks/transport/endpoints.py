@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from benchmarks.errors import BenchError
-from benchmarks.services.redaction import redact_url
+from benchmarks.transport.redaction import redact_url
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 # what a /models entry says about the weights behind its name; never `created`, which vLLM and llama.cpp set

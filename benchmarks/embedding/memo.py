@@ -23,7 +23,7 @@ from collections.abc import Iterable, Sequence
 import numpy as np
 from rich.progress import Progress
 
-from benchmarks.services.embedder import CachedEmbedder, embed_with_progress
+from benchmarks.embedding.embedder import CachedEmbedder, embed_with_progress
 
 
 class EmbeddingMemo:

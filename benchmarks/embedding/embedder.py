@@ -26,11 +26,11 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, cast
 import numpy as np
 
 from benchmarks.config import Settings
+from benchmarks.embedding.capabilities import Capabilities
+from benchmarks.embedding.openai_backend import OpenAIEmbedder, Progress
 from benchmarks.errors import BenchError
-from benchmarks.services.database import connect, database_errors
-from benchmarks.services.embedding_capabilities import Capabilities
-from benchmarks.services.openai_embedder import OpenAIEmbedder, Progress
-from benchmarks.services.store import VectorStore
+from benchmarks.store.database import connect, database_errors
+from benchmarks.store.vectors import VectorStore
 
 if TYPE_CHECKING:
     from rich.progress import Progress as ProgressBars  # a run's bars; `Progress` here is a count callback

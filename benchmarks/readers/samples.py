@@ -43,9 +43,9 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from benchmarks.errors import BenchError, InputError
+from benchmarks.readers.lines import decode_line, read_file, read_jsonl, unique_id
+from benchmarks.readers.records import Columns, Id, Labels, refused, sorted_labels, validate
 from benchmarks.samples import Sample, SampleSet
-from benchmarks.services.dataset_files import _decode, _read_jsonl, _unique, read_file
-from benchmarks.services.input_records import Columns, Id, Labels, refused, sorted_labels, validate
 
 COLUMNS = {
     "id": "id",
@@ -164,9 +164,9 @@ def load_samples(path: Path, data: bytes | None = None) -> list[Sample]:
 def _load_jsonl(path: Path, data: bytes) -> list[Sample]:
     seen: dict[str, int] = {}
     samples = []
-    for line, record in _read_jsonl(path, data):
+    for line, record in read_jsonl(path, data):
         sample = validate(SampleRecord, record, path, line).to_sample(f"s{line:05d}")
-        _unique(seen, sample.id, path, line, "id")
+        unique_id(seen, sample.id, path, line, "id")
         samples.append(sample)
     return samples
 
@@ -190,7 +190,7 @@ def _load_csv(path: Path, data: bytes) -> list[Sample]:
     for number, (line, row) in enumerate(table, start=1):
         cells = {name: row[position] for position, name in known if row[position]}
         sample = validate(SampleRow, cells, path, line).to_sample(f"s{number}")
-        _unique(seen, sample.id, path, line, columns.get("id", "id"))
+        unique_id(seen, sample.id, path, line, columns.get("id", "id"))
         samples.append(sample)
     return samples
 
@@ -238,6 +238,6 @@ def _csv_rows(handle: IO[bytes], path: Path, separator: str) -> Iterator[tuple[i
 
 
 def _csv_lines(handle: IO[bytes], path: Path) -> Iterator[str]:
-    """Decode line by line so a bad byte is reported on its line (`_decode` drops the BOM spreadsheets write)."""
+    """Decode line by line so a bad byte is reported on its line (`decode_line` drops the BOM spreadsheets write)."""
     for number, raw in enumerate(handle, start=1):
-        yield _decode(raw, path, number)
+        yield decode_line(raw, path, number)

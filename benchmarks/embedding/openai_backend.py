@@ -1,5 +1,5 @@
 """The OpenAI-compatible /embeddings backend (OpenAI, OpenRouter, vLLM, TEI, a local CPU server), built to
-survive real servers: bounded batches and concurrency, retries by bench's one policy (`services.retry`)
+survive real servers: bounded batches and concurrency, retries by bench's one policy (`transport.retry`)
 that never pile work onto a server still busy with the same batch, and every finished batch handed on at once
 so the cache keeps it.
 """
@@ -17,12 +17,12 @@ from urllib.parse import urlsplit
 import numpy as np
 
 from benchmarks.config import Settings
+from benchmarks.embedding.capabilities import Capabilities
 from benchmarks.errors import BenchError
-from benchmarks.services.concurrency import AdaptiveLimit
-from benchmarks.services.embedding_capabilities import Capabilities
-from benchmarks.services.endpoints import endpoint_identity
-from benchmarks.services.redaction import REDACTED, redact_url
-from benchmarks.services.retry import Failed, Random, RetryPolicy
+from benchmarks.transport.concurrency import AdaptiveLimit
+from benchmarks.transport.endpoints import endpoint_identity
+from benchmarks.transport.redaction import REDACTED, redact_url
+from benchmarks.transport.retry import Failed, Random, RetryPolicy
 
 Progress = Callable[[int], None]
 
@@ -36,7 +36,7 @@ class OpenAIEmbedder:
 
     Batches of `embedding_batch_size` texts go out on up to `embedding_concurrency` threads; each
     finished batch is handed to `on_batch` at once (the cache writes it), so a failure or Ctrl-C loses
-    only the batches in flight. The client's own retries are off; bench's policy (`services.retry`) is the
+    only the batches in flight. The client's own retries are off; bench's policy (`transport.retry`) is the
     only one, with the adaptive concurrency limit all its clients share (a timeout, 429 or 503 halves it once
     per episode, a run of successes raises it by one), and these rules of its own:
     - a timeout means the server was too slow for that batch and may still be working on it: the thread

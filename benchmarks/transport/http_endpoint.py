@@ -7,8 +7,8 @@ quotes or newlines is inserted as data and can never break the body; a string th
 variable (`"{contexts}"`) becomes a JSON list. Everything is checked once, before the first call, so a
 typo in a setting stops the run at once instead of failing every item.
 
-Calls follow the LLM service's rules (`benchmarks.services.llm`): the same timeout, attempts and
-concurrency settings, the same retry policy and adaptive concurrency limit (`benchmarks.services.retry`), and
+Calls follow the LLM service's rules (`benchmarks.chat.client`): the same timeout, attempts and
+concurrency settings, the same retry policy and adaptive concurrency limit (`benchmarks.transport.retry`), and
 a failed call comes back as an `api_error` reply, never an exception, with the bearer token scrubbed.
 """
 
@@ -26,10 +26,10 @@ from typing import Any, Literal, NoReturn, Self
 from benchmarks._version import __version__
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
-from benchmarks.services.concurrency import AdaptiveLimit
-from benchmarks.services.llm import PROBE_TIMEOUT_S, probe
-from benchmarks.services.redaction import REDACTED, redact_url
-from benchmarks.services.retry import Failed, Random, RetryPolicy, Sleep
+from benchmarks.transport.concurrency import AdaptiveLimit
+from benchmarks.transport.reachability import PROBE_TIMEOUT_S, probe
+from benchmarks.transport.redaction import REDACTED, redact_url
+from benchmarks.transport.retry import Failed, Random, RetryPolicy, Sleep
 
 try:
     import httpx2 as httpx

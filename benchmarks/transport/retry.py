@@ -4,7 +4,7 @@ Retried: HTTP 429, 5xx, timeouts and connection errors; any other status is fina
 cannot fix a bad request or a bad key. The wait before attempt n+1 is the server's Retry-After (seconds or an
 HTTP date, at most 300 s) when it gives one, else exponential backoff with full jitter: a random wait in
 [0, min(30 s, 2 s * 2^(n-1))], so clients that failed together do not come back together. Timeouts, 429 and 503
-mean the server is past what it can serve: they also lower the calls in flight (`services.concurrency`).
+mean the server is past what it can serve: they also lower the calls in flight (`transport.concurrency`).
 
 Latency is the answering attempt's alone, from its request to its reply: neither the wait for a concurrency
 slot nor the backoff before it. A slot is held only while a request is on the wire. Waits go through an
@@ -22,7 +22,7 @@ from datetime import UTC
 from email.utils import parsedate_to_datetime
 from typing import Generic, Self, TypeVar
 
-from benchmarks.services.concurrency import AdaptiveLimit
+from benchmarks.transport.concurrency import AdaptiveLimit
 
 FIRST_WAIT_S = 2.0
 MAX_WAIT_S = 30.0

@@ -31,8 +31,8 @@ from psycopg.conninfo import conninfo_to_dict
 
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
-from benchmarks.services.redaction import redact_url
-from benchmarks.services.shipped import shipped_dir
+from benchmarks.shipped import shipped_dir
+from benchmarks.transport.redaction import redact_url
 
 CONNECT_TIMEOUT_S = 10
 SCHEMES = ("postgresql+psycopg", "postgresql", "postgres")

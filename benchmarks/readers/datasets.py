@@ -12,8 +12,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import unicodedata
-from collections.abc import Container, Iterator, Mapping, Sequence
+from collections.abc import Container, Mapping, Sequence
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -24,7 +23,8 @@ from benchmarks.dataset import Chunk, Dataset, Question
 from benchmarks.errors import BenchError, InputError
 from benchmarks.inputs import Warning
 from benchmarks.metrics.language import contradicts, detect_language
-from benchmarks.services.input_records import (
+from benchmarks.readers.lines import decode_line, json_problem, read_file, read_jsonl, unique_id
+from benchmarks.readers.records import (
     FIELD,
     Id,
     NumberedId,
@@ -34,10 +34,9 @@ from benchmarks.services.input_records import (
     validate,
     worded,
 )
-from benchmarks.services.shipped import shipped_dir
+from benchmarks.shipped import shipped_dir
 
 SHIPPED = ("synthetic", "synthetic-ru")
-BOM = "\ufeff"
 
 
 def _list_as_grades(value: Any) -> Any:
@@ -189,66 +188,6 @@ def content_hash(files: Mapping[Path, bytes], root: Path) -> str:
     return digest.hexdigest()
 
 
-def read_file(path: Path) -> bytes:
-    """An input file's bytes, read once: parsed from memory and hashed from the same bytes."""
-    if not path.is_file():
-        raise InputError(path, "file not found")
-    return path.read_bytes()
-
-
-def _read_jsonl(path: Path, data: bytes | None = None) -> Iterator[tuple[int, dict[str, Any]]]:
-    """The JSON objects of a file (or of its bytes already read), with their line numbers. The bytes are decoded
-    in one call; only a file that is not UTF-8 is gone through line by line, to name the line."""
-    raw = read_file(path) if data is None else data
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError:
-        with io.BytesIO(raw) as handle:
-            for number, line in enumerate(handle, start=1):
-                _decode(line, path, number)
-        raise
-    for number, line in enumerate(text.split("\n"), start=1):
-        if line.startswith(BOM):  # Windows editors and spreadsheets put one first (the hash covers it still)
-            line = line[1:]
-        if not line.strip():
-            continue
-        try:
-            record = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise InputError(path, f"not valid JSON ({json_problem(exc)})", line=number) from None
-        if not isinstance(record, dict):
-            raise InputError(path, "expected a JSON object", line=number)
-        yield number, record
-
-
-def _decode(raw: bytes, path: Path, line: int) -> str:
-    """A line of a user's text file; the UTF-8 BOM Windows editors and spreadsheets put first is dropped (the
-    content hash still covers the bytes as read)."""
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        raise InputError(path, f"not UTF-8 (byte {exc.start + 1} of the line){_likely_encoding(raw, path)}",
-                         line=line) from None
-
-
-def _likely_encoding(raw: bytes, path: Path) -> str:
-    """What the file probably is, and how to convert it: the Cyrillic code page Windows and Russian Excel save
-    in when its bytes read as mostly Cyrillic letters there, else the Western one."""
-    cyrillic = raw.decode("cp1251", errors="replace")
-    letters = [c for c in cyrillic if c.isalpha() and not c.isascii()]
-    encoding = "cp1251" if letters and sum("CYRILLIC" in unicodedata.name(c, "") for c in letters) > len(letters) / 2 \
-        else "cp1252"
-    return (f"; it looks like {encoding}: convert it with iconv -f {encoding} -t utf-8 {path.name} > "
-            f"{path.stem}-utf8{path.suffix}")
-
-
-def _unique(seen: dict[str, int], key: str, path: Path, line: int, field: str) -> None:
-    """An id may stand for one record of its file only (the record's model checks its form)."""
-    if key in seen:
-        raise InputError(path, f"duplicate id '{key}' (first on line {seen[key]})", line=line, field=field)
-    seen[key] = line
-
-
 def _unknown_docs_warning(unknown: list[tuple[str, str]]) -> tuple[Warning, ...]:
     if not unknown:
         return ()
@@ -287,9 +226,9 @@ def _load_bench(root: Path, name: str) -> Dataset:
 def _bench_chunks(path: Path, data: bytes) -> list[Chunk]:
     seen: dict[str, int] = {}
     chunks = []
-    for line, record in _read_jsonl(path, data):
+    for line, record in read_jsonl(path, data):
         chunk = validate(ChunkRecord, record, path, line).to_chunk()
-        _unique(seen, chunk.id, path, line, "id")
+        unique_id(seen, chunk.id, path, line, "id")
         chunks.append(chunk)
     if not chunks:
         raise InputError(path, "no documents")
@@ -300,20 +239,14 @@ def _bench_questions(path: Path, known: set[str], data: bytes) -> tuple[list[Que
     """The questions, judgments of chunks the corpus lacks taken out (and listed, for the warning)."""
     seen: dict[str, int] = {}
     questions, unknown = [], []
-    for line, record in _read_jsonl(path, data):
+    for line, record in read_jsonl(path, data):
         given = validate(QuestionRecord, record, path, line)
-        _unique(seen, given.id, path, line, "id")
+        unique_id(seen, given.id, path, line, "id")
         unknown += [(given.id, doc) for doc in given.relevant if doc not in known]
         questions.append(given.to_question(known))
     if not questions:
         raise InputError(path, "no questions")
     return questions, unknown
-
-
-def json_problem(exc: json.JSONDecodeError) -> str:
-    """What is wrong and at which column, in one phrase: json's own messages may end in "at" ("Unterminated
-    string starting at"), which must not read "starting at at column 7"."""
-    return f"{exc.msg.removesuffix(' at')} at column {exc.colno}"
 
 
 def _manifest(root: Path) -> Manifest:
@@ -384,9 +317,9 @@ def _load_beir(root: Path) -> Dataset:
 def _beir_records(path: Path, data: bytes, model: type[BeirRecord]) -> list[BeirRecord]:
     seen: dict[str, int] = {}
     records = []
-    for line, record in _read_jsonl(path, data):
+    for line, record in read_jsonl(path, data):
         given = validate(model, record, path, line)
-        _unique(seen, given.id, path, line, "_id")
+        unique_id(seen, given.id, path, line, "_id")
         records.append(given)
     if not records:
         raise InputError(path, "no records")
@@ -401,7 +334,7 @@ def _beir_qrels(
     first_seen: dict[tuple[str, str], int] = {}
     with io.BytesIO(data) as handle:
         for number, raw in enumerate(handle, start=1):
-            text = _decode(raw, path, number)
+            text = decode_line(raw, path, number)
             if not text.strip():
                 continue
             cols = text.rstrip("\r\n").split("\t")

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.errors import BenchError, InputError
-from benchmarks.services.files import atomic_write
+from benchmarks.run_files.atomic import atomic_write
 
 MANIFEST = "run.json"
 ITEMS = "items.jsonl"

@@ -24,9 +24,10 @@ from pydantic_core import PydanticCustomError
 from benchmarks.errors import BenchError, InputError
 from benchmarks.inputs import ItemSet
 from benchmarks.metrics.pairwise import Better
-from benchmarks.services.dataset_files import SHIPPED, _read_jsonl, _unique, read_file
-from benchmarks.services.input_records import Id, Labels, OptionalText, Text, sorted_labels, validate
-from benchmarks.services.shipped import shipped_dir
+from benchmarks.readers.datasets import SHIPPED
+from benchmarks.readers.lines import read_file, read_jsonl, unique_id
+from benchmarks.readers.records import Id, Labels, OptionalText, Text, sorted_labels, validate
+from benchmarks.shipped import shipped_dir
 
 FILE_NAME = "judge_pipeline.jsonl"
 PAIRS_FILE_NAME = "judge_pairs.jsonl"
@@ -212,13 +213,13 @@ def _records(path: Path, model: type[Record], required: Sequence[str], needed_by
              data: bytes | None = None) -> list[Record]:
     """Every line as its record, with a unique id, once no line lacks a required field (else one error for the
     file, so the user adds the fields in one go)."""
-    lines = list(_read_jsonl(path, data))
+    lines = list(read_jsonl(path, data))
     _refuse_lacking(path, lines, required, needed_by)
     seen: dict[str, int] = {}
     records = []
     for line, raw in lines:
         record = validate(model, raw, path, line)
-        _unique(seen, record.id, path, line, "id")
+        unique_id(seen, record.id, path, line, "id")
         records.append(record)
     if not records:
         raise InputError(path, "no items")
