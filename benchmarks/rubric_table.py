@@ -32,12 +32,12 @@ FIELD_ORDER = ("user_input", "retrieved_contexts", "reference", "response")
 _NAME = re.compile(r"[a-z][a-z0-9_]*")
 
 
-def parse_rubrics(raw: Any, where: str, *, builtins: Collection[str], languages: Collection[str]
-                  ) -> dict[str, dict[str, Any]]:
+def parse_rubrics(raw: Any, where: str, *, languages: Collection[str]) -> dict[str, dict[str, Any]]:
     """bench.toml's `[rubrics]` table (or the same as parsed JSON), checked: {name: {criteria, scale,
     needs}} in plain types, as the settings keep it (it goes into reports and a run's identity). Every
-    problem is one BenchError naming `where` ("bench.toml: key 'rubrics'") and the rubric. `builtins`: the
-    judged metrics' names, which a rubric may not take; `languages`: the prompt languages."""
+    problem is one BenchError naming `where` ("bench.toml: key 'rubrics'") and the rubric; `languages`: the
+    prompt languages. That a rubric takes no built-in metric's name is checked by the judge's catalog, which
+    knows them."""
     if not isinstance(raw, Mapping):
         raise BenchError(f"{where}: expected a table of rubrics ([rubrics.<name>] with criteria, scale, needs), "
                          f"got {raw!r}")
@@ -47,8 +47,6 @@ def parse_rubrics(raw: Any, where: str, *, builtins: Collection[str], languages:
         if not isinstance(name, str) or not _NAME.fullmatch(name):
             raise BenchError(f"{at}: a rubric's name is lowercase letters, digits and underscores, starting with a "
                              "letter")
-        if name in builtins:
-            raise BenchError(f"{at}: '{name}' is a built-in metric; give the rubric another name")
         if name.startswith("avg_"):
             raise BenchError(f"{at}: names starting with avg_ are tiers 2 and 3's ratings; give the rubric another "
                              "name")

@@ -162,6 +162,7 @@ class Run:
     def publish(self, result: TierResult, clock: RunClock, output_dir: Path | None, *,
                 point_latest: bool | None = None, write: bool = True) -> RunOutcome:
         """Build the report and write the run's files: into output_dir, or a new run folder plus `latest`."""
+        self.tier.require_declared(result, self.settings)
         report = report_doc.build(self.tier, result, self.inputs,
                                   redacted(self.settings, (*self.tier.reads, *report_doc.LOCAL_SETTINGS)),
                                   {k: v for k, v in self.origins.items() if k in self.tier.reads},

@@ -7,7 +7,6 @@ only; they are masked wherever settings are shown (`benchmarks.transport.redacti
 """
 
 from benchmarks.config.judging_settings import (
-    JUDGED_METRICS,
     PROMPT_LANGUAGES,
     PromptLanguage,
     check_rubrics,
@@ -34,7 +33,7 @@ from benchmarks.config.settings import (
 )
 
 __all__ = [
-    "JUDGED_METRICS", "OTHER_VARIABLES", "PROMPT_LANGUAGES", "SETTING_FIELDS", "Layer", "Origins", "PromptLanguage",
+    "OTHER_VARIABLES", "PROMPT_LANGUAGES", "SETTING_FIELDS", "Layer", "Origins", "PromptLanguage",
     "ScopedSettings", "Settings", "Source", "check_rubrics", "correctness_weights", "env_names", "help_for",
     "load_settings", "megabytes", "refused_key", "setting_type", "unknown_setting", "warn_unknown_variables",
 ]

@@ -12,11 +12,6 @@ from benchmarks.rubric_table import parse_rubrics
 
 PromptLanguage = Literal["en", "ru"]  # the languages bench's judge prompts are written in
 PROMPT_LANGUAGES: tuple[PromptLanguage, ...] = get_args(PromptLanguage)
-# the built-in judged metrics, named for help texts without importing the catalog that declares them (a test
-# holds the two equal): `bench --help` must not load pydantic and numpy
-JUDGED_METRICS = ("faithfulness", "context_precision", "context_recall", "context_entity_recall", "noise_sensitivity",
-                  "response_relevancy", "semantic_similarity", "factual_correctness", "answer_correctness",
-                  "context_relevance", "answer_accuracy")
 
 
 def _weights(text: str) -> Any:
@@ -36,8 +31,8 @@ def correctness_weights(settings: Any) -> Any:
 
 
 def check_rubrics(raw: Any, where: str) -> dict[str, dict[str, Any]]:
-    """The `rubrics` table checked: names apart from the built-in metrics, criteria in the prompt languages."""
-    return parse_rubrics(raw, where, builtins=JUDGED_METRICS, languages=PROMPT_LANGUAGES)
+    """The `rubrics` table checked: names, scales, fields, criteria in the prompt languages."""
+    return parse_rubrics(raw, where, languages=PROMPT_LANGUAGES)
 
 
 @dataclass(frozen=True)
@@ -61,8 +56,8 @@ class JudgingSettings:
         shown_default="auto (told from the samples or items; en when they tell none)"
     )
     metrics: tuple[str, ...] | None = setting(
-        None, "bench evaluate: the metrics to compute, comma-separated: " + ", ".join(JUDGED_METRICS)
-        + ", or a rubric declared in bench.toml ([rubrics.<name>]). bench.toml: a list."
+        None, "bench evaluate: the metrics to compute, comma-separated: the judged metrics listed under the "
+        "command's description, or a rubric declared in bench.toml ([rubrics.<name>]). bench.toml: a list."
     )
     extra_metrics: tuple[str, ...] | None = setting(
         None, "Tiers 2 and 3: metrics of bench evaluate graded as well (e.g. faithfulness in RAGAS form, or a "

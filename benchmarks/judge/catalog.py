@@ -11,27 +11,16 @@ notes).
 from __future__ import annotations
 
 import functools
+import importlib
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError, SettingError, closest
+from benchmarks.judge import metrics as metric_modules
 from benchmarks.judge import offline
 from benchmarks.judge.judged_metric import JudgedMetric, fixed
 from benchmarks.judge.llm_judge import Verdicts
-from benchmarks.judge.metrics import (
-    answer_accuracy,
-    answer_correctness,
-    context_entity_recall,
-    context_precision,
-    context_recall,
-    context_relevance,
-    factual_correctness,
-    faithfulness,
-    noise_sensitivity,
-    response_relevancy,
-    semantic_similarity,
-)
 from benchmarks.judge.offline import OfflineProxy
 from benchmarks.judge.prompts import RUBRIC, SHARED_CALLS, JudgeCall, Language, TemplateError
 from benchmarks.judge.rubric import NO_PROXY, Rubric, rubrics_of
@@ -40,12 +29,17 @@ from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
 
-# In the order --help, reports and the README list them.
-_MODULES = (faithfulness, context_precision, context_recall, context_entity_recall, noise_sensitivity,
-            response_relevancy, semantic_similarity, factual_correctness, answer_correctness, context_relevance,
-            answer_accuracy)
 
-BUILTINS: Mapping[str, JudgedMetric] = MappingProxyType({m.METRIC.name: m.METRIC for m in _MODULES})
+def _declared(module_name: str) -> JudgedMetric:
+    """A metric module's declaration, which must carry its module's name: the name users type is the file's."""
+    declared: JudgedMetric = importlib.import_module(f"{metric_modules.__name__}.{module_name}").METRIC
+    if declared.name != module_name:
+        raise ImportError(f"benchmarks/judge/metrics/{module_name}.py declares a metric named {declared.name!r}; "
+                          "a metric module is named as its metric")
+    return declared
+
+
+BUILTINS: Mapping[str, JudgedMetric] = MappingProxyType({name: _declared(name) for name in metric_modules.names()})
 OFFLINE_METRICS: frozenset[str] = frozenset(name for name, m in BUILTINS.items() if m.offline)
 # Every call bench's judges make, by name: one template file per call and language under prompts/<lang>/.
 CALLS: Mapping[str, JudgeCall] = MappingProxyType(
@@ -68,9 +62,13 @@ def rubric_metric(declared: Rubric) -> JudgedMetric:
 
 
 def metrics(rubrics: Mapping[str, Mapping[str, object]] | None = None) -> Mapping[str, JudgedMetric]:
-    """The built-in metrics, then the rubrics of the `rubrics` setting (pass `settings.rubrics`)."""
+    """The built-in metrics, then the rubrics of the `rubrics` setting (pass `settings.rubrics`); a rubric may
+    not take a built-in metric's name (checked here, where the built-in ones are known)."""
     found = dict(BUILTINS)
     for declared in rubrics_of(rubrics):
+        if declared.name in BUILTINS:
+            raise SettingError("rubrics", f"rubric '{declared.name}': '{declared.name}' is a built-in metric; give "
+                                          "the rubric another name")
         found[declared.name] = rubric_metric(declared)
     return MappingProxyType(found)
 

@@ -23,29 +23,15 @@ from itertools import repeat
 
 import numpy as np
 
+from benchmarks.metrics.names import (
+    HIT_CUTOFFS,
+    NDCG_CUTOFFS,
+    PRECISION_CUTOFFS,
+    RECALL_CUTOFFS,
+    retrieval_names,
+)
+
 Ranking = Sequence[tuple[str, float]]
-
-HIT_CUTOFFS = (1, 5, 10)
-RECALL_CUTOFFS = (1, 3, 5, 10)
-PRECISION_CUTOFFS = (1, 3, 5, 10)
-NDCG_CUTOFFS = (5, 10)
-
-
-def metric_names(
-    hit: Sequence[int] = HIT_CUTOFFS,
-    recall: Sequence[int] = RECALL_CUTOFFS,
-    precision: Sequence[int] = PRECISION_CUTOFFS,
-    ndcg: Sequence[int] = NDCG_CUTOFFS,
-) -> list[str]:
-    """The report keys, in the order a reader expects them."""
-    return (
-        [f"hit_rate@{k}" for k in hit]
-        + ["mrr"]
-        + [f"recall@{k}" for k in recall]
-        + [f"precision@{k}" for k in precision]
-        + [f"ndcg@{k}" for k in ndcg]
-    )
-
 
 def score_key(score: float) -> float:
     """A score as every ranking here compares it: NaN as -inf, since a NaN compares false both ways and
@@ -182,7 +168,7 @@ def _score_matrix(
         out[f"precision@{k}"] = found[:, k - 1] / k
     for k in ndcg:
         out[f"ndcg@{k}"] = dcg[:, k - 1] / idcg[:, k - 1]
-    return {name: out[name] for name in metric_names(hit, recall, precision, ndcg)}
+    return {name: out[name] for name in retrieval_names(hit, recall, precision, ndcg)}
 
 
 def ranking_consistency(repeats: Sequence[Sequence[Sequence[str]]]) -> np.ndarray:

@@ -17,6 +17,7 @@ import json
 import sys
 from pathlib import Path
 
+from benchmarks.synthetic.bank_files import bank_path, shown
 from benchmarks.synthetic.generate import LANGUAGES, BankMismatch, check_bank, load_bank, write_dataset
 from benchmarks.synthetic.model import Bank
 
@@ -43,13 +44,10 @@ def _banks(languages: str) -> list[Bank]:
     """Load and check every bank before writing anything, so a bad language leaves no half-updated output."""
     banks = []
     for language in (code.strip() for code in languages.split(",") if code.strip()):
-        try:
-            bank = load_bank(language)
-        except ImportError as exc:
-            if exc.name != f"benchmarks.synthetic.content_{language}":
-                raise
-            module = f"benchmarks/synthetic/content_{language}.py"
-            raise SystemExit(f"no bank for language {language!r}: {module} must define BANK") from None
+        path = bank_path(language)
+        if not path.is_file():
+            raise SystemExit(f"no bank for language {language!r}: {shown(path)} is missing")
+        bank = load_bank(language)
         check_bank(bank)
         banks.append(bank)
     if not banks:

@@ -9,16 +9,16 @@ reproducible and the shipped datasets can be checked against a fresh generation.
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
-import string
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from random import Random
 
+from benchmarks.synthetic.bank_files import bank_path, read_bank, shown
 from benchmarks.synthetic.judge_items import judge_pairs, judge_pipeline
 from benchmarks.synthetic.model import (
     Bank,
+    BankMismatch,
     Family,
     Fields,
     Record,
@@ -39,6 +39,7 @@ from benchmarks.synthetic.skeleton import (
     VOCABULARY_SIZES,
 )
 from benchmarks.synthetic.user_logs import real_user_log
+from benchmarks.synthetic.wording import Template
 
 WIKI = "https://wiki.example.com"
 VERSION = "1.0.0"
@@ -46,24 +47,11 @@ GENERATOR = "python -m benchmarks.synthetic --out datasets"
 LANGUAGES = ("en", "ru")
 
 
-class BankMismatch(ValueError):
-    """A bank does not word exactly the skeleton, which would break parallelism."""
-
-
-class _Renderer(string.Formatter):
-    """str.format with the bank's vocabulary: `{n:day|days}` pluralises, `{x:person}` looks up."""
+class _Renderer(Template):
+    """The bank's templates with its vocabulary: `{n:day|days}` pluralises, `{x:person}` looks up."""
 
     def __init__(self, bank: Bank) -> None:
-        super().__init__()
-        self._bank = bank
-
-    def format_field(self, value: object, format_spec: str) -> str:
-        if "|" in format_spec:
-            count = int(str(value))
-            return f"{count} {self._bank.plural(count, tuple(format_spec.split('|')))}"
-        if format_spec:
-            return self._bank.formats[format_spec](value)
-        return str(value)
+        super().__init__(bank.plural, bank.formats)
 
     def render(self, template: str, values: Fields) -> str:
         text = self.vformat(template, (), dict(values))
@@ -73,18 +61,15 @@ class _Renderer(string.Formatter):
 
 
 def load_bank(language: str) -> Bank:
-    """Import a bank on demand, so generating one language never needs the other's module.
+    """Read a bank on demand, so generating one language never needs the other's file.
 
-    A module without `BANK` raises ImportError, like `from ... import BANK` would: the bank
-    is not there yet, which callers treat differently from a bank that is there but wrong.
+    A missing file raises FileNotFoundError: the bank is not there yet, which callers treat
+    differently from a bank that is there but wrong.
     """
-    name = f"benchmarks.synthetic.content_{language}"
-    try:
-        bank = getattr(importlib.import_module(name), "BANK")
-    except AttributeError:
-        raise ImportError(f"cannot import name 'BANK' from {name!r}", name=name) from None
-    if not isinstance(bank, Bank) or bank.language != language:
-        raise BankMismatch(f"{name}.BANK must be the Bank for language {language!r}")
+    path = bank_path(language)
+    bank = read_bank(path)
+    if bank.language != language:
+        raise BankMismatch(f"{shown(path)}: language: must be {language!r}")
     return bank
 
 
@@ -95,31 +80,44 @@ def dataset_name(bank: Bank, scale: int) -> str:
 
 def check_bank(bank: Bank) -> None:
     """Fail early when a bank drifts from the skeleton instead of emitting a skewed dataset."""
+    where = shown(bank_path(bank.language))
     for vocabulary, size in VOCABULARY_SIZES.items():
         if len(bank.vocabularies.get(vocabulary, ())) != size:
-            raise BankMismatch(f"{bank.language}: vocabulary {vocabulary!r} must have {size} items")
-    if set(bank.families) != {f.key for f in FAMILIES} or set(bank.pages) != {p.key for p in PAGES}:
-        raise BankMismatch(f"{bank.language}: families or pages differ from the skeleton")
+            raise BankMismatch(
+                f"{where}: vocabularies.{vocabulary}: must have {size} items, as facts index vocabulary "
+                f"{vocabulary!r} up to {size - 1}"
+            )
+    for kind, keys, skeleton in (("families", bank.families, FAMILIES), ("pages", bank.pages, PAGES)):
+        expected = [item.key for item in skeleton]
+        stray = [f"{key}: missing" for key in expected if key not in keys]
+        stray += [f"{key}: not in the skeleton" for key in keys if key not in expected]
+        if stray:
+            raise BankMismatch(f"{where}: {kind}.{stray[0]}")
     for family in FAMILIES:
         wording = bank.families[family.key]
         if len(wording.entities) != len(family.slugs):
-            raise BankMismatch(f"{bank.language}: {family.key} needs {len(family.slugs)} entities")
-        _check_sections(bank, family.key, family.sections, wording.sections)
+            raise BankMismatch(
+                f"{where}: families.{family.key}.entities: needs {len(family.slugs)} entities, one for "
+                f"each of {', '.join(family.slugs)}"
+            )
+        _check_sections(where, f"families.{family.key}", family.sections, wording.sections)
     for page in PAGES:
-        _check_sections(bank, page.key, page.sections, bank.pages[page.key].sections)
+        _check_sections(where, f"pages.{page.key}", page.sections, bank.pages[page.key].sections)
     if len(bank.unanswerable) != len(UNANSWERABLE_TOPICS):
-        raise BankMismatch(f"{bank.language}: needs {len(UNANSWERABLE_TOPICS)} unanswerable questions")
+        raise BankMismatch(f"{where}: unanswerable: needs {len(UNANSWERABLE_TOPICS)} unanswerable questions")
     if len(bank.unsupported_claims) != UNSUPPORTED_CLAIMS:
-        raise BankMismatch(f"{bank.language}: needs {UNSUPPORTED_CLAIMS} unsupported claims")
+        raise BankMismatch(f"{where}: unsupported_claims: needs {UNSUPPORTED_CLAIMS} unsupported claims")
 
 
-def _check_sections(bank: Bank, owner: str, sections: tuple[Section, ...], wording: object) -> None:
-    texts = dict(wording)  # type: ignore[call-overload]
-    if [s.key for s in sections] != list(texts):
-        raise BankMismatch(f"{bank.language}: sections of {owner} must be {[s.key for s in sections]}")
-    for key, text in texts.items():
+def _check_sections(
+    where: str, owner: str, sections: tuple[Section, ...], wording: Mapping[str, SectionText]
+) -> None:
+    keys = [s.key for s in sections]
+    if keys != list(wording):
+        raise BankMismatch(f"{where}: {owner}.sections: must be {', '.join(keys)}, in this order")
+    for key, text in wording.items():
         if not text.questions or not text.paraphrases:
-            raise BankMismatch(f"{bank.language}: {owner}/{key} needs a question and a paraphrase")
+            raise BankMismatch(f"{where}: {owner}.sections.{key}: needs a question and a paraphrase")
 
 
 def _entities(family: Family, bank: Bank, scale: int) -> Iterator[tuple[int, str, Fields]]:

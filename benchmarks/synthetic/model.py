@@ -17,6 +17,10 @@ Fields = Mapping[str, str]
 Record = dict[str, object]  # one JSON line of a dataset file
 
 
+class BankMismatch(ValueError):
+    """A bank file that is unreadable or does not word exactly the skeleton; the message names its key."""
+
+
 @dataclass(frozen=True)
 class Section:
     """One chunk of a page.
@@ -69,11 +73,6 @@ class SectionText:
     answer: str
     questions: tuple[str, ...]
     paraphrases: tuple[str, ...]
-
-
-def section(heading: str, text: str, answer: str, questions: list[str], paraphrases: list[str]) -> SectionText:
-    """Keeps the banks readable: one call per section instead of a keyword-heavy constructor."""
-    return SectionText(heading, text, answer, tuple(questions), tuple(paraphrases))
 
 
 @dataclass(frozen=True)

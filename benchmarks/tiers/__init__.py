@@ -7,6 +7,8 @@ the runner hands the tier only those (reading another fails at once), so a repor
 resume must match, exactly the settings that made its numbers.
 """
 
+from benchmarks.judge import metrics as judged_metrics
+from benchmarks.metrics import names
 from benchmarks.tiers.base import InputKind, Tier
 
 STORE = ("data_dir", "database_url", "retrieval_workers")  # the pool holds a connection per retrieval worker
@@ -53,10 +55,7 @@ ANSWERING_FLAGS = {**JUDGED_FLAGS, "judge_backend": ("--judge",), "judge_mode": 
                    "extra_metrics": ("--metrics",)}
 EVALUATE_FLAGS = {**JUDGED_FLAGS, "metrics": ("--metrics", "-m"), "judge_backend": ("--judge",)}
 
-RETRIEVAL = ("hit_rate@1", "hit_rate@5", "hit_rate@10", "mrr", "recall@1", "recall@3", "recall@5", "recall@10",
-             "precision@1", "precision@3", "precision@5", "precision@10", "ndcg@5", "ndcg@10")
-ANSWER_TEXT = ("avg_rouge1_f", "avg_rouge2_f", "avg_rougeL_f", "avg_bleu", "response_exact_match_rate",
-               "response_semantic_consistency", "{extra_metrics}")
+ANSWER_TEXT = (*names.TEXT, *names.REPEATS, "{extra_metrics}")
 
 
 def per_judge(*names: str) -> tuple[str, ...]:
@@ -74,7 +73,7 @@ TIERS: dict[str, Tier] = {tier.name: tier for tier in (
          flags={"neighbours": ("--k",), "pairwise_limit": ("--limit",), "embeddings_of": ("--on",)}),
     Tier("tier1", "1.0", "Tier 1 — retrieval", "ndcg@10", module="tier1", input=DATASET,
          summary="Tier 1: retrieval from pgvector against ground truth (hit rate, MRR, recall, precision, nDCG).",
-         metrics=(*RETRIEVAL, "retrieval_consistency", "ann_recall@{top_k}"),
+         metrics=(*names.RETRIEVAL, "retrieval_consistency", "ann_recall@{top_k}"),
          reads=(*EMBEDDING, *INDEX, *STATS, "top_k", "relevance", "consistency_runs", "latency_queries", "latency_seconds",
                 "limit")),
     Tier("tier2", "1.1", "Tier 2 — generation on a fixed context", "avg_faithfulness", module="tier2", input=DATASET,
@@ -99,10 +98,11 @@ TIERS: dict[str, Tier] = {tier.name: tier for tier in (
          input=DATASET,
          summary="Real users' logged questions: retrieval against the page production showed, chunk utilisation "
                  "and topic coverage.",
-         metrics=(*RETRIEVAL, "chunk_utilization"),
+         metrics=(*names.RETRIEVAL, "chunk_utilization"),
          reads=(*EMBEDDING, *INDEX, *LOGS, *STATS, "topics", "top_k")),
     Tier("evaluate", "1.1", "RAGAS-style evaluation", "", module="evaluate", checks="evaluate_checks", input=SAMPLES,
-         summary="RAGAS-style metrics on single-turn samples, judged by one or several LLMs (or offline proxies).",
+         summary="RAGAS-style metrics on single-turn samples, judged by one or several LLMs (or offline proxies). "
+                 f"Judged metrics: {', '.join(judged_metrics.names())}.",
          metrics=per_judge("{metrics}"),
          reads=(*EMBEDDING, *LLM, *JUDGED, *STATS, "llm_models", "judge_backend", "language", "metrics", "limit",
                 "strict"),

@@ -44,7 +44,7 @@ from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
 from benchmarks.judge.offline_ratings import OFFLINE_RATINGS, describe_rating, offline_rating, proxy_fields
 from benchmarks.judge.prompts import Language
 from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes, read_from_a_lone_number
-from benchmarks.metrics import text
+from benchmarks.metrics import names, text
 from benchmarks.metrics.language import detected_or
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.stats import latency_summary, summarize
@@ -318,8 +318,6 @@ def _grade_offline(item: Graded, plan: Plan, embed: Callable[[Sequence[str]], np
 
 
 Scores = dict[str, Outcome]  # a case's outcome per report metric; a metric that does not apply is absent
-TEXT_METRICS = ("avg_rouge1_f", "avg_rouge2_f", "avg_rougeL_f", "avg_bleu")
-REPEAT_METRICS = ("response_exact_match_rate", "response_semantic_consistency")
 
 
 def calibrated_metrics(metrics: Mapping[str, Metric], plan: Plan, settings: Settings) -> list[str]:
@@ -384,8 +382,8 @@ def answer_scores(item: Graded, names: Sequence[str], score: Callable[[str, str]
 
 def text_metrics(graded: Sequence[Graded], settings: Settings) -> tuple[dict[str, Metric], list[Scores]]:
     """ROUGE-1/2/L F and BLEU of each first answer against the reference, and each case's outcomes."""
-    rows = [answer_scores(item, TEXT_METRICS, _text_scores) for item in graded]
-    return summaries(rows, TEXT_METRICS, settings), rows
+    rows = [answer_scores(item, names.TEXT, _text_scores) for item in graded]
+    return summaries(rows, names.TEXT, settings), rows
 
 
 def _text_scores(answer: str, reference: str) -> Scores:
@@ -410,14 +408,14 @@ def repeat_metrics(graded: Sequence[Graded], embedder: CachedEmbedder, settings:
     start = 0
     for group, failed in zip(answers, failures, strict=True):
         if failed is not None:
-            rows.append(dict.fromkeys(REPEAT_METRICS, Outcome.failed("api_error", failed.error or "a repeat failed")))
+            rows.append(dict.fromkeys(names.REPEATS, Outcome.failed("api_error", failed.error or "a repeat failed")))
             continue
         compared = len(group) if len(group) > 1 else 0
         rows.append({"response_exact_match_rate": text.exact_match(group),
                      "response_semantic_consistency": text.semantic_consistency(vectors[start:start + compared],
                                                                                      scale)})
         start += compared
-    return summaries(rows, REPEAT_METRICS, settings), rows
+    return summaries(rows, names.REPEATS, settings), rows
 
 
 def item_scores(judged: Scores, computed: Scores, judge: str) -> dict[str, dict[str, dict[str, Any]]]:

@@ -122,6 +122,17 @@ class Tier(ReportKind):
                 names.add(pattern.format_map(dict(zip(fields, values, strict=True))))
         return frozenset(names)
 
+    def require_declared(self, result: TierResult, settings: Settings) -> None:
+        """A report holds only the metrics its tier declares, its main one among them: a number the
+        declaration does not name would reach reports, compare and the docs unannounced. A bug of the tier,
+        so it stops the run before anything is written."""
+        declared = self.metric_names(settings)
+        undeclared = sorted(set(result.metrics) - declared)
+        main = result.main_metric or self.main_metric
+        if undeclared or main not in declared:
+            raise UndeclaredMetric(f"tier {self.name} publishes metrics its declaration (benchmarks.tiers) does "
+                                   f"not name: {undeclared or [main]}")
+
     def implementation(self) -> Any:
         return importlib.import_module(f"benchmarks.tiers.{self.module}")
 
@@ -149,6 +160,10 @@ class Tier(ReportKind):
 
     def _checks(self) -> Any:
         return importlib.import_module(f"benchmarks.tiers.{self.checks or self.module}")
+
+
+class UndeclaredMetric(RuntimeError):
+    """A tier's result holds a metric its declaration does not name (a bug of bench, not of the input)."""
 
 
 def _values(settings: Any, name: str) -> tuple[str, ...]:

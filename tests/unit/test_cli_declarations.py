@@ -66,11 +66,23 @@ def test_a_tier_reading_an_undeclared_setting_fails_at_the_first_read():
         _ = scoped.hnsw_m
 
 
-def test_the_metric_names_in_the_help_are_the_catalogs():
-    from benchmarks.config import JUDGED_METRICS
-    from benchmarks.judge.catalog import BUILTINS
+def test_a_tier_publishing_an_undeclared_metric_stops_at_run_time():
+    from benchmarks.tiers.base import Metric, TierResult, UndeclaredMetric
 
-    assert JUDGED_METRICS == tuple(BUILTINS)
+    tier, settings = TIERS["tier1"], Settings()
+    metric = Metric(0.5, 10, 0, None)
+    tier.require_declared(TierResult(metrics={"ndcg@10": metric, "mrr": metric}, items=[]), settings)
+    with pytest.raises(UndeclaredMetric, match=r"tier tier1 publishes metrics .* not name: \['ndcg@11'\]"):
+        tier.require_declared(TierResult(metrics={"ndcg@11": metric}, items=[]), settings)
+    with pytest.raises(UndeclaredMetric, match=r"\['bleu'\]"):
+        tier.require_declared(TierResult(metrics={"mrr": metric}, items=[], main_metric="bleu"), settings)
+
+
+def test_the_metric_names_in_the_help_are_the_catalogs():
+    from benchmarks.judge.catalog import BUILTINS
+    from benchmarks.judge.metrics import names
+
+    assert names() == tuple(BUILTINS)
     result = CliRunner().invoke(app, ["evaluate", "--help"], terminal_width=400)
     assert all(name in result.output for name in BUILTINS) and "rubric" in result.output
 

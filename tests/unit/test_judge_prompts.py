@@ -26,6 +26,7 @@ from benchmarks.judge.prompts import (
     template_sha256,
 )
 from benchmarks.judge.ratings import output_format
+from benchmarks.metrics import judged
 from benchmarks.metrics.judged import __doc__ as judged_doc
 
 CASES = [(call, language) for call in CALLS for language in LANGUAGES]
@@ -52,8 +53,10 @@ def test_both_languages_have_the_same_templates_and_each_call_has_one():
 
 
 def test_every_metric_with_judge_calls_in_the_metrics_table_is_registered():
+    """metrics.judged's table lists the metrics whose formulas live there (a formula of one metric alone may
+    live in its module, as response_groundedness's does)."""
     table = {line.split()[0] for line in judged_doc.splitlines() if re.match(r"\s{4}[a-z_]+\s{2,}\S", line)}
-    assert table - {"semantic_similarity"} == set(METRIC_CALLS)
+    assert table - {"semantic_similarity"} == {name for name in METRIC_CALLS if hasattr(judged, name)}
 
 
 @pytest.mark.parametrize(("call", "language"), CASES)

@@ -49,9 +49,6 @@ def test_needs_default_to_the_question_and_the_response():
      "bench.toml: key 'rubrics': rubric 'politeness': scale must be binary or 1-5, got '1-10'"),
     ({"politeness": {"criteria": POLITE["criteria"]}},
      "bench.toml: key 'rubrics': rubric 'politeness': scale must be binary or 1-5, missing"),
-    ({"faithfulness": POLITE},
-     "bench.toml: key 'rubrics': rubric 'faithfulness': 'faithfulness' is a built-in metric; give the rubric "
-     "another name"),
     ({"avg_tone": POLITE}, "rubric 'avg_tone': names starting with avg_ are tiers 2 and 3's ratings"),
     ({"Polite-ness": POLITE}, "rubric 'Polite-ness': a rubric's name is lowercase letters, digits and underscores"),
     ({"politeness": {**POLITE, "weight": 2}}, "rubric 'politeness': unknown key(s) weight; a rubric has criteria, "
@@ -238,3 +235,14 @@ def test_a_language_without_criteria_is_undetermined_if_it_ever_gets_that_far():
     outcome, service = score([], {**POLITE, "criteria": {"en": "Polite?"}}, language="ru")
     assert outcome.status == "undetermined" and "no criteria in 'ru'" in outcome.explanation
     assert service.sent == []
+
+
+def test_a_rubric_under_a_built_in_metrics_name_is_refused_naming_the_file(tmp_path):
+    """The judge's catalog, which knows the built-in metrics, refuses it, named as the user gave it."""
+    config = tmp_path / "bench.toml"
+    config.write_text('[rubrics.faithfulness]\ncriteria = { en = "Faithful?" }\nscale = "binary"\n', encoding="utf-8")
+    settings, origins = load_settings(config_file=config, environ={})
+    with pytest.raises(BenchError) as error, origins.naming():
+        catalog.metrics(settings.rubrics)
+    assert str(error.value) == (f"{config}: key 'rubrics': rubric 'faithfulness': 'faithfulness' is a built-in "
+                                "metric; give the rubric another name")

@@ -6,6 +6,18 @@ answer and gives the JSON schema sent as `response_format`), the coroutine with 
 scores it (`score(judge, sample, model, trace)`, built on the toolkit of `benchmarks.judge.llm_judge`),
 and `METRIC`, its `JudgedMetric` declaration: what it reads, how many calls it makes, its offline proxy
 (`benchmarks.judge.offline`) or why it has none. Its formula is a pure function of
-`benchmarks.metrics.judged`, which the offline proxies feed too. `benchmarks.judge.catalog` lists the
-modules, so adding a metric is a module here, its templates, its formula and its line in that list.
+`benchmarks.metrics.judged`, which the offline proxies feed too.
+
+The modules are found, not listed: a module here is a metric, named by its file (`benchmarks.judge.catalog`
+checks that its METRIC says the same name). So adding a metric is a module here and its templates.
 """
+
+from __future__ import annotations
+
+import pkgutil
+
+
+def names() -> tuple[str, ...]:
+    """The built-in judged metrics, by module, without importing one: what `bench evaluate --help` lists, so
+    showing help never loads a judge."""
+    return tuple(sorted(module.name for module in pkgutil.iter_modules(__path__) if not module.name.startswith("_")))

@@ -3,61 +3,74 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # the renderer reads the model's attributes; the CLI imports this module without pydantic
+    from benchmarks.report.model import (
+        Agreement,
+        DatasetBlock,
+        Generator,
+        Judge,
+        LogBlock,
+        NumericPath,
+        Report,
+        RetrievalSplit,
+        Similarity,
+    )
 
 OUTCOMES_HEADER = "ok / undet. / err."  # see format_outcomes
 
 
-def render(report: dict[str, Any]) -> str:
-    ds, prov, log = report["dataset"], report["provenance"], report.get("log")
-    logged = f" · log `{log['name']}` (sha256 `{log['content_sha256'][:12]}`, {log_counts(log)})" if log else ""
+def render(report: Report) -> str:
+    ds, prov, log = report.dataset, report.provenance, report.log
+    logged = f" · log `{log.name}` (sha256 `{log.content_sha256[:12]}`, {log_counts(log)})" if log else ""
     lines = [
-        f"# {report['title']}: {ds['name']}",
+        f"# {report.title}: {ds.name}",
         "",
-        f"Tier `{report['tier']}` v{report['tier_version']} · dataset `{ds['name']}` {ds.get('version', '')} "
-        f"(sha256 `{ds['content_sha256'][:12]}`, {dataset_counts(ds, log)}){logged} · "
-        f"bench {prov['bench_version']}" + (f" · commit `{prov['git_commit'][:12]}`" if prov.get("git_commit") else "")
-        + (" (dirty)" if prov.get("git_dirty") else ""),
+        f"Tier `{report.tier}` v{report.tier_version} · dataset `{ds.name}` {ds.version or ''} "
+        f"(sha256 `{ds.content_sha256[:12]}`, {dataset_counts(ds, log)}){logged} · "
+        f"bench {prov.bench_version}" + (f" · commit `{prov.git_commit[:12]}`" if prov.git_commit else "")
+        + (" (dirty)" if prov.git_dirty else ""),
         "",
     ]
-    if "embedder" in prov:
-        e = prov["embedder"]
-        lines.append(f"Embedder `{e['id']}` ({e['dimension']} dimensions, {e.get('engine') or e['backend']})" +
-                     (f" · index `{prov['index']['type']}`" if "index" in prov else "") +
-                     (f" · PostgreSQL {prov['store']['postgres']}, pgvector {prov['store']['pgvector']} "
-                      f"({prov['store']['backend']})" if "store" in prov else ""))
+    if prov.embedder is not None:
+        e = prov.embedder
+        lines.append(f"Embedder `{e.id}` ({e.dimension} dimensions, {e.engine or e.backend})" +
+                     (f" · index `{prov.index.type}`" if prov.index is not None else "") +
+                     (f" · PostgreSQL {prov.store.postgres}, pgvector {prov.store.pgvector} "
+                      f"({prov.store.backend})" if prov.store is not None else ""))
         lines.append("")
-    if prov.get("numeric_path"):
-        lines += [numeric_path_line(prov["numeric_path"]), ""]
-    if "generator" in prov:
-        lines += [_system_line(prov["generator"], prov.get("judge", {})), ""]
+    if prov.numeric_path:
+        lines += [numeric_path_line(prov.numeric_path), ""]
+    if prov.generator is not None:
+        lines += [_system_line(prov.generator, prov.judge), ""]
     lines += [f"| metric | value | 95% CI | n | {OUTCOMES_HEADER} |", "|---|---:|---|---:|---:|"]
-    for name, m in report["metrics"].items():
-        marker = " ★" if name == report.get("main_metric") else ""
-        lines.append(f"| `{name}`{marker} | {format_value(m['value'])} | {format_ci(m['ci95'])} | {m['n']} | "
+    for name, m in report.metrics.items():
+        marker = " ★" if name == report.main_metric else ""
+        lines.append(f"| `{name}`{marker} | {format_value(m.value)} | {format_ci(m.ci95)} | {m.n} | "
                      f"{format_outcomes(report, name)} |")
     lines.append("")
-    if prov.get("similarity", {}).get("metrics"):
-        lines += [similarity_line(prov["similarity"]), ""]
-    agreeing = {name: m["agreement"] for name, m in report["metrics"].items() if m.get("agreement")}
+    if prov.similarity and prov.similarity.metrics:
+        lines += [similarity_line(prov.similarity), ""]
+    agreeing = {name: m.agreement for name, m in report.metrics.items() if m.agreement}
     if agreeing:
         lines += agreement_table(agreeing)
-    by_retrieval = report.get("notes", {}).get("e2e_by_retrieval")
-    if by_retrieval:
-        lines += _retrieval_table(by_retrieval)
-    if report.get("warnings"):
+    if report.notes.e2e_by_retrieval:
+        lines += _retrieval_table(report.notes.e2e_by_retrieval)
+    if report.warnings:
         lines += ["## Warnings", ""]
-        for w in report["warnings"]:
-            examples = f" (e.g. {', '.join(w['examples'])})" if w["examples"] else ""
-            lines.append(f"- **{w['code']}** ×{w['count']}: {w['message']}{examples}")
+        for w in report.warnings:
+            examples = f" (e.g. {', '.join(w.examples)})" if w.examples else ""
+            lines.append(f"- **{w.code}** ×{w.count}: {w.message}{examples}")
         lines.append("")
-    if report.get("notes"):
+    notes = report.notes.model_dump(exclude_unset=True)  # every note, the tier's own ones too, as the file has them
+    if notes:
         lines += ["## How these numbers were computed", ""]
-        lines += _notes(report["notes"])
+        lines += _notes(notes)
         lines.append("")
     lines += ["## Settings", "", "| setting | value |", "|---|---|"]
-    for name, value in sorted(report["settings"].items()):
-        source = report["settings_sources"].get(name)
+    for name, value in sorted(report.settings.items()):
+        source = report.settings_sources.get(name)
         shown = "—" if value is None else f"`{_inline(value)}`"
         lines.append(f"| `{name}` | {shown}" + (f" ({source})" if source else "") + " |")
     lines.append("")

@@ -1,9 +1,10 @@
-"""Build the report document: the one source every output (JSON, Markdown, console) renders from.
+"""Build the report: the one source every output (JSON, Markdown, console) renders from.
 
 Stable parts (metrics, notes, provenance that identifies the run's inputs) are separated from the
 volatile part (times, caches, machine-local paths), keys are sorted (metrics keep their tier's
 reading order, which is fixed in code) and floats rounded, so the same code on the same data gives
-the same stable block byte for byte and PR diffs stay quiet.
+the same stable block byte for byte and PR diffs stay quiet. The document is rounded here, then
+validated into the model, whose dump (`model.py`) keeps that order.
 """
 
 from __future__ import annotations
@@ -17,11 +18,10 @@ from typing import Any
 from benchmarks._version import __version__
 from benchmarks.config import Source
 from benchmarks.inputs import InputSet
-from benchmarks.item_record import REPORT_SCHEMA_VERSION
-from benchmarks.report_markdown import render
+from benchmarks.report import markdown
+from benchmarks.report.model import SCHEMA_VERSION, Report
 from benchmarks.tiers.base import Metric, ReportKind, TierResult
 
-SCHEMA_VERSION = REPORT_SCHEMA_VERSION  # 2: items carry the one item record (item_record)
 DIGITS = 6
 LOCAL_SETTINGS = ("data_dir", "reports_dir")  # machine-specific: kept out of the stable block
 ENVIRONMENT_KEYS = ("git_commit", "git_dirty", "python", "packages", "numeric_path")  # provenance.environment()
@@ -36,8 +36,8 @@ def build(
     volatile: dict[str, Any],
     *,
     environment: Mapping[str, Any],
-) -> dict[str, Any]:
-    """The report document. `environment` holds ENVIRONMENT_KEYS (git commit and dirtiness, Python version,
+) -> Report:
+    """The report. `environment` holds ENVIRONMENT_KEYS (git commit and dirtiness, Python version,
     package versions, the floating-point path), as `run_files.provenance.environment()` gives them: building does
     no I/O. `settings` are the redacted settings the tier reads (and the local ones, shown apart as
     machine-specific)."""
@@ -65,7 +65,7 @@ def build(
         "volatile": {**volatile, **result.volatile, "local_settings": local},
     }
     metrics = normalise(report.pop("metrics"), sort=False)
-    return {**normalise(report), "metrics": metrics}
+    return Report.model_validate({**normalise(report), "metrics": metrics})
 
 
 def normalise(value: Any, *, sort: bool = True) -> Any:
@@ -82,23 +82,30 @@ def normalise(value: Any, *, sort: bool = True) -> Any:
     return value
 
 
-def dumps(report: dict[str, Any]) -> str:
-    """Canonical text: key order is already fixed by `normalise`, so dumps must not re-sort."""
-    return json.dumps(report, ensure_ascii=False, indent=2) + "\n"
+def dumps(document: dict[str, Any]) -> str:
+    """Canonical text: key order is already fixed (by `normalise`, or the model's dump), so dumps must not
+    re-sort."""
+    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
 
 
-def render_files(report: dict[str, Any], items: Iterable[dict[str, Any]],
+def document(report: Report) -> dict[str, Any]:
+    """What report.json holds: the fields as the report was given them (a block a tier did not write stays
+    out, rather than becoming a null), in the model's canonical key order."""
+    return report.model_dump(exclude_unset=True)
+
+
+def render_files(report: Report, items: Iterable[dict[str, Any]],
                  extra_files: Mapping[str, str]) -> dict[str, str]:
     """Every file of a run, name -> text, in the order to write them: items.jsonl, the extra files, then
     report.json and report.md (rendered from the JSON text itself), so a crash never leaves a report.json
     beside stale items."""
-    text = dumps(report)
+    text = dumps(document(report))
     rows = "".join(json.dumps(normalise(i), ensure_ascii=False, sort_keys=True) + "\n" for i in items)
     return {
         "items.jsonl": rows,
         **extra_files,
         "report.json": text,
-        "report.md": render(json.loads(text)),
+        "report.md": markdown.render(Report.model_validate_json(text)),
     }
 
 
