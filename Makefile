@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup test test-fast calibrate real-model judges perf perf-scale synthetic db-up db-down
+.PHONY: setup test test-fast calibrate real-model judges perf perf-scale synthetic report-schema db-up db-down
 
 setup:                                  ## create .venv and install bench with its test tools
 	$(PYTHON) -m venv $(VENV)
@@ -58,6 +58,9 @@ perf-scale:                             ## retrieval at 10k / 30k / 100k chunks 
 
 synthetic:                              ## regenerate the shipped synthetic datasets (deterministic)
 	$(BIN)/python -m benchmarks.synthetic --out datasets
+
+report-schema:                          ## regenerate benchmarks/report/report.schema.json from the report model
+	$(BIN)/python -m benchmarks.report.schema
 
 db-up:                                  ## a pgvector PostgreSQL in Docker, for DATABASE_URL users
 	docker compose up -d --wait

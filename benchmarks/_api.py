@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     import pandas
 
     from benchmarks.config import Origins, Settings
+    from benchmarks.report import Report
 
 T = TypeVar("T")
 SampleLike = Sample | Mapping[str, Any]
@@ -76,12 +77,15 @@ class ReportedMetric(Metric):
     statuses: dict[str, int] | None = None
 
     @classmethod
-    def of(cls, report: Mapping[str, Any], name: str) -> ReportedMetric:
+    def of(cls, report: Report, name: str) -> ReportedMetric:
         """Read from the report rather than kept apart, so it cannot disagree with report.json."""
-        entry = dict(report["metrics"][name])
-        ci95 = entry.pop("ci95")
-        counted = report["notes"].get("statuses", {}).get(name)  # other tiers count statuses otherwise, or not
-        return cls(**entry, ci95=None if ci95 is None else tuple(ci95),
+        entry = report.metrics[name]
+        # plain data, as report.json and a tier's Metric hold it
+        agreement = entry.agreement.model_dump(exclude_unset=True) if entry.agreement else None
+        counted = (report.notes.statuses or {}).get(name)  # other tiers count statuses otherwise, or not
+        return cls(value=entry.value, n=entry.n, errors=entry.errors,
+                   ci95=None if entry.ci95 is None else tuple(entry.ci95),
+                   higher_is_better=entry.higher_is_better, agreement=agreement,
                    statuses=counted if isinstance(counted, dict) else None)
 
 
@@ -89,36 +93,37 @@ class _ByMetric:
     """What Evaluation and Run share: their report, read by metric name (`result["ndcg@10"]`, `"mrr" in
     result`) as the report names the metrics."""
 
-    report: dict[str, Any]
+    report: Report
 
     @property
     def metrics(self) -> dict[str, float | int | None]:
         """Each reported metric's value by name (`faithfulness`, and `faithfulness/<model>` with several
         models; `ndcg@10` of tier1): the report's numbers without their n, errors and CI."""
-        return {name: metric["value"] for name, metric in self.report["metrics"].items()}
+        return {name: metric.value for name, metric in self.report.metrics.items()}
 
     def __getitem__(self, metric: str) -> ReportedMetric:
         """A mistyped name is a KeyError listing the reported metrics, the likeliest first."""
-        if metric not in self.report["metrics"]:
+        if metric not in self.report.metrics:
             raise KeyError(f"unknown metric {metric!r}; reported, closest first: "
-                           f"{', '.join(by_closeness(metric, self.report['metrics']))}")
+                           f"{', '.join(by_closeness(metric, self.report.metrics))}")
         return ReportedMetric.of(self.report, metric)
 
     def __contains__(self, metric: object) -> bool:
         """Whether the report has this metric: `in` asks about names, as indexing does (not about samples)."""
-        return isinstance(metric, str) and metric in self.report["metrics"]
+        return isinstance(metric, str) and metric in self.report.metrics
 
 
 @dataclass(frozen=True)
 class Evaluation(_ByMetric):
     """What `evaluate` returns. `samples` are in the order they were given (the report's items are sorted by
-    id); `report` is the aggregate exactly as report.json holds it (each metric with value, n, errors and 95%
-    CI, the statuses, the judges' agreement, provenance), so it can be saved, diffed or compared like any run;
-    `items` are the raw per-sample rows (with the judges' raw completions); `directory` is where the run's
-    files were written, None when none were."""
+    id); `report` is the aggregate as a `benchmarks.report.Report`, the model report.json is written from
+    (each metric with value, n, errors and 95% CI, the statuses, the judges' agreement, provenance; its
+    `benchmarks.report.document` is report.json's content), so it can be saved, diffed or compared like any
+    run; `items` are the raw per-sample rows (with the judges' raw completions); `directory` is where the
+    run's files were written, None when none were."""
 
     samples: list[SampleResult]
-    report: dict[str, Any]
+    report: Report
     items: list[dict[str, Any]]
     directory: Path | None = None
 
@@ -153,10 +158,11 @@ class Evaluation(_ByMetric):
 
 @dataclass(frozen=True)
 class Run(_ByMetric):
-    """What `run` returns: the tier's report as report.json holds it, its items as items.jsonl holds them
-    (iterating a Run goes over them), and the run folder (None when nothing was written)."""
+    """What `run` returns: the tier's report (a `benchmarks.report.Report`, the model of report.json), its
+    items as items.jsonl holds them (iterating a Run goes over them), and the run folder (None when nothing
+    was written)."""
 
-    report: dict[str, Any]
+    report: Report
     items: list[dict[str, Any]]
     directory: Path | None = None
 
@@ -167,7 +173,7 @@ class Run(_ByMetric):
         return len(self.items)
 
     def __repr__(self) -> str:
-        return (f"Run(tier={self.report['tier']!r}, metrics={self.metrics!r}, items={len(self.items)}, "
+        return (f"Run(tier={self.report.tier!r}, metrics={self.metrics!r}, items={len(self.items)}, "
                 f"directory={self.directory!r})")
 
 
@@ -235,7 +241,9 @@ def _evaluate(samples: Iterable[SampleLike], metrics: Names | None, *, models: N
     sample_set = samples_to_set(samples, name=name, language=resolved.language)
     outcome = _run_tier("evaluate", name, resolved, origins, inputs=sample_set, output_dir=output_dir,
                         write=output_dir is not None)
-    models_run = outcome.report["provenance"]["judge"]["models"]
+    judge = outcome.report.provenance.judge
+    assert judge is not None and judge.models is not None  # evaluate names its judge models
+    models_run = judge.models
     by_id = {item["id"]: item for item in outcome.items}
     results = [SampleResult(sample.id, {metric: _score(by_id[sample.id]["scores"][metric], models_run)
                                         for metric in resolved.metrics or ()})

@@ -12,21 +12,16 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.table import Table
 from rich.text import Text
 
 from benchmarks.errors import BenchError
-from benchmarks.report_markdown import (
-    OUTCOMES_HEADER,
-    dataset_counts,
-    format_ci,
-    format_outcomes,
-    format_value,
-    log_counts,
-)
+
+if TYPE_CHECKING:
+    from benchmarks.report import Report
 
 
 class _TableTitle(Text):
@@ -44,84 +39,97 @@ def titled_table(title: str) -> Table:
     return Table(title=_TableTitle(title, style="table.title"))
 
 
-def print_summary(report: dict[str, Any], directory: Path, console: Console) -> None:
-    ds, log = report["dataset"], report.get("log")
-    logged = f" · log {log['name']} ({log_counts(log)})" if log else ""
-    table = titled_table(f"{report['title']} · {ds['name']} ({dataset_counts(ds, log)}){logged}")
+def print_summary(report: Report, directory: Path, console: Console) -> None:
+    # imported here: the report package loads pydantic, which `bench --help` (it imports this module) must not
+    from benchmarks.report.markdown import (
+        OUTCOMES_HEADER,
+        dataset_counts,
+        format_ci,
+        format_outcomes,
+        format_value,
+        log_counts,
+    )
+
+    ds, log, notes, provenance, volatile = (report.dataset, report.log, report.notes, report.provenance,
+                                            report.volatile)
+    logged = f" · log {log.name} ({log_counts(log)})" if log else ""
+    table = titled_table(f"{report.title} · {ds.name} ({dataset_counts(ds, log)}){logged}")
     table.add_column("metric")
     table.add_column("value", justify="right")
     table.add_column("95% CI")
     table.add_column("n", justify="right")
     table.add_column(OUTCOMES_HEADER, justify="right")
-    for name, m in report["metrics"].items():
-        label = f"[bold]{name}[/bold] ★" if name == report.get("main_metric") else name
-        table.add_row(label, format_value(m["value"]), format_ci(m["ci95"]), str(m["n"]),
+    for name, m in report.metrics.items():
+        label = f"[bold]{name}[/bold] ★" if name == report.main_metric else name
+        table.add_row(label, format_value(m.value), format_ci(m.ci95), str(m.n),
                       format_outcomes(report, name))
     console.print(table)
-    latency = report["volatile"].get("retrieval", {}).get("latency_ms")
-    if latency and latency["n"]:
-        console.print(f"retrieval latency: p50 {latency['p50']:.2f} ms, p95 {latency['p95']:.2f} ms "
-                      f"({latency['n']} single queries)")
-    timing = report["volatile"].get("latency_ms")
-    if timing and timing["n"]:
-        console.print(f"latency: avg {timing['avg']:.1f} ms, p95 {timing['p95']:.1f} ms ({timing['n']} calls)")
-    confusion = report["notes"].get("confusion")
+    latency = volatile.retrieval.latency_ms if volatile.retrieval else None
+    if latency and latency.n:
+        console.print(f"retrieval latency: p50 {latency.p50:.2f} ms, p95 {latency.p95:.2f} ms "
+                      f"({latency.n} single queries)")
+    timing = volatile.latency_ms
+    if timing and timing.n:
+        console.print(f"latency: avg {timing.avg:.1f} ms, p95 {timing.p95:.1f} ms ({timing.n} calls)")
+    confusion = notes.confusion
     if confusion:
         console.print("confusion (truth → decision): " + ", ".join(f"{k} {v}" for k, v in confusion.items()))
-    embedder = report["provenance"].get("embedder")
+    embedder = provenance.embedder
     if embedder:
-        index = report["provenance"].get("index")
-        console.print(f"embedder: {embedder['id']} ({embedder['dimension']} d)"
-                      + (f" · index: {index['type']}" if index else ""))
-    for name, metric in report["metrics"].items():
-        found = metric.get("agreement")
+        index = provenance.index
+        console.print(f"embedder: {embedder.id} ({embedder.dimension} d)"
+                      + (f" · index: {index.type}" if index else ""))
+    for name, metric in report.metrics.items():
+        found = metric.agreement
         if found:
-            shown = [f"{stat} {found[stat]['value']:.3f}" for stat in ("roc_auc", "spearman", "pairwise_accuracy")
-                     if found.get(stat) and found[stat]["value"] is not None]
-            console.print(f"{name}: agreement with {found['n']} {found['labels']} labels: {', '.join(shown)}"
-                          if shown else f"{name}: agreement not measured: {found['n']} of {found['labelled']} "
+            shown = [f"{stat} {statistic.value:.3f}" for stat in ("roc_auc", "spearman", "pairwise_accuracy")
+                     if (statistic := getattr(found, stat)) and statistic.value is not None]
+            console.print(f"{name}: agreement with {found.n} {found.labels} labels: {', '.join(shown)}"
+                          if shown else f"{name}: agreement not measured: {found.n} of {found.labelled} "
                           f"labelled samples scored", soft_wrap=True)
-    scale = report["provenance"].get("similarity")
-    if scale and scale.get("metrics"):
-        console.print(f"similarities calibrated: baseline {scale['baseline']:.4f} ({scale['model']}, "
-                      f"{scale['language']}; 0 = as alike as unrelated texts)", soft_wrap=True)
-    generator = report["provenance"].get("generator")
+    scale = provenance.similarity
+    if scale and scale.metrics:
+        console.print(f"similarities calibrated: baseline {scale.baseline:.4f} ({scale.model}, "
+                      f"{scale.language}; 0 = as alike as unrelated texts)", soft_wrap=True)
+    generator = provenance.generator
     if generator:
-        console.print(f"system under test: {generator['adapter']}"
-                      + (f" ({generator['model']})" if generator.get("model") else "")
-                      + (f" at {generator['url']}" if generator.get("url") else ""), soft_wrap=True)
-    judge = report["provenance"].get("judge")
+        console.print(f"system under test: {generator.adapter}"
+                      + (f" ({generator.model})" if generator.model else "")
+                      + (f" at {generator.url}" if generator.url else ""), soft_wrap=True)
+    judge = provenance.judge
     if judge:
-        models = judge.get("models") or [judge.get("model") or judge["backend"]]
-        console.print(f"judge: {judge['backend']} ({', '.join(map(str, models))})"
-                      + (f" at {judge['url']}" if judge.get("url") else "") + f", language {judge['language']}",
+        models = judge.models or [judge.model or judge.backend]
+        console.print(f"judge: {judge.backend} ({', '.join(map(str, models))})"
+                      + (f" at {judge.url}" if judge.url else "") + f", language {judge.language}",
                       soft_wrap=True)
-    for name, timing in sorted(report["volatile"].items()):
-        if name.endswith("_latency_ms") and timing["n"]:
-            console.print(f"{name.removesuffix('_latency_ms')} latency: avg {timing['avg']:.1f} ms, "
-                          f"p95 {timing['p95']:.1f} ms ({timing['n']} calls)")
-    llm = report["volatile"].get("llm")
+    for name, timing in (("generation", volatile.generation_latency_ms), ("judge", volatile.judge_latency_ms)):
+        if timing and timing.n:
+            console.print(f"{name} latency: avg {timing.avg:.1f} ms, p95 {timing.p95:.1f} ms "
+                          f"({timing.n} calls)")
+    llm = volatile.llm
     if llm:
-        console.print(f"LLM calls: {llm['calls']} made, {llm['cache_hits']} from cache, {llm['api_errors']} failed; "
-                      f"tokens {llm['prompt_tokens']} in / {llm['completion_tokens']} out")
-    indexing = report["volatile"].get("indexing")
+        console.print(f"LLM calls: {llm.calls} made, {llm.cache_hits} from cache, {llm.api_errors} failed; "
+                      f"tokens {llm.prompt_tokens} in / {llm.completion_tokens} out")
+    indexing = volatile.indexing
     if indexing:
-        reuse = "reused the stored chunks" if indexing["reused"] else (
-            f"indexed {indexing['chunks_added']} new, {indexing['chunks_updated']} changed, "
-            f"{indexing['chunks_removed']} removed chunks")
-        build = indexing.get("hnsw_build")
+        reuse = "reused the stored chunks" if indexing.reused else (
+            f"indexed {indexing.chunks_added} new, {indexing.chunks_updated} changed, "
+            f"{indexing.chunks_removed} removed chunks")
+        build = indexing.hnsw_build
         if build:
-            reuse += (f"; built the HNSW index in {build['seconds']:.1f} s ({build['index_megabytes']} MB, "
-                      f"maintenance_work_mem {build['maintenance_work_mem']}, "
-                      f"parallel workers {build['parallel_workers']})")
-        cache = report["volatile"]["embedding_cache"]
-        console.print(f"{reuse}; embeddings: {cache['embedded']} computed, {cache['cache_hits']} from cache")
-    queries = report["notes"].get("queries")
-    if queries and queries["without_relevant"]:
-        console.print(f"{queries['without_relevant']} questions without a relevant document are excluded from "
+            reuse += (f"; built the HNSW index in {build.seconds:.1f} s ({build.index_megabytes} MB, "
+                      f"maintenance_work_mem {build.maintenance_work_mem}, "
+                      f"parallel workers {build.parallel_workers})")
+        cache = volatile.embedding_cache
+        embeddings = (f"; embeddings: {cache.embedded} computed, {cache.cache_hits} from cache"
+                      if cache else "")
+        console.print(f"{reuse}{embeddings}")
+    queries = notes.queries
+    if queries and queries.without_relevant:
+        console.print(f"{queries.without_relevant} questions without a relevant document are excluded from "
                       "the means (see report notes)")
-    for warning in report["warnings"]:
-        console.print(f"[yellow]warning[/yellow] {warning['code']} ×{warning['count']}: {warning['message']}")
+    for warning in report.warnings:
+        console.print(f"[yellow]warning[/yellow] {warning.code} ×{warning.count}: {warning.message}")
     console.print(f"report: {directory / 'report.json'}", soft_wrap=True)
 
 

@@ -209,16 +209,16 @@ def run_suite(suite: Suite, resolved: Sequence[tuple[Settings, Origins]], *, std
                     "main_metric": _declared_main_metric(run.tier, settings), "main_value": None, "metrics": {}}
         else:
             report = outcome.report
-            metrics = {name: metric.get("value") for name, metric in report["metrics"].items()}
+            metrics = {name: metric.value for name, metric in report.metrics.items()}
             reason = unmeasured(report)  # its report is kept and linked, but it is no success
             if reason is not None:
                 stderr.print(f"[red]nightly: {run.tier} on {run.dataset} failed:[/red] {reason}", highlight=False,
                              soft_wrap=True)
-            line = {**base, "run_id": report["volatile"]["run_id"], "started_at": report["volatile"]["started_at"],
-                    "content_sha256": report["dataset"].get("content_sha256"),
+            line = {**base, "run_id": report.volatile.run_id, "started_at": report.volatile.started_at,
+                    "content_sha256": report.dataset.content_sha256,
                     "status": "ok" if reason is None else "failed", "error": reason,
                     "report": _relative(outcome.directory / "report.json", settings.reports_dir),
-                    "main_metric": report["main_metric"], "main_value": metrics.get(report["main_metric"]),
+                    "main_metric": report.main_metric, "main_value": metrics.get(report.main_metric),
                     "metrics": metrics}
         record = RunRecord(line)
         index = index_path(settings.reports_dir)

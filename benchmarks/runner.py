@@ -8,7 +8,7 @@ first finished item (resumable tiers), Ctrl-C turned into a resume hint, and one
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
@@ -44,7 +44,7 @@ from benchmarks.transport.redaction import redacted
 
 @dataclass(frozen=True)
 class RunOutcome:
-    report: dict[str, Any]
+    report: report_doc.Report
     directory: Path | None  # None when nothing was written (the Python API's choice)
     items: list[dict[str, Any]] = field(default_factory=list)
 
@@ -117,17 +117,17 @@ def check_folders(tier: Tier, settings: Settings, origins: Origins, *, output_di
         check_writable_folder(path, name)
 
 
-def unmeasured(report: Mapping[str, Any]) -> str | None:
+def unmeasured(report: report_doc.Report) -> str | None:
     """Why a finished run measured nothing (its main metric has no value: n = 0, every item failed or was
     left out), else None. Such a run is not a success: its report is kept, its exit code and nightly
     status say it failed."""
-    name = report.get("main_metric")
-    metric = report["metrics"].get(name)
-    if metric is not None and metric.get("n") and metric.get("value") is not None:
+    name = report.main_metric
+    metric = report.metrics.get(name)
+    if metric is not None and metric.n and metric.value is not None:
         return None
-    errors = metric.get("errors", 0) if metric else 0
+    errors = metric.errors if metric else 0
     why = f"the run measured nothing: its main metric {name} has no value (n = 0, {errors} error(s))"
-    warnings = ", ".join(f"{w['code']} ×{w['count']}" for w in report.get("warnings", ()))
+    warnings = ", ".join(f"{w.code} ×{w.count}" for w in report.warnings)
     return why + (f"; warnings: {warnings}" if warnings else "")
 
 

@@ -65,9 +65,9 @@ class Runner:
 
     def __init__(self, work: Path, embedder: str, baseline: float | None):
         self.work, self.embedder, self.baseline = work, embedder, baseline
-        settings, self.sources = load_settings(environ={"BENCH_DATA_DIR": str(work / "data"),
-                                                        "BENCH_REPORTS_DIR": str(work / "reports")})
-        self.settings = replace(settings, embedding_model=embedder, similarity_baseline=baseline)
+        self.settings, self.sources = load_settings({"embedding_model": embedder, "similarity_baseline": baseline},
+                                                    environ={"BENCH_DATA_DIR": str(work / "data"),
+                                                             "BENCH_REPORTS_DIR": str(work / "reports")})
         self.scale = "calibrated" if baseline is None else "raw (baseline 0)"
 
     def run(self, tier: str, source: str, name: str, **changes: Any) -> tuple[dict[str, Any], list[dict[str, Any]]]:

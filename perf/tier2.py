@@ -27,6 +27,7 @@ from typing import Any
 from rich.console import Console
 
 from benchmarks.config import load_settings
+from benchmarks.report import Report
 from benchmarks.runner import run_tier
 from perf.llm_server import llm_server
 from perf.sections import figures_section, write_section
@@ -115,15 +116,15 @@ def warm_up(settings: Any, sources: Any, work: Path, quiet: Console) -> None:
              output_dir=work / "warm-up-report", stderr=quiet)
 
 
-def _check(first: dict[str, Any], rerun: dict[str, Any], calls: int, rerun_calls: int) -> None:
-    errors = {name: m["errors"] for name, m in first["metrics"].items() if m["errors"]}
+def _check(first: Report, rerun: Report, calls: int, rerun_calls: int) -> None:
+    errors = {name: m.errors for name, m in first.metrics.items() if m.errors}
     if errors:
         raise SystemExit(f"the perf run had errors: {errors}")
     if calls != ITEMS * CALLS_PER_ITEM:
         raise SystemExit(f"the first run sent {calls} calls; expected {ITEMS * CALLS_PER_ITEM}")
     if rerun_calls:
         raise SystemExit(f"the rerun sent {rerun_calls} calls to the server; it must send none")
-    if first["metrics"] != rerun["metrics"]:
+    if first.metrics != rerun.metrics:
         raise SystemExit("the cached rerun reported different metrics")
 
 

@@ -14,13 +14,16 @@ the data cannot tell.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from benchmarks.compare.paired import item_value
 from benchmarks.item_record import ItemRecord
 from benchmarks.metrics import label_agreement as la
+
+if TYPE_CHECKING:
+    from benchmarks.report import Report
 
 Statistic = Callable[[np.ndarray, np.ndarray, np.ndarray], float | None]
 STATISTICS: Mapping[str, Statistic] = {
@@ -30,17 +33,18 @@ STATISTICS: Mapping[str, Statistic] = {
 }
 
 
-def agreement_changes(base: Mapping[str, Any], cand: Mapping[str, Any], pairs: Sequence[tuple[ItemRecord, ItemRecord]],
-                      *, resamples: int, seed: int) -> list[dict[str, Any]]:
+def agreement_changes(base: Report, cand: Report, pairs: Sequence[tuple[ItemRecord, ItemRecord]], *,
+                      resamples: int, seed: int) -> list[dict[str, Any]]:
     """One row per metric whose agreement both reports give (`pairs`: the items of both runs, by id)."""
     rows = []
-    for name in base["metrics"]:
-        b, c = base["metrics"][name].get("agreement"), cand["metrics"].get(name, {}).get("agreement")
+    for name, metric in base.metrics.items():
+        b = metric.agreement
+        c = cand.metrics[name].agreement if name in cand.metrics else None
         if not b or not c or "/" in name:
             continue
-        statistic = next(s for s in ("pairwise_accuracy", "roc_auc", "spearman")
-                         if (b.get(s) or {}).get("value") is not None or s == "spearman")
-        rows.append(_row(name, b.get("label", name), statistic, pairs, resamples=resamples, seed=seed))
+        statistic = next((s for s in ("pairwise_accuracy", "roc_auc")
+                          if (found := getattr(b, s)) is not None and found.value is not None), "spearman")
+        rows.append(_row(name, b.label or name, statistic, pairs, resamples=resamples, seed=seed))
     return rows
 
 

@@ -14,9 +14,10 @@ from benchmarks.compare.load import BrokenRun, Run
 from benchmarks.compare.paired import clusters_of, item_value, paired_bootstrap
 from benchmarks.errors import BenchError
 from benchmarks.item_record import MISSING, ItemRecord
+from benchmarks.report import Report
 
 # a run on a real-user log (ux, real-users) is over the log's rows: another log, or rows added under one name,
-# is another input, as another dataset is
+# is another input, as another dataset is; each key is an attribute path of the report (`_get`)
 IDENTITY = (("tier", "tier"), ("tier_version", "tier version"), ("schema_version", "report schema version"),
             ("dataset.content_sha256", "dataset content (sha256)"), ("log.name", "log name"),
             ("log.log_entries", "log rows"), ("log.content_sha256", "log content (sha256)"))
@@ -47,7 +48,7 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
     numeric_path_changed = _numeric_path_diff(base.report, cand.report)
     by_id = (_by_id(base), _by_id(cand)) if base.items is not None and cand.items is not None else None
     items = _pair_items(by_id)
-    names = [n for n in base.report["metrics"] if n in cand.report["metrics"]]
+    names = [n for n in base.report.metrics if n in cand.report.metrics]
     tables = (_value_tables(by_id[0], names), _value_tables(by_id[1], names)) if by_id else ({}, {})
     per_item = _per_item(tables, [b["id"] for b, _ in items["paired"]], names)
     lost = _lost_and_gained(tables, [n for n in names if n in per_item])
@@ -58,7 +59,7 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
         np.array([per_item[n][0] for n in with_items]).reshape(len(with_items), -1),
         np.array([per_item[n][1] for n in with_items]).reshape(len(with_items), -1),
         clusters=clusters, resamples=resamples, seed=seed), strict=True)) if with_items else {}
-    main = cand.report.get("main_metric") or base.report["main_metric"]
+    main = cand.report.main_metric or base.report.main_metric
     primaries = [n for n in gates.primaries(main) if n in names]
     # the primary metrics with a paired test gate the exit code together: Holm–Bonferroni across them
     holm_family = [n for n in primaries if cis.get(n) is not None and n not in judged]
@@ -66,15 +67,15 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
     cases = _cases(base, cand, gates, tables, [b["id"] for b, _ in items["paired"]], with_items)
     rows = []
     for name in names:
-        b, c = base.report["metrics"][name], cand.report["metrics"][name]
-        hib = b.get("higher_is_better", True)
+        b, c = base.report.metrics[name], cand.report.metrics[name]
+        hib = b.higher_is_better
         gate = gates.for_metric(name)
         primary = name in primaries
         row: dict[str, Any] = {
-            "metric": name, "primary": primary, "base": b["value"], "candidate": c["value"],
-            "delta": None if b["value"] is None or c["value"] is None else round(c["value"] - b["value"], 6),
+            "metric": name, "primary": primary, "base": b.value, "candidate": c.value,
+            "delta": None if b.value is None or c.value is None else round(c.value - b.value, 6),
             "ci95": None, "higher_is_better": hib, "n_paired": None,
-            "failed": {"base": b.get("errors", 0), "candidate": c.get("errors", 0)},
+            "failed": {"base": b.errors, "candidate": c.errors},
         }
         if name in per_item:
             d, valid, failed_base, failed_cand, _ = per_item[name]
@@ -95,8 +96,8 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
         else:
             row["status"], row["basis"] = st.status(
                 row["base"], row["candidate"], row["change"], row.get("significant"), hib, gate,
-                base_ci=b.get("ci95") if name not in per_item else None,
-                cand_ci=c.get("ci95") if name not in per_item else None)
+                base_ci=b.ci95 if name not in per_item else None,
+                cand_ci=c.ci95 if name not in per_item else None)
             if name not in per_item and row["basis"] is None:
                 row["basis"] = "no per-item values"
         row["min_effect"] = (st.min_effect(gate, row["base"], row["candidate"])
@@ -110,7 +111,7 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
     warning = [r["metric"] for r in rows if r["gate"] and r["gate"]["action"] == "warn"]
     exit_code = EXIT_BROKEN if broken else EXIT_REGRESSION if failing else EXIT_PASS
     return {
-        "kind": {"tier": cand.report["tier"], "tier_version": cand.report["tier_version"]},
+        "kind": {"tier": cand.report.tier, "tier_version": cand.report.tier_version},
         "verdict": {0: "pass", 1: "regression", 3: "broken run"}[exit_code],
         "exit_code": exit_code,
         "failing": failing, "warnings": warning, "broken": broken,
@@ -129,14 +130,14 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
         "config_diff": config_diff(base.report, cand.report),
         "most_regressed": _most_regressed(rows, per_item, items["paired"], items["paired_rows"], primaries),
         "agreement": agreement_changes(base.report, cand.report, items["paired"], resamples=resamples, seed=seed),
-        "missing_metrics": {"base_only": [n for n in base.report["metrics"] if n not in cand.report["metrics"]],
-                            "candidate_only": [n for n in cand.report["metrics"] if n not in base.report["metrics"]]},
+        "missing_metrics": {"base_only": [n for n in base.report.metrics if n not in cand.report.metrics],
+                            "candidate_only": [n for n in cand.report.metrics if n not in base.report.metrics]},
         "unknown_gates": sorted(set(gates.metrics or {}) - set(names)),
         "gates_file": gates.source,
     }
 
 
-def identity_diff(base: dict[str, Any], cand: dict[str, Any]) -> list[dict[str, Any]]:
+def identity_diff(base: Report, cand: Report) -> list[dict[str, Any]]:
     out = []
     for key, label in IDENTITY:
         if key == "dataset.content_sha256" and _get(base, QUESTIONS[0]) and _get(cand, QUESTIONS[0]):
@@ -156,14 +157,15 @@ def _short(value: Any) -> str:
     return text[:12] if len(text) == 64 else text
 
 
-def _get(report: dict[str, Any], dotted: str) -> Any:
+def _get(report: Report, dotted: str) -> Any:
+    """The value at an attribute path such as `log.name`; None past a block the report does not have."""
     value: Any = report
     for part in dotted.split("."):
-        value = value.get(part) if isinstance(value, dict) else None
+        value = getattr(value, part, None)
     return value
 
 
-def _judge_diff(base: dict[str, Any], cand: dict[str, Any]) -> list[str]:
+def _judge_diff(base: Report, cand: Report) -> list[str]:
     """What of the judge changed. A structured-output mode counts only for a model both runs recorded one for:
     a run that made no call (all restored, or none needed) says nothing about how its judge was asked."""
     b, c = judge_identity(base), judge_identity(cand)
@@ -174,7 +176,7 @@ def _judge_diff(base: dict[str, Any], cand: dict[str, Any]) -> list[str]:
     return changed
 
 
-def judge_identity(report: dict[str, Any]) -> dict[str, Any]:
+def judge_identity(report: Report) -> dict[str, Any]:
     """The judge of a report in one layout, whatever its tier wrote: tiers 2 and 3 name one `model` and keep
     their prompts' hashes in the judge block, evaluate names its `models` and keeps the hashes beside the
     block, judge and judge --pairwise name `models`. `structured_output`: how each judge model was asked for
@@ -182,43 +184,40 @@ def judge_identity(report: dict[str, Any]) -> dict[str, Any]:
     `verdicts` and `verdict_reading`: yes-no or statements verdicts, and how each model's yes-no verdicts were
     read (probability or parsed), since a probability and a parsed 0/1 are different numbers. A report without a
     judge block has none: {}."""
-    provenance = report.get("provenance") or {}
-    judge = provenance.get("judge")
-    if not isinstance(judge, dict):
+    provenance, judge = report.provenance, report.provenance.judge
+    if judge is None:
         return {}
-    models = sorted(map(str, judge.get("models") or ([judge["model"]] if judge.get("model") else [])))
-    llm = (report.get("volatile") or {}).get("llm") or {}
-    recorded = (llm.get("structured_output") or {}).get("by_model") or {}
-    return {"backend": judge.get("backend"), "model": models, "mode": judge.get("mode"),
-            "verdicts": judge.get("verdicts"), "verdict_reading": judge.get("verdict_reading"),
-            "prompts_sha256": judge.get("prompts_sha256") or provenance.get("prompts_sha256"),
-            "language": judge.get("language"),
+    models = sorted(map(str, judge.models or ([judge.model] if judge.model else [])))
+    llm = report.volatile.llm
+    recorded = (llm.structured_output.by_model if llm and llm.structured_output else None) or {}
+    return {"backend": judge.backend, "model": models, "mode": judge.mode,
+            "verdicts": judge.verdicts, "verdict_reading": judge.verdict_reading,
+            "prompts_sha256": judge.prompts_sha256 or provenance.prompts_sha256,
+            "language": judge.language,
             "structured_output": {m: recorded[m] for m in models if recorded.get(m)}}
 
 
-def _numeric_path_diff(base: dict[str, Any], cand: dict[str, Any]) -> list[str]:
+def _numeric_path_diff(base: Report, cand: Report) -> list[str]:
     """What of the floating-point path differs between the machines the runs were computed on."""
-    b = (base.get("provenance") or {}).get("numeric_path") or {}
-    c = (cand.get("provenance") or {}).get("numeric_path") or {}
+    b, c = base.provenance.numeric_path, cand.provenance.numeric_path
     if not b or not c:
         return []
-    return [key for key in NUMERIC_PATH_KEYS if b.get(key) != c.get(key)]
+    return [key for key in NUMERIC_PATH_KEYS if getattr(b, key) != getattr(c, key)]
 
 
 def judged_metrics(run: Run) -> frozenset[str]:
     """The metrics the run's judge graded, as its report declares them (`provenance.judge.metrics`, written by
     every tier with a judge)."""
-    judge = (run.report.get("provenance") or {}).get("judge")
-    if not isinstance(judge, dict) or not isinstance(judge.get("metrics"), list):
+    judge = run.report.provenance.judge
+    if judge is None or judge.metrics is None:
         return frozenset()
-    return frozenset(map(str, judge["metrics"]))
+    return frozenset(judge.metrics)
 
 
 def _identity(run: Run) -> dict[str, Any]:
     r = run.report
-    prov = r.get("provenance") or {}
-    return {"path": str(run.path), "git_commit": prov.get("git_commit"), "dataset": r["dataset"].get("name"),
-            "content_sha256": r["dataset"].get("content_sha256"), "log": _get(r, "log.name"),
+    return {"path": str(run.path), "git_commit": r.provenance.git_commit, "dataset": r.dataset.name,
+            "content_sha256": r.dataset.content_sha256, "log": r.log.name if r.log else None,
             "items": None if run.items is None else len(run.items)}
 
 
@@ -275,7 +274,7 @@ def _cases(base: Run, cand: Run, gates: Gates, tables: tuple[dict[str, dict[str,
     """Per metric with per-item values, a direction and a pass threshold: its cases (compare.cases)."""
     out: dict[str, case_flips.Cases] = {}
     for name in names:
-        hib = base.report["metrics"][name].get("higher_is_better", True)
+        hib = base.report.metrics[name].higher_is_better
         values = [*tables[0][name].values(), *tables[1][name].values()]
         threshold = case_flips.threshold_for(gates.for_metric(name), values)
         if hib is not None and threshold is not None:
@@ -326,9 +325,11 @@ def _shown_input(item: ItemRecord) -> str | None:
     return next((value for value in item["inputs"].values() if isinstance(value, str) and value), None)
 
 
-def config_diff(base: dict[str, Any], cand: dict[str, Any]) -> list[dict[str, Any]]:
-    b = _flatten({"settings": base.get("settings") or {}, "provenance": base.get("provenance") or {}})
-    c = _flatten({"settings": cand.get("settings") or {}, "provenance": cand.get("provenance") or {}})
+def config_diff(base: Report, cand: Report) -> list[dict[str, Any]]:
+    """Every setting and provenance key whose value differs, by its dotted path; keys a tier added of its own
+    count as much as declared ones, so both are read as the file has them."""
+    b = _flatten({"settings": base.settings, "provenance": base.provenance.model_dump(exclude_unset=True)})
+    c = _flatten({"settings": cand.settings, "provenance": cand.provenance.model_dump(exclude_unset=True)})
     return [{"key": k, "base": b.get(k), "candidate": c.get(k)} for k in sorted(set(b) | set(c))
             if b.get(k) != c.get(k) and k not in NOT_DIFFED]
 

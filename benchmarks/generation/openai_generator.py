@@ -11,7 +11,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from benchmarks.chat.client import LLMService
+from benchmarks.chat.backend import ChatBackend
 from benchmarks.errors import BenchError
 from benchmarks.generation.base import Answer, GenerationRequest, GeneratorName
 from benchmarks.judge.prompts import Language
@@ -37,7 +37,7 @@ def numbered(contexts: tuple[str, ...]) -> str:
 class OpenAIGenerator:
     name: GeneratorName = "openai"
 
-    def __init__(self, service: LLMService, template: Template):
+    def __init__(self, service: ChatBackend, template: Template):
         self.service = service
         self.template = template
         self.model = service.model_for("generator")

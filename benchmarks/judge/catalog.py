@@ -1,5 +1,5 @@
 """Every judged metric, collected: the built-in ones, each declared in its module of
-`benchmarks.judge.metrics`, and a user's rubric metrics from bench.toml (`benchmarks.judge.rubric`),
+`benchmarks.judge.judged_metrics`, and a user's rubric metrics from bench.toml (`benchmarks.judge.rubric`),
 which become declarations like the built-in ones: `metrics(settings.rubrics)` gives both.
 
 Everything else is derived from the declarations: `--metrics` checking (`require_known`), what
@@ -17,8 +17,7 @@ from types import MappingProxyType
 
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError, SettingError, closest
-from benchmarks.judge import metrics as metric_modules
-from benchmarks.judge import offline
+from benchmarks.judge import judged_metrics, offline
 from benchmarks.judge.judged_metric import JudgedMetric, fixed
 from benchmarks.judge.llm_judge import Verdicts
 from benchmarks.judge.offline import OfflineProxy
@@ -32,14 +31,14 @@ from benchmarks.samples import Sample
 
 def _declared(module_name: str) -> JudgedMetric:
     """A metric module's declaration, which must carry its module's name: the name users type is the file's."""
-    declared: JudgedMetric = importlib.import_module(f"{metric_modules.__name__}.{module_name}").METRIC
+    declared: JudgedMetric = importlib.import_module(f"{judged_metrics.__name__}.{module_name}").METRIC
     if declared.name != module_name:
-        raise ImportError(f"benchmarks/judge/metrics/{module_name}.py declares a metric named {declared.name!r}; "
+        raise ImportError(f"judge/judged_metrics/{module_name}.py declares a metric named {declared.name!r}; "
                           "a metric module is named as its metric")
     return declared
 
 
-BUILTINS: Mapping[str, JudgedMetric] = MappingProxyType({name: _declared(name) for name in metric_modules.names()})
+BUILTINS: Mapping[str, JudgedMetric] = MappingProxyType({name: _declared(name) for name in judged_metrics.names()})
 OFFLINE_METRICS: frozenset[str] = frozenset(name for name, m in BUILTINS.items() if m.offline)
 # Every call bench's judges make, by name: one template file per call and language under prompts/<lang>/.
 CALLS: Mapping[str, JudgeCall] = MappingProxyType(

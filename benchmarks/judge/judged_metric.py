@@ -2,7 +2,7 @@
 many for a sample, its direction, whether it needs embeddings, its offline proxy (or why it has none), and
 the coroutine with which the LLM judge scores it.
 
-Each built-in metric declares itself in its own module of `benchmarks.judge.metrics`; a user's rubric
+Each built-in metric declares itself in its own module of `benchmarks.judge.judged_metrics`; a user's rubric
 becomes one in `benchmarks.judge.catalog`, which collects them all.
 """
 

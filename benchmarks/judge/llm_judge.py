@@ -6,7 +6,7 @@ and the duration, and the raw completions, so a changed score function can re-sc
 without new calls.
 
 Which metric reads which fields and is scored by which coroutine is declared with the metric, in its
-module of `benchmarks.judge.metrics`; each coroutine is called as `scorer(judge, sample, model, trace)`
+module of `benchmarks.judge.judged_metrics`; each coroutine is called as `scorer(judge, sample, model, trace)`
 and does its work with the toolkit below: `LLMJudge.ask` (one call, repaired once), `LLMJudge.yes` (one yes-no
 question, read as the probability of Yes where the server gives token log-probabilities), the statements of
 a text and verdicts on them (the calls several metrics share), and embeddings on their scale.
@@ -42,7 +42,7 @@ from benchmarks.outcome import Outcome, Status
 from benchmarks.samples import Sample
 
 if TYPE_CHECKING:  # the judge only calls the service it is handed
-    from benchmarks.chat.client import LLMService
+    from benchmarks.chat.backend import ChatBackend
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 # How a metric is scored: (judge, sample, judge model, trace) -> (score, the judge's reasons)
@@ -119,7 +119,7 @@ class LLMJudge:
     declaration names; the scorers work with this class's toolkit, so the metrics import this module and
     not the other way round."""
 
-    def __init__(self, service: LLMService, language: Language, embed: Embed | None,
+    def __init__(self, service: ChatBackend, language: Language, embed: Embed | None,
                  options: JudgeOptions = JudgeOptions(), *, metrics: Mapping[str, Scored],
                  scale: SimilarityScale | None = None):
         self.service = service
@@ -221,7 +221,7 @@ class LLMJudge:
         return self.embed(list(texts)), self.scale
 
 
-async def ask_json(service: LLMService, prompt: str, shape: type[shapes.Shape], *, call: str,
+async def ask_json(service: ChatBackend, prompt: str, shape: type[shapes.Shape], *, call: str,
                    language: Language, model: str, trace: Trace, repeat: int = 0, max_tokens: int | None = None,
                    lone_number: str | None = None, **options: Any) -> Any:
     """One judge request whose answer must validate against `shape` (its schema sent as the endpoint

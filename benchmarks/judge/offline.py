@@ -32,7 +32,7 @@ claim the test did not support (context precision: each irrelevant context, by r
 the content-word overlap. The verdicts, and so the numbers, are the test's alone.
 
 Each proxy below is scored by the metric's own `judged` function and is declared with its metric
-in `benchmarks.judge.metrics`, with the fields it reads and the line a report prints beside its
+in `benchmarks.judge.judged_metrics`, with the fields it reads and the line a report prints beside its
 number; a metric without a proxy says there why it has none (asking for one is a ValueError).
 """
 

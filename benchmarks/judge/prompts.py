@@ -3,7 +3,7 @@
 Templates are plain `str.format` text files shipped inside the package (`benchmarks/prompts/<lang>/
 <call>.txt`), so a wording change is a reviewable diff and its sha256 in a report says exactly
 which prompt produced a number. A call used by one metric is declared in that metric's module
-(`benchmarks.judge.metrics`); the calls several metrics share (statements, verdicts), the seed's
+(`benchmarks.judge.judged_metrics`); the calls several metrics share (statements, verdicts), the seed's
 ratings and the rubric are declared here. `catalog.CALLS` names them all.
 """
 

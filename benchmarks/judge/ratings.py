@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 from functools import cache
 from typing import Literal
 
-from benchmarks.chat.client import LLMService
+from benchmarks.chat.backend import ChatBackend
 from benchmarks.judge import shapes
 from benchmarks.judge.llm_judge import JudgeFailed, Trace, ask_json
 from benchmarks.judge.prompts import (
@@ -91,7 +91,7 @@ def prompt_hashes(language: Language, mode: Mode, names: tuple[str, ...], *, pai
 
 
 class Rater:
-    def __init__(self, service: LLMService, language: Language, mode: Mode = "direct"):
+    def __init__(self, service: ChatBackend, language: Language, mode: Mode = "direct"):
         self.service = service
         self.language = language
         self.mode = mode

@@ -2,7 +2,7 @@
 types, the schema sent as `response_format`, the repair prompt's skeleton, counted and bounded lists),
 the answers of the calls several metrics share (statements, verdicts on them), and those of the seed's
 ratings and of rubrics. A call that one metric makes declares its answer in that metric's module
-(`benchmarks.judge.metrics`), as a subclass of `Shape`.
+(`benchmarks.judge.judged_metrics`), as a subclass of `Shape`.
 
 The models are strict (no "1" for 1, no true for 1) so a judge that drifts from the requested
 format is a `parse_error` that the repair prompt can quote, not a silently coerced verdict.

@@ -30,7 +30,7 @@ Judge calls per sample of the full metric (embedding requests are not LLM calls)
 
 A user's rubric metric (bench.toml `[rubrics]`) makes 1 call and is scored by `rubric`. Which calls a
 metric makes, and how many for a given sample, is declared with the metric in its module of
-`benchmarks.judge.metrics`; this table documents the functions below, and tests keep the two in step.
+`benchmarks.judge.judged_metrics`; this table documents the functions below, and tests keep the two in step.
 """
 
 from __future__ import annotations

@@ -77,80 +77,78 @@ def render(report: Report) -> str:
     return "\n".join(lines)
 
 
-def numeric_path_line(path: Mapping[str, Any]) -> str:
+def numeric_path_line(path: NumericPath) -> str:
     """Where the numbers were computed, as far as it decides their last digits (README: numbers across
     machines)."""
-    overrides = ", ".join(f"{name}={value}" for name, value in path.get("overrides", {}).items())
-    return (f"Computed on {path['cpu']} · {path['libm']} · {path['blas']} · numpy SIMD {path['numpy_simd']}"
+    overrides = ", ".join(f"{name}={value}" for name, value in (path.overrides or {}).items())
+    return (f"Computed on {path.cpu} · {path.libm} · {path.blas} · numpy SIMD {path.numpy_simd}"
             + (f" · overridden: {overrides}" if overrides else ""))
 
 
 AGREEMENT_COLUMNS = ("roc_auc", "spearman", "kendall", "pairwise_accuracy", "accuracy", "cohen_kappa")
 
 
-def agreement_table(agreeing: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def agreement_table(agreeing: Mapping[str, Agreement]) -> list[str]:
     """The judge against the samples' labels, one row per metric (and judge model): each statistic with its 95%
     interval, and the n it rests on where that is not the row's (pairs for pairwise accuracy)."""
-    columns = [c for c in AGREEMENT_COLUMNS if any(a.get(c) for a in agreeing.values())]
+    columns = [c for c in AGREEMENT_COLUMNS if any(getattr(a, c) for a in agreeing.values())]
     lines = ["## Agreement with labels", "", f"| metric | labels | n | {' | '.join(columns)} |",
              f"|---|---|---:|{'---|' * len(columns)}"]
     for name, found in agreeing.items():
         cells = []
         for column in columns:
-            stat = found.get(column)
-            if not stat or stat["value"] is None:
+            stat = getattr(found, column)
+            if not stat or stat.value is None:
                 cells.append("—")
                 continue
-            pairs = f" ({stat['n']} pairs)" if column == "pairwise_accuracy" else ""
-            cells.append(f"{format_value(stat['value'])} {format_ci(stat['ci95'])}{pairs}")
-        threshold = f", at {found['threshold']:g}" if found.get("threshold") is not None else ""
-        lines.append(f"| `{name}` | {found['labels']}{threshold} | {found['n']} | {' | '.join(cells)} |")
+            pairs = f" ({stat.n} pairs)" if column == "pairwise_accuracy" else ""
+            cells.append(f"{format_value(stat.value)} {format_ci(stat.ci95)}{pairs}")
+        threshold = f", at {found.threshold:g}" if found.threshold is not None else ""
+        lines.append(f"| `{name}` | {found.labels}{threshold} | {found.n} | {' | '.join(cells)} |")
     return [*lines, ""]
 
 
-def similarity_line(scale: Mapping[str, Any]) -> str:
+def similarity_line(scale: Similarity) -> str:
     """Which numbers are calibrated similarities, and on what scale (metrics.similarity_scale)."""
-    prompt = f", prompt `{scale['prompt']}`" if scale.get("prompt") else ""
+    prompt = f", prompt `{scale.prompt}`" if scale.prompt else ""
     return (f"Calibrated similarity (0 = as alike as unrelated texts, 1 = identical): "
-            f"{', '.join(f'`{m}`' for m in scale['metrics'])}. Baseline {scale['baseline']:.4f} for "
-            f"`{scale['model']}` in {scale['language']} ({scale['baseline_from']}{prompt}); raw cosines are in "
+            f"{', '.join(f'`{m}`' for m in scale.metrics)}. Baseline {scale.baseline:.4f} for "
+            f"`{scale.model}` in {scale.language} ({scale.baseline_from}{prompt}); raw cosines are in "
             "items.jsonl.")
 
 
-def _system_line(generator: dict[str, Any], judge: dict[str, Any]) -> str:
+def _system_line(generator: Generator, judge: Judge | None) -> str:
     """Who answered and who graded: the first thing a reader of a generation tier needs. A model is named with
     its endpoint, since one name may be served by many servers; the judge's only when it is another one."""
-    answered = f"System under test `{generator['adapter']}`" + (f" (`{generator['model']}`)" if generator.get("model")
-                                                                  else "")
-    if generator.get("url"):
-        answered += f" at `{generator['url']}`"
-    graded = f"judge `{judge.get('backend', '?')}`" + (f" (`{judge['model']}`, {judge.get('mode')} mode)"
-                                                        if judge.get("model") else "")
-    if judge.get("url") and judge["url"] != generator.get("url"):
-        graded += f" at `{judge['url']}`"
-    note = f" · {generator['note']}" if generator.get("note") else ""
+    answered = f"System under test `{generator.adapter}`" + (f" (`{generator.model}`)" if generator.model else "")
+    if generator.url:
+        answered += f" at `{generator.url}`"
+    graded = "judge `?`"
+    if judge is not None:
+        graded = f"judge `{judge.backend}`" + (f" (`{judge.model}`, {judge.mode} mode)" if judge.model else "")
+        if judge.url and judge.url != generator.url:
+            graded += f" at `{judge.url}`"
+    note = f" · {generator.note}" if generator.note else ""
     return f"{answered} · {graded}{note}"
 
 
-def _retrieval_table(groups: dict[str, Any]) -> list[str]:
+def _retrieval_table(groups: RetrievalSplit) -> list[str]:
     """Tier 3: how retrieval errors carry into answers, e2e score where retrieval hit and missed."""
     lines = ["| retrieval | questions | scored | avg_e2e_score |", "|---|---:|---:|---:|"]
-    for name in ("hit", "miss"):
-        row = groups[name]
-        lines.append(f"| {name} | {row['questions']} | {row['scored']} | {format_value(row['avg_e2e_score'])} |")
-    lines += [f"| no relevant chunk | {groups['no_relevant_chunk']} | | |", ""]
+    for name, row in (("hit", groups.hit), ("miss", groups.miss)):
+        lines.append(f"| {name} | {row.questions} | {row.scored} | {format_value(row.avg_e2e_score)} |")
+    lines += [f"| no relevant chunk | {groups.no_relevant_chunk} | | |", ""]
     return lines
 
 
-def metric_statuses(notes: Mapping[str, Any], name: str) -> Mapping[str, int] | None:
+def metric_statuses(statuses: Mapping[str, Any] | None, name: str) -> Mapping[str, int] | None:
     """How the outcomes behind a metric ended, where the report says so, else None (never guessed).
 
     `notes.statuses` holds them per metric — `bench evaluate` under the metric's name, tiers 2 and 3 under
     the grade's (a rating's without `avg_`, a `--metrics` metric's as `ragas:<name>`) — or, in `bench judge`
     (with or without --pairwise), once for the run's ratings or verdicts, pooled over the judge models: they
     then belong to every pooled metric, not to one model's `name/model`."""
-    statuses = notes.get("statuses")
-    if not isinstance(statuses, Mapping) or not statuses:
+    if not statuses:
         return None
     if all(isinstance(count, int) for count in statuses.values()):
         return None if "/" in name else statuses
@@ -161,31 +159,31 @@ def metric_statuses(notes: Mapping[str, Any], name: str) -> Mapping[str, int] | 
     return None
 
 
-def format_outcomes(report: Mapping[str, Any], name: str) -> str:
+def format_outcomes(report: Report, name: str) -> str:
     """`ok / undet. / err.` of a metric: undetermined samples are left out of its mean, so a value over a
     handful of scored samples must show the rest. The errors are the metric's own count (the failed judge
     calls: parse_error, truncated, api_error; in tiers 2 and 3 also failed generations); ok and undetermined
     are "—" where the report does not count them."""
-    statuses = metric_statuses(report.get("notes", {}), name)
-    errors = report["metrics"][name]["errors"]
+    statuses = metric_statuses(report.notes.statuses, name)
+    errors = report.metrics[name].errors
     if statuses is None:
         return f"— / — / {errors}"
     return f"{statuses.get('ok', 0)} / {statuses.get('undetermined', 0)} / {errors}"
 
 
-def dataset_counts(ds: dict[str, Any], log: dict[str, Any] | None = None) -> str:
+def dataset_counts(ds: DatasetBlock, log: LogBlock | None = None) -> str:
     """What the run read; a `--limit` sample says of how many, so a number over 20 items is never read as over
     all of them. A run on a real-user log (`log`: the report's log block) asks the log's questions, not the
     dataset's: those are left out here, and the log is counted beside (`log_counts`)."""
     kinds = ("documents", "samples", "items") if log else ("documents", "questions", "samples", "items")
-    counts = ", ".join(f"{ds[key]} {key}" for key in kinds if key in ds)
-    limit = ds.get("limit")
-    return counts if not limit else f"{counts}, limit {limit['n']} of {limit['of']} (seed {limit['seed']})"
+    counts = ", ".join(f"{count} {key}" for key in kinds if (count := getattr(ds, key)) is not None)
+    limit = ds.limit
+    return counts if not limit else f"{counts}, limit {limit.n} of {limit.of} (seed {limit.seed})"
 
 
-def log_counts(log: dict[str, Any]) -> str:
+def log_counts(log: LogBlock) -> str:
     """The rows of a run's real-user log: what its metrics are over."""
-    return f"{log['log_entries']} log entries, {log['sessions']} sessions"
+    return f"{log.log_entries} log entries, {log.sessions} sessions"
 
 
 def format_value(value: Any) -> str:

@@ -15,7 +15,8 @@ or an earlier report of this schema version, goes without it.
 A change of layout that an older reader cannot take bumps SCHEMA_VERSION; any change regenerates
 report.schema.json beside this module (`make report-schema`).
 
-The items (items.jsonl) are not modelled here: see `benchmarks.item_record`.
+The items (items.jsonl) are no model but a TypedDict, `benchmarks.item_record.ItemRecord`: a run can have a
+million of them, and a model instance for each would more than double what loading them costs compare.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-SCHEMA_VERSION = 2  # 2: items carry `scores` (item_record); reports of schema 1 cannot be compared by this bench
+SCHEMA_VERSION = 2  # 2: items carry `scores` (item_record); this bench cannot compare reports of schema 1
 
 Number = int | float  # strict: an int stays an int, as the tier gave it
 Interval = Annotated[list[Number], Field(min_length=2, max_length=2)]  # [low, high]: JSON has no tuple
@@ -42,7 +43,8 @@ class _Block(BaseModel):
 
 
 class _OpenBlock(_Block):
-    """A block tiers extend with keys of their own: kept as given, never read by bench's readers."""
+    """A block tiers extend with keys of their own, kept as given: bench reads those only with the whole block
+    (report.md's notes, compare's config diff), never by name."""
 
     model_config = ConfigDict(extra="allow")
 
@@ -125,8 +127,8 @@ class Generator(_OpenBlock):
 
 
 class Judge(_OpenBlock):
-    """Who graded. Tiers 2 and 3 name one `model`, evaluate and judge their `models`; `metrics` are the report's
-    metrics the judge graded, which compare makes not comparable when the judge changes."""
+    """Who graded. Tiers 2 and 3 name one `model`, evaluate and judge their `models`; `metrics` are the
+    report's metrics the judge graded, which compare makes not comparable when the judge changes."""
 
     backend: str
     model: str | None = None
@@ -179,8 +181,7 @@ class AgreementStatistic(_Block):
 
 
 class Agreement(_OpenBlock):
-    """A judge against people's labels (metrics.label_agreement); the statistics given are those of the labels'
-    kind."""
+    """A judge against people's labels (metrics.label_agreement), in the statistics of the labels' kind."""
 
     n: int
     labels: str
@@ -334,7 +335,7 @@ class Report(_Block):
 
     @model_serializer(mode="wrap")
     def _sorted(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
-        """Sorted keys, the metrics last and in their tier's order (a reader reads them as the tier ranks them)."""
+        """Sorted keys, the metrics last and in their tier's order (read as the tier ranks them)."""
         dumped: dict[str, Any] = handler(self)
         metrics = dumped.pop("metrics", None)
         return {**dict(sorted(dumped.items())), **({"metrics": metrics} if metrics is not None else {})}

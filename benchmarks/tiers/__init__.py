@@ -7,7 +7,7 @@ the runner hands the tier only those (reading another fails at once), so a repor
 resume must match, exactly the settings that made its numbers.
 """
 
-from benchmarks.judge import metrics as judged_metrics
+from benchmarks.judge import judged_metrics
 from benchmarks.metrics import names
 from benchmarks.tiers.base import InputKind, Tier
 

@@ -26,8 +26,9 @@ from typing import Any
 import numpy as np
 
 from benchmarks import item_record, outcome
-from benchmarks.chat.client import LLMService, require_reachable
-from benchmarks.chat.request import llm_url, model_for, require_llm
+from benchmarks.chat.backend import ChatBackend, open_chat
+from benchmarks.chat.client import require_reachable
+from benchmarks.chat.request import ROLES, llm_url, model_for, require_llm
 from benchmarks.config import Settings
 from benchmarks.dataset import Dataset, Question
 from benchmarks.embedding.embedder import CachedEmbedder
@@ -185,7 +186,7 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
     needs_llm = s.generator == "openai" or s.judge_backend == "llm"
     offline_fields = _offline_fields(plan, known) if s.judge_backend == "offline" else frozenset()
     async with AsyncExitStack() as stack:
-        service = await stack.enter_async_context(LLMService(s)) if needs_llm else None
+        service = await stack.enter_async_context(open_chat(s, roles=ROLES)) if needs_llm else None
         generator = await _generator(s, ctx.inputs, service, embed, language, stack)
         todo = [c for c in cases if ctx.journal is None or _case_key(c) not in ctx.journal.restored]
         embed.prefetch(_texts_ahead(todo, offline_fields, extractive=isinstance(generator, ExtractiveGenerator)),
@@ -267,7 +268,7 @@ def _texts_ahead(cases: Sequence[Case], offline_fields: frozenset[str], *, extra
     return texts
 
 
-async def _generator(settings: Settings, dataset: Dataset, service: LLMService | None, embed: EmbeddingMemo,
+async def _generator(settings: Settings, dataset: Dataset, service: ChatBackend | None, embed: EmbeddingMemo,
                      language: Language, stack: AsyncExitStack) -> Generator:
     if settings.generator == "openai":
         assert service is not None

@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import item_record
-from benchmarks.chat.client import LLMService
+from benchmarks.chat.backend import open_chat
 from benchmarks.chat.request import judge_models, llm_url, require_llm
 from benchmarks.config import Settings
 from benchmarks.embedding.embedder import CachedEmbedder, open_embedder
@@ -182,7 +182,7 @@ async def _judge(settings: Settings, judged: Judged, each_unit: EachUnit, embed:
                  scale: SimilarityScale | None) -> tuple[list[Outcome], dict[str, Any]]:
     """Every unit's outcome by its judge model. Twice as many units open as calls may be in flight: a unit's
     calls follow one another (statements, then verdicts), so the endpoint stays busy while units finish."""
-    async with LLMService(settings, roles=("judge",)) as service:
+    async with open_chat(settings, roles=("judge",)) as service:
         judge = LLMJudge(service, settings.language, embed, JudgeOptions.from_settings(settings),
                          metrics=judged, scale=scale)
 

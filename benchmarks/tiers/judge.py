@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 import numpy as np
 
 from benchmarks import item_record
-from benchmarks.chat.client import LLMService
+from benchmarks.chat.backend import open_chat
 from benchmarks.chat.request import judge_models, llm_url, require_llm
 from benchmarks.config import Origins, Settings
 from benchmarks.embedding.embedder import CachedEmbedder, open_embedder
@@ -157,7 +157,7 @@ async def _rate_llm(items: Sequence[RatedItem], rating: str, models: Sequence[st
                     settings: Settings, journal: RunJournal, advance: Callable[[], None]
                     ) -> tuple[Outcomes, dict[str, Any]]:
     """The unit journaled is one item with every model's repeats: its scores are only compared together."""
-    async with LLMService(settings, roles=("judge",)) as service:
+    async with open_chat(settings, roles=("judge",)) as service:
         rater = Rater(service, language, settings.judge_mode)
 
         async def one(item: RatedItem, model: str, repeat: int) -> Outcome:

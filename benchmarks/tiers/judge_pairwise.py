@@ -14,7 +14,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, cast
 
 from benchmarks import item_record
-from benchmarks.chat.client import LLMService
+from benchmarks.chat.backend import open_chat
 from benchmarks.chat.request import judge_models, llm_url, require_llm
 from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
@@ -74,7 +74,7 @@ def _pair_key(pair: AnswerPair) -> str:
 async def _compare_all(pairs: Sequence[AnswerPair], models: Sequence[str], language: Language, settings: Settings,
                        journal: RunJournal, advance: Callable[[], None]) -> tuple[Verdicts, dict[str, Any]]:
     """The unit journaled is one pair with every model's verdicts in both orders: a preference needs both."""
-    async with LLMService(settings, roles=("judge",)) as service:
+    async with open_chat(settings, roles=("judge",)) as service:
         rater = Rater(service, language, settings.judge_mode)
 
         async def one(pair: AnswerPair, model: str, first: str, second: str) -> Outcome:

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import item_record
-from benchmarks.chat.client import LLMService
+from benchmarks.chat.backend import open_chat
 from benchmarks.chat.request import llm_url, model_for, require_llm
 from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
@@ -142,7 +142,7 @@ def _restore(item: ShowItem, row: dict[str, Any]) -> Outcome:
 
 async def _ask_llm(items: list[ShowItem], judge: PromptedJudge, settings: Settings,
                    ask: AskEach) -> tuple[list[Outcome], dict[str, Any]]:
-    async with LLMService(settings, roles=()) as service:  # the judge's model: checked by production_judge
+    async with open_chat(settings, roles=()) as service:  # the judge's model: checked by production_judge
         async def one(item: ShowItem) -> Outcome:
             prompt = judge.template.text.format_map({"question": item.question, "context": item.context,
                                                      "answer": item.answer})

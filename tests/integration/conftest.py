@@ -106,14 +106,14 @@ PYTHON_REPRS = ("{'", "[{", "['", ": None")
 def markdown_without_reprs(monkeypatch):
     """Every report.md a test makes, whatever its tier and notes, is tables and prose: never a Python repr of a
     list or a dict (real-users printed its topic coverage as a list of dicts)."""
-    from benchmarks import report
+    from benchmarks.report import markdown as report_markdown
 
-    render = report.render
+    render = report_markdown.render
 
-    def checked(document):
-        markdown = render(document)
+    def checked(report):
+        markdown = render(report)
         found = [line for line in markdown.splitlines() if any(mark in line for mark in PYTHON_REPRS)]
-        assert not found, f"{document['tier']}: report.md shows Python reprs: {found}"
+        assert not found, f"{report.tier}: report.md shows Python reprs: {found}"
         return markdown
 
-    monkeypatch.setattr(report, "render", checked)
+    monkeypatch.setattr(report_markdown, "render", checked)

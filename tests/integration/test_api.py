@@ -13,6 +13,7 @@ from benchmarks import BenchError, Sample, aevaluate, evaluate, run
 from benchmarks import config as bench_config
 from benchmarks._api import canonical_jsonl, samples_to_set
 from benchmarks.item_record import ITEM_RECORD, value_of
+from benchmarks.report import Report, document
 from tests.integration.openai_server import Reply
 
 pytestmark = pytest.mark.integration
@@ -56,13 +57,14 @@ def test_evaluate_gives_the_clis_numbers_per_sample_and_in_the_report(bench, tmp
                                                                       row["explanation"])
             assert score.per_model == {"offline": row["value"]}
     assert api.samples[2].scores["semantic_similarity"].status == "undetermined"  # no reference
-    assert api.report["metrics"] == cli_report["metrics"]
+    cli = Report.model_validate(cli_report)
+    assert api.report.metrics == cli.metrics
     assert api.metrics == {name: m["value"] for name, m in cli_report["metrics"].items()}
-    assert api.report["notes"] == cli_report["notes"]
+    assert api.report.notes == cli.notes
     assert api.items == list(cli_items.values())  # both sorted by id
     # the same data for bench compare: the canonical JSONL's hash is the file's
-    assert api.report["dataset"]["content_sha256"] == cli_report["dataset"]["content_sha256"]
-    assert api.report["dataset"]["format"] == "python"
+    assert api.report.dataset.content_sha256 == cli.dataset.content_sha256
+    assert api.report.dataset.format == "python"
     # read like a table: each metric with the report's numbers, the samples in input order, flat records
     for name, entry in cli_report["metrics"].items():
         metric = api[name]
@@ -79,7 +81,7 @@ def test_evaluate_gives_the_clis_numbers_per_sample_and_in_the_report(bench, tmp
             assert (record[name], record[f"{name}.status"]) == (score.value, score.status)
     # output_dir: the files are the report and items returned
     assert api.directory == tmp_path / "api"
-    assert json.loads((tmp_path / "api" / "report.json").read_text()) == api.report
+    assert json.loads((tmp_path / "api" / "report.json").read_text()) == document(api.report)
     assert read_items(tmp_path / "api") == api.items
 
 
@@ -138,17 +140,18 @@ def test_two_judge_models_come_through_per_model_with_their_explanations(llm):
     assert result.metrics["faithfulness"] == pytest.approx((0.75 + 0.0) / 2)  # the mean of the samples' means
     assert result.metrics["faithfulness/api-judge-a"] == 0.5
     assert result.metrics["faithfulness/api-judge-b"] == 0.5
-    assert result.report["metrics"]["faithfulness"]["n"] == 2
-    assert result.report["metrics"]["faithfulness/api-judge-b"]["errors"] == 2
+    assert result.report.metrics["faithfulness"].n == 2
+    assert result.report.metrics["faithfulness/api-judge-b"].errors == 2
     # the items' scores give each judge's mean and errors, and the samples' mean over judges
     records = [ITEM_RECORD.validate_python(item) for item in result.items]
     for model in ("api-judge-a", "api-judge-b"):
         values = [value_of({model: r["scores"]["faithfulness"][model]}) for r in records]
-        expected = result.report["metrics"][f"faithfulness/{model}"]
-        assert (sum(isinstance(v, float) for v in values), values.count(None)) == (expected["n"], expected["errors"])
+        expected = result.report.metrics[f"faithfulness/{model}"]
+        assert (sum(isinstance(v, float) for v in values), values.count(None)) == (expected.n, expected.errors)
     assert [value_of(r["scores"]["faithfulness"]) for r in records] == [0.75, 0.0, None]
-    assert result.report["metrics"]["faithfulness"]["errors"] == 3  # failed calls, not failed samples (1)
-    assert result.report["provenance"]["judge"]["models"] == ["api-judge-a", "api-judge-b"]
+    assert result.report.metrics["faithfulness"].errors == 3  # failed calls, not failed samples (1)
+    judge = result.report.provenance.judge
+    assert judge is not None and judge.models == ["api-judge-a", "api-judge-b"]
     assert result.directory is None and not list(Path.cwd().glob("reports/**/report.json"))  # nothing written
     bowl_row, hamlet_row, sky_row = result.to_records()
     assert (bowl_row["faithfulness"], bowl_row["faithfulness/api-judge-a"], bowl_row["faithfulness/api-judge-b"],
@@ -167,7 +170,7 @@ def test_aevaluate_gives_what_evaluate_gives_and_evaluate_runs_inside_an_event_l
     awaited, inside = asyncio.run(both())
     for result in (awaited, inside):
         assert result.samples == expected.samples
-        assert result.report["metrics"] == expected.report["metrics"]
+        assert result.report.metrics == expected.report.metrics
         assert result.items == expected.items
 
 
@@ -177,15 +180,15 @@ def test_run_tier1_equals_bench_tier1(bench, tiny, tmp_path):
     cli_report = json.loads((tmp_path / "cli" / "report.json").read_text())
 
     kept = run("tier1", tiny, output_dir=tmp_path / "api")
-    assert kept.report["metrics"] == cli_report["metrics"]
+    assert document(kept.report)["metrics"] == cli_report["metrics"]
     assert kept.metrics["ndcg@10"] == cli_report["metrics"]["ndcg@10"]["value"]
     assert kept["ndcg@10"].ci95 == tuple(cli_report["metrics"]["ndcg@10"]["ci95"]) and "mrr" in kept
     assert list(kept) == kept.items and len(kept) == len(kept.items) == cli_report["dataset"]["questions"]
-    assert json.loads((tmp_path / "api" / "report.json").read_text()) == kept.report
+    assert json.loads((tmp_path / "api" / "report.json").read_text()) == document(kept.report)
     assert sorted(p.name for p in kept.directory.iterdir()) == ["items.jsonl", "report.json", "report.md",
                                                                 "run.trec"]
     unwritten = run("tier1", str(tiny), write=False)
-    assert unwritten.directory is None and unwritten.report["metrics"] == cli_report["metrics"]
+    assert unwritten.directory is None and document(unwritten.report)["metrics"] == cli_report["metrics"]
     assert [i["id"] for i in unwritten.items] == [i["id"] for i in read_items(tmp_path / "cli")]
     with pytest.raises(BenchError, match="unknown tier 'tier9'"):
         run("tier9", tiny)
@@ -211,7 +214,7 @@ def test_errors_name_the_python_arguments_as_written_not_the_clis_flags(tiny):
         evaluate(SAMPLES, ["faithfullness", "semantic_similarity"], judge="offline")
     assert str(error.value) == ("metrics=['faithfullness', 'semantic_similarity']: unknown metric 'faithfullness'; "
                                 "did you mean 'faithfulness'?")
-    with pytest.raises(BenchError, match=r"^metrics='faithfulness,zzz': unknown metric 'zzz'; known: faithfulness, "):
+    with pytest.raises(BenchError, match=r"^metrics='faithfulness,zzz': unknown metric 'zzz'; known: answer_accuracy, "):
         evaluate(SAMPLES, "faithfulness,zzz", judge="offline")
     with pytest.raises(BenchError, match=r"^judge='ofline': expected one of llm, offline, got 'ofline'$"):
         evaluate(SAMPLES, METRICS, judge="ofline")

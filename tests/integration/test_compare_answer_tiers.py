@@ -27,13 +27,13 @@ def test_per_item_values_reproduce_every_metric_of_the_report(bench, tmp_path, t
     assert result.exit_code == 0, result.output
     run = load_run(out)
     report, items = run.report, run.items
-    assert "faithfulness" in report["metrics"]  # the RAGAS form; tier 2 has the seed rating avg_faithfulness too
-    for name, metric in report["metrics"].items():
+    assert "faithfulness" in report.metrics  # the RAGAS form; tier 2 has the seed rating avg_faithfulness too
+    for name, metric in report.metrics.items():
         values = [item_value(item, name) for item in items]
         numbers = [v for v in values if v is not MISSING and v is not None]
-        assert (len(numbers), sum(v is None for v in values)) == (metric["n"], metric["errors"]), name
-        if metric["value"] is not None:
-            assert sum(numbers) / len(numbers) == pytest.approx(metric["value"], abs=1e-6), name
+        assert (len(numbers), sum(v is None for v in values)) == (metric.n, metric.errors), name
+        if metric.value is not None:
+            assert sum(numbers) / len(numbers) == pytest.approx(metric.value, abs=1e-6), name
 
 
 def test_per_sample_values_of_evaluate_reproduce_its_report(bench, tmp_path):
@@ -48,9 +48,9 @@ def test_per_sample_values_of_evaluate_reproduce_its_report(bench, tmp_path):
     assert result.exit_code == 0, result.output
     run = load_run(out)
     report, items = run.report, run.items
-    assert report["metrics"]["semantic_similarity"]["n"] == sum("reference_answer" in q for q in QUESTIONS)
-    for name, metric in report["metrics"].items():
+    assert report.metrics["semantic_similarity"].n == sum("reference_answer" in q for q in QUESTIONS)
+    for name, metric in report.metrics.items():
         values = [item_value(item, name) for item in items]
         numbers = [v for v in values if v is not MISSING and v is not None]
-        assert (len(numbers), sum(v is None for v in values)) == (metric["n"], metric["errors"]), name
-        assert sum(numbers) / len(numbers) == pytest.approx(metric["value"], abs=1e-6), name
+        assert (len(numbers), sum(v is None for v in values)) == (metric.n, metric.errors), name
+        assert sum(numbers) / len(numbers) == pytest.approx(metric.value, abs=1e-6), name

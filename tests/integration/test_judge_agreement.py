@@ -107,5 +107,6 @@ def test_labels_given_in_python():
                 "labels": {"faithfulness": int(kind == "right")}}
                for i in range(3) for kind in ("right", "wrong")]
     result = evaluate(samples, ["faithfulness"], judge="offline")
-    found = result.report["metrics"]["faithfulness"]["agreement"]
-    assert found["roc_auc"]["value"] == 1.0 and found["pairwise_accuracy"]["value"] == 1.0
+    found = result.report.metrics["faithfulness"].agreement
+    assert found is not None and found.roc_auc is not None and found.pairwise_accuracy is not None
+    assert found.roc_auc.value == 1.0 and found.pairwise_accuracy.value == 1.0

@@ -78,6 +78,7 @@ def test_the_python_api_takes_the_limit_as_a_setting():
     samples = [{"id": f"s{n}", "user_input": f"What is {n}?", "response": f"It is {n}.", "reference": f"It is {n}."}
                for n in range(6)]
     result = evaluate(samples, ["semantic_similarity"], judge="offline", settings={"limit": 2, "seed": 3})
-    assert result.report["dataset"]["limit"] == {"n": 2, "of": 6, "seed": 3}
+    limit = result.report.dataset.limit
+    assert limit is not None and limit.model_dump() == {"n": 2, "of": 6, "seed": 3}
     assert [s.id for s in result.samples] == sorted(item["id"] for item in result.items)
     assert len(result.samples) == 2

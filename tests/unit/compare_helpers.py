@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.item_record import BENCH, REPORT_SCHEMA_VERSION, record, score, value_of
+from benchmarks.item_record import BENCH, record, score, value_of
+from benchmarks.report import SCHEMA_VERSION
 
 
 def write_run(folder: Path, items: list[dict[str, Any]] | None, metrics: dict[str, dict[str, Any]] | None = None, *,
@@ -22,7 +23,7 @@ def write_run(folder: Path, items: list[dict[str, Any]] | None, metrics: dict[st
                       for v in [value_of(it["scores"][name])] if isinstance(v, float)]
             metrics[name] = {"value": float(np.mean(values)) if values else None, "n": len(values), "errors": 0,
                              "ci95": None, "higher_is_better": True}
-    report = {"schema_version": REPORT_SCHEMA_VERSION, "tier": tier, "tier_version": tier_version, "title": tier,
+    report = {"schema_version": SCHEMA_VERSION, "tier": tier, "tier_version": tier_version, "title": tier,
               "main_metric": main, "dataset": {"name": "crafted", "content_sha256": sha, "version": "1"},
               "provenance": {"bench_version": "0.1.0", "git_commit": None, **(provenance or {})},
               "settings": settings or {"top_k": 10}, "metrics": metrics, "notes": {}, "warnings": [], "volatile": {}}

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from benchmarks.judge.metrics.answer_accuracy import AccuracyRating
+from benchmarks.judge.judged_metrics.answer_accuracy import AccuracyRating
 from benchmarks.judge.parsing import parse_output
 from benchmarks.metrics.judged import answer_accuracy
 from benchmarks.outcome import Outcome

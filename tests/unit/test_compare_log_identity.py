@@ -7,7 +7,8 @@ from compare_helpers import write_run
 from typer.testing import CliRunner
 
 from benchmarks.cli import app
-from benchmarks.report_markdown import dataset_counts, render
+from benchmarks.report import DatasetBlock, Report, render
+from benchmarks.report.markdown import dataset_counts
 
 LOG = {"name": "prod-2026-11", "format": "bench-database", "language": "", "content_sha256": "c" * 64,
        "log_entries": 16, "sessions": 5}
@@ -54,10 +55,13 @@ def test_another_log_or_a_run_without_one_is_refused(tmp_path):
 
 def test_the_header_counts_the_log_not_the_datasets_questions():
     dataset = {"name": "synthetic", "version": "1", "content_sha256": "a" * 64, "documents": 311, "questions": 439}
-    report = {"title": "UX", "tier": "ux", "tier_version": "1.0", "dataset": dataset, "log": LOG,
-              "provenance": {"bench_version": "0"}, "metrics": {}, "settings": {}, "settings_sources": {}}
+    report = Report.model_validate({
+        "schema_version": 2, "title": "UX", "tier": "ux", "tier_version": "1.0",
+        "main_metric": "cache_hit_rate", "dataset": dataset, "log": LOG, "provenance": {"bench_version": "0"},
+        "metrics": {}, "settings": {}, "settings_sources": {}})
     header = render(report).splitlines()[2]
     assert "dataset `synthetic` 1 (sha256 `aaaaaaaaaaaa`, 311 documents)" in header
     assert "log `prod-2026-11` (sha256 `cccccccccccc`, 16 log entries, 5 sessions)" in header
     assert "439" not in header
-    assert dataset_counts(dataset) == "311 documents, 439 questions"  # a run without a log: as before
+    # a run without a log: as before
+    assert dataset_counts(DatasetBlock.model_validate(dataset)) == "311 documents, 439 questions"

@@ -6,7 +6,7 @@ import pytest
 
 from benchmarks.judge import shapes
 from benchmarks.judge.catalog import BUILTINS, CALLS, calls_of
-from benchmarks.judge.metrics import (
+from benchmarks.judge.judged_metrics import (
     answer_correctness,
     context_entity_recall,
     context_precision,

@@ -16,6 +16,7 @@ from benchmarks.errors import BenchError
 from benchmarks.readers.datasets import load_dataset
 from benchmarks.readers.samples import load_samples
 from benchmarks.readers.show_items import load_pairs_input, load_show_input
+from benchmarks.report import Report
 from benchmarks.run_files.atomic import check_writable_folder
 from benchmarks.runner import unmeasured
 
@@ -115,17 +116,21 @@ def test_a_table_title_wraps_at_the_console_width_not_the_tables():
     assert len(first.rstrip()) > 50 and second.startswith("several words") and top.startswith("┏━━━┓")
 
 
-def report(value, n, errors=0, warnings=()):
-    return {"main_metric": "ndcg@10", "metrics": {"ndcg@10": {"value": value, "n": n, "errors": errors}},
-            "warnings": list(warnings)}
+def report(value, n, errors=0, warnings=(), main="ndcg@10"):
+    """A report of the fields `unmeasured` reads, the rest as small as a report may be."""
+    return Report.model_validate({
+        "schema_version": 2, "tier": "tier1", "tier_version": "1", "main_metric": main,
+        "dataset": {"name": "d", "content_sha256": "-"}, "provenance": {},
+        "metrics": {"ndcg@10": {"value": value, "n": n, "errors": errors}}, "warnings": list(warnings)})
 
 
 def test_a_run_is_unmeasured_only_when_its_main_metric_has_no_value():
     assert unmeasured(report(0.0, 12)) is None  # a zero is a measurement
     assert "main metric ndcg@10 has no value (n = 0, 3 error(s))" in unmeasured(report(None, 0, 3))
-    why = unmeasured(report(None, 0, warnings=[{"code": "unknown_qrel_document", "count": 429}]))
+    why = unmeasured(report(None, 0, warnings=[{"code": "unknown_qrel_document", "count": 429, "message": "",
+                                                "examples": []}]))
     assert why.endswith("warnings: unknown_qrel_document ×429")
-    assert unmeasured({"main_metric": "faithfulness", "metrics": {}, "warnings": []}) is not None
+    assert unmeasured(report(0.5, 3, main="faithfulness")) is not None  # a main metric it did not report
 
 
 def test_a_folder_is_checked_by_creating_one_and_nothing_is_left(tmp_path):

