@@ -21,12 +21,8 @@ from rich.progress import Progress
 
 from benchmarks.config import Settings, megabytes
 from benchmarks.dataset import Dataset
-from benchmarks.embedding.embedder import (
-    ENGLISH_ONLY_MODELS,
-    CachedEmbedder,
-    build_embedder,
-    embed_with_progress,
-)
+from benchmarks.embedding.backends import build_embedder
+from benchmarks.embedding.embedder import ENGLISH_ONLY_MODELS, CachedEmbedder, embed_with_progress
 from benchmarks.errors import BenchError
 from benchmarks.inputs import Warning
 from benchmarks.metrics.language import detect_language

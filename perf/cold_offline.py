@@ -36,7 +36,7 @@ import sqlalchemy as sa
 from rich.console import Console
 
 from benchmarks.config import Settings, load_settings
-from benchmarks.embedding.embedder import open_embedder
+from benchmarks.embedding.backends import open_embedder
 from benchmarks.embedding.similarity_calibration import LANGUAGES, similarity_scale
 from benchmarks.judge.claims import split_sentences
 from benchmarks.judge.offline import texts_to_embed as offline_texts

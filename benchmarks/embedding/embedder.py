@@ -25,11 +25,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, cast
 
 import numpy as np
 
-from benchmarks.config import Settings
 from benchmarks.embedding.capabilities import Capabilities
 from benchmarks.embedding.openai_backend import Progress
 from benchmarks.errors import BenchError
-from benchmarks.store.database import connect, database_errors
 from benchmarks.store.vectors import VectorStore
 
 if TYPE_CHECKING:
@@ -367,26 +365,6 @@ def _ctrl_c_after() -> Iterator[None]:
         signal.signal(signal.SIGINT, signal.default_int_handler)
     if pressed:
         raise KeyboardInterrupt
-
-
-def build_embedder(settings: Settings, store: VectorStore) -> CachedEmbedder:
-    """The backend the settings name (embedding.backends), behind the embedding cache."""
-    from benchmarks.embedding import backends
-
-    return CachedEmbedder(backends.create(settings), store)
-
-
-@contextmanager
-def open_embedder(settings: Settings) -> Iterator[CachedEmbedder]:
-    """The cached embedder of a command that has no store of its own open: its cache lives in PostgreSQL. A
-    database failure in the caller's block (a server stopped, a connection ended) is one line, as in
-    corpus_index.open_index."""
-    database = connect(settings)
-    try:
-        with database_errors(database):
-            yield build_embedder(settings, VectorStore(database.engine))
-    finally:
-        database.engine.dispose()
 
 
 @functools.cache

@@ -28,7 +28,8 @@ from benchmarks import item_record
 from benchmarks.chat.backend import open_chat
 from benchmarks.chat.request import judge_models, llm_url, require_llm
 from benchmarks.config import Origins, Settings
-from benchmarks.embedding.embedder import CachedEmbedder, open_embedder
+from benchmarks.embedding.backends import open_embedder
+from benchmarks.embedding.embedder import CachedEmbedder
 from benchmarks.embedding.memo import EmbeddingMemo
 from benchmarks.embedding.similarity_calibration import similarity_scale
 from benchmarks.errors import BenchError

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.dataset import Dataset
-from benchmarks.embedding.embedder import open_embedder
+from benchmarks.embedding.backends import open_embedder
 from benchmarks.embedding.similarity_calibration import require_calibratable, similarity_scale
 from benchmarks.tiers import answering
 from benchmarks.tiers.answering import Case, Plan

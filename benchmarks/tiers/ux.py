@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import item_record
-from benchmarks.embedding.embedder import open_embedder
+from benchmarks.embedding.backends import open_embedder
 from benchmarks.embedding.similarity_calibration import similarity_scale
 from benchmarks.errors import BenchError
 from benchmarks.logs import LogEntry

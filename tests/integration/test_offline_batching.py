@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 
 from benchmarks.config import load_settings
-from benchmarks.embedding.embedder import CachedEmbedder, MultilingualE5Embedder, open_embedder
+from benchmarks.embedding.backends import open_embedder
+from benchmarks.embedding.embedder import CachedEmbedder, MultilingualE5Embedder
 from benchmarks.embedding.memo import EmbeddingMemo
 from benchmarks.embedding.similarity_calibration import unrelated_sentences
 from benchmarks.generation.extractive import closest_sentences
