@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup test test-fast calibrate real-model judges perf perf-scale synthetic report-schema db-up db-down
+.PHONY: setup lint test test-fast calibrate real-model judges perf perf-scale synthetic report-schema db-up db-down
 
 setup:                                  ## create .venv and install bench with its test tools
 	$(PYTHON) -m venv $(VENV)
@@ -11,7 +11,10 @@ setup:                                  ## create .venv and install bench with i
 	$(BIN)/pip install "torch==2.13.0"
 	$(BIN)/pip install -e ".[test]"
 
-test:                                   ## every test but the real-LLM calibration (make calibrate), embedded PostgreSQL included
+lint:                                   ## ruff: pyflakes, pycodestyle, isort, bugbear, pyupgrade (pyproject.toml)
+	$(BIN)/ruff check benchmarks tests perf migrations
+
+test: lint                              ## the lint gate, then every test but the real-LLM calibration (make calibrate)
 	$(BIN)/python -m pytest -q -rs
 
 test-fast:                              ## pure tests only (no database, no model)

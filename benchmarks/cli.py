@@ -11,7 +11,7 @@ import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, Optional, TypeVar
+from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
@@ -37,9 +37,9 @@ stdout = stdout_console()
 stderr = Console(stderr=True)
 EXIT_UNMEASURED = 3  # the run finished and wrote its report but measured nothing (as bench compare's broken run)
 F = TypeVar("F", bound=Callable[..., Any])
-ConfigOpt = Annotated[Optional[Path], typer.Option("--config", rich_help_panel=RUN,
+ConfigOpt = Annotated[Path | None, typer.Option("--config", rich_help_panel=RUN,
                                                    help="Settings file (default: ./bench.toml when it exists).")]
-DataDirOpt = Annotated[Optional[Path], typer.Option("--data-dir", rich_help_panel=DATABASE,
+DataDirOpt = Annotated[Path | None, typer.Option("--data-dir", rich_help_panel=DATABASE,
                                                     help="Folder for bench's own state (the embedded PostgreSQL, "
                                                          "the caches). [env: BENCH_DATA_DIR]")]
 
@@ -127,13 +127,13 @@ def run_command(tier_name: str, flags: list[Flag], **values: Any) -> None:
 def tier_parameters(tier: Tier, flags: list[Flag], *, input_help: str | None = None) -> list[Any]:
     parameters = [option("dataset", str, "--dataset", "-d", help=input_help or tier.input.help, default=...),
                   *(flag.parameter() for flag in flags),
-                  option("output_dir", Optional[Path], "--output-dir", "-o", panel=RUN,
+                  option("output_dir", Path | None, "--output-dir", "-o", panel=RUN,
                          help="Write report.json, report.md, items.jsonl (and run.trec) into this folder directly, "
                               "instead of <reports-dir>/<dataset>/<tier>/<run-id>."),
-                  option("config", Optional[Path], "--config", panel=RUN,
+                  option("config", Path | None, "--config", panel=RUN,
                          help="Settings file (default: ./bench.toml when it exists).")]
     if tier.resumable:
-        parameters.append(option("resume", Optional[Path], "--resume", panel=RUN,
+        parameters.append(option("resume", Path | None, "--resume", panel=RUN,
                                  help="Continue the stopped run in this folder (the one an interrupted run names), "
                                       "with the same options: finished items are kept, only the rest is done."))
     return parameters
@@ -207,9 +207,9 @@ app.command("visualize", cls=PanelledCommand)(guarded(command("visualize", [
                                                           "or by dataset."),
     option("three_d", bool, "--3d", default=False, help="Draw in 3D instead of 2D."),
     option("limit", int, "--limit", default=5000, help="Draw at most this many embeddings: a seeded sample beyond it."),
-    option("output", Optional[Path], "--output", panel=RUN,
+    option("output", Path | None, "--output", panel=RUN,
            help="The HTML file to write (default: <reports-dir>/<dataset>/visualize/<on>-by-<color>-<2d|3d>.html)."),
-    option("config", Optional[Path], "--config", panel=RUN,
+    option("config", Path | None, "--config", panel=RUN,
            help="Settings file (default: ./bench.toml when it exists)."),
     *(flag.parameter() for flag in _VISUAL_FLAGS),
 ], _visualize, "The embedding space in 2D or 3D (UMAP), as one self-contained HTML page that opens offline.")))
@@ -218,14 +218,14 @@ app.command("visualize", cls=PanelledCommand)(guarded(command("visualize", [
 @app.command(cls=PanelledCommand)
 @guarded
 def nightly(
-    suite: Annotated[Optional[Path], typer.Option("--suite", help="TOML suite: top-level settings (defaults of "
+    suite: Annotated[Path | None, typer.Option("--suite", help="TOML suite: top-level settings (defaults of "
                                                   "every run) and [[run]] tables with tier, dataset and per-run "
                                                   "settings (see nightly.example.toml).")] = None,
     trends_only: Annotated[bool, typer.Option("--trends-only", help="Only re-render <reports-dir>/nightly/"
                                               "trends.html from <reports-dir>/index.jsonl.")] = False,
     data_dir: DataDirOpt = None,
     config: ConfigOpt = None,
-    reports_dir: Annotated[Optional[Path], typer.Option("--reports-dir", rich_help_panel=RUN,
+    reports_dir: Annotated[Path | None, typer.Option("--reports-dir", rich_help_panel=RUN,
                                                         help="Where reports, the index and the trend page go. "
                                                              "[env: BENCH_REPORTS_DIR]")] = None,
 ) -> None:
@@ -255,7 +255,7 @@ def compare(
     base: Annotated[Path, typer.Argument(help="The base run: its folder or its report.json.", show_default=False)],
     candidate: Annotated[Path, typer.Argument(help="The candidate run: its folder or its report.json.",
                                               show_default=False)],
-    gates: Annotated[Optional[Path], typer.Option("--gates", help="Gates file (default: ./bench.gates.toml when "
+    gates: Annotated[Path | None, typer.Option("--gates", help="Gates file (default: ./bench.gates.toml when "
                                                   "it exists).")] = None,
     allow_mismatch: Annotated[bool, typer.Option("--allow-mismatch", help="Compare runs on different datasets, "
                                                  "real-user logs or tier versions anyway (the differences are "
@@ -265,7 +265,7 @@ def compare(
                                            help="Paired bootstrap resamples.")] = 10_000,
     output_format: Annotated[str, typer.Option("--format", rich_help_panel=RUN,
                                                help="markdown (a GitHub comment) or json.")] = "markdown",
-    output: Annotated[Optional[Path], typer.Option("--output", rich_help_panel=RUN,
+    output: Annotated[Path | None, typer.Option("--output", rich_help_panel=RUN,
                                                    help="Write here instead of stdout.")] = None,
 ) -> None:
     """Two runs side by side, for pull requests and nightly regressions. Exit 0 pass, 1 regression, 2 usage
@@ -297,7 +297,7 @@ def import_logs(
     file: Annotated[Path, typer.Argument(help="Real users' turns as JSONL or CSV: question (required), id, answer, "
                                          "confluence_url (or url), score (1–5), session_id, turn_order (or turn), "
                                          "created_at (ISO-8601).")],
-    name: Annotated[Optional[str], typer.Option("--name", help="Log name the tiers read it back by (default: "
+    name: Annotated[str | None, typer.Option("--name", help="Log name the tiers read it back by (default: "
                                                 "the file name without its extension).")] = None,
     data_dir: DataDirOpt = None,
     config: ConfigOpt = None,

@@ -25,10 +25,10 @@ This module sits at the bottom with `outcome`: it imports nothing else from benc
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NotRequired
 
 from pydantic import ConfigDict, TypeAdapter, with_config
-from typing_extensions import NotRequired, TypedDict
+from typing_extensions import TypedDict
 
 from benchmarks.outcome import ERRORS, Outcome, Status
 

@@ -18,7 +18,7 @@ import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Optional
+from typing import Any, Literal
 
 import click
 import typer
@@ -61,7 +61,7 @@ class Flag:
         option = typer.Option(None, *self.names, help=help_for(self.setting), show_default=False,
                               rich_help_panel=panel_of(self.setting))
         return inspect.Parameter(self.setting, inspect.Parameter.KEYWORD_ONLY, default=option,
-                                 annotation=Optional[self.kind])  # typer reads the annotation object
+                                 annotation=self.kind | None)  # typer reads the annotation object
 
 
 def flags_of(reads: tuple[str, ...], renamed: Mapping[str, tuple[str, ...]]) -> list[Flag]:

@@ -171,7 +171,8 @@ def embedded_texts(dataset: str, tier: str, items_path: Path) -> tuple[list[str]
         inputs = item["inputs"]
         contexts = [chunks[cid] for cid in (inputs["context_ids"] if tier == "tier2" else item["retrieved_ids"])]
         answer, reference = item["answer"], inputs["reference_answer"]
-        texts = [inputs["question"], answer, *split_sentences(answer), *(s for c in contexts for s in split_sentences(c))]
+        texts = [inputs["question"], answer, *split_sentences(answer),
+                 *(s for c in contexts for s in split_sentences(c))]
         if reference is not None:
             texts += [reference, *split_sentences(reference)]
         queries.update(dict.fromkeys(texts))

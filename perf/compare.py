@@ -36,7 +36,8 @@ def _write(folder: Path, shift: float, seed: int) -> None:
             out.write(json.dumps(record(f"q{i:05d}", {"question": f"question {i}"}, None,
                                         {m: {BENCH: score(float(values[m][i]))} for m in METRICS},
                                         cluster=f"doc{i % DOCUMENTS}")) + "\n")
-    report = {"schema_version": SCHEMA_VERSION, "tier": "tier1", "tier_version": "1.0", "title": "Tier 1", "main_metric": "ndcg@10",
+    report = {"schema_version": SCHEMA_VERSION, "tier": "tier1", "tier_version": "1.0", "title": "Tier 1",
+              "main_metric": "ndcg@10",
               "dataset": {"name": "perf", "content_sha256": "0" * 64}, "provenance": {}, "settings": {},
               "metrics": {m: {"value": float(values[m].mean()), "n": ITEMS, "errors": 0, "ci95": None,
                               "higher_is_better": True} for m in METRICS}}

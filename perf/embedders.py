@@ -78,7 +78,8 @@ def main() -> None:
                      "bench": f"{c['texts_per_s']:.0f}", "baseline": f"{b['texts_per_s']:.0f}",
                      "ratio": f"{c['texts_per_s'] / b['texts_per_s']:.2f}×"})
     measured = f"{measured_on()}; candidate: {candidate_encoders[0]}; baseline: {baseline_encoders[0]}."
-    section = figures_section((MARK, END_MARK), "Default embedder: multilingual-e5-small (4-bit) against all-MiniLM-L6-v2", [
+    section = figures_section((MARK, END_MARK), "Default embedder: multilingual-e5-small (4-bit) "
+                              "against all-MiniLM-L6-v2", [
         "Written by `python -m perf.embedders`. The same texts of each shipped dataset embedded by both models "
         "in one process, exact cosine top-10, scored by bench's trec_eval-exact metrics; throughput is "
         "the corpus and the questions encoded once, model already loaded.",

@@ -16,7 +16,8 @@ supported and hallucinated answer — judged by:
 
 The server runs one slot on every core: while the LLM judges, bench only waits for it, and one slot keeps a
 sample's context in one prompt cache for all its claims and for the other answers over the same context
-(measured on 4 questions: 65 s with one slot, 74 s with two). LLM cache off, so every call is made and timed. Per judge and language: right-vs-hallucinated pairwise
+(measured on 4 questions: 65 s with one slot, 74 s with two). LLM cache off, so every call is made and timed.
+Per judge and language: right-vs-hallucinated pairwise
 accuracy (the share of questions whose right answer scores above its hallucinated one, ties half) and AUC
 over those answers, bench's own agreement over all three answers (pairwise accuracy across labels, Cohen's
 kappa at 0.5), failed outcomes, and wall seconds per sample of the whole command. Writes only its section.

@@ -193,7 +193,8 @@ def _section(rows: list[dict[str, str]], calls: list[str]) -> str:
     return figures_section((MARK, END_MARK), "LLM calls", [
         "Written by `python -m perf.llm` (run by `make perf` after `perf.run`): bench's LLM service against",
         "the project's local OpenAI-compatible test server on 127.0.0.1, which answers every chat call after",
-        f"{LATENCY_S * 1000:.0f} ms, so the ideal rate is the concurrency bound divided by that delay and any shortfall is",
+        f"{LATENCY_S * 1000:.0f} ms, so the ideal rate is the concurrency bound divided by that delay and any "
+        "shortfall is",
         "bench's overhead. Replies are cached in a temporary data folder.",
     ], rows, measured=f"Measured {datetime.now(UTC).date().isoformat()}, Python {platform.python_version()}.", after=[
         f"LLM (judge) calls per sample of each metric; per-context terms worked out for {CONTEXTS} contexts:",

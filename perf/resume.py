@@ -5,7 +5,8 @@
 A 5,000-item `bench tier2` (the dataset's answers, the LLM judge's three ratings per item on the
 project's test server, no reply cache) runs in one process: uninterrupted (the baseline, once
 before and once after the rest, averaged); interrupted by SIGINT once half its items are in
-items.jsonl, as Ctrl-C would; and resumed from that folder. The overhead is (interrupted + resumed − uninterrupted) / uninterrupted:
+items.jsonl, as Ctrl-C would; and resumed from that folder. The overhead is
+(interrupted + resumed − uninterrupted) / uninterrupted:
 the items in flight that the interruption threw away, the second start (dataset, database, judge
 set-up) and reading the journal back. The journaling itself is timed apart: appending the run's
 5,000 rows to a journal, as a share of the uninterrupted run (it is inside every run, so the first
@@ -167,7 +168,8 @@ def _section(rows: list[dict[str, str]]) -> str:
     return figures_section((MARK, END_MARK), "Resuming a stopped run", [
         "Written by `python -m perf.resume` (run by `make perf`): `bench tier2` on 5,000 items with the",
         "dataset's own answers and the LLM judge's three ratings, on the project's local test server",
-        f"({LATENCY_S * 1000:.0f} ms a call, concurrency {CONCURRENCY}, no reply cache), in one process after a warm-up",
+        f"({LATENCY_S * 1000:.0f} ms a call, concurrency {CONCURRENCY}, no reply cache), in one process after a "
+        "warm-up",
         "start of PostgreSQL. The uninterrupted baseline runs before and after the rest (mean of the two).",
         "The interrupted run is stopped by SIGINT once half its items are journaled; the resumed one reads",
         "them back and does the rest; its report equals the uninterrupted run's outside `volatile`",

@@ -116,11 +116,11 @@ def _retrieval(data: Any, data_dir: Path) -> list[dict[str, Any]]:
     sample = vectors[:SINGLE_QUERY_SAMPLE]
     rows = []
     for label, ef in (("exact", None), ("hnsw", settings.ef_search)):
-        def batched() -> None:
+        def batched(ef: int | None = ef) -> None:
             store.search_many(space, dimension, vectors, 10, batch_size=settings.retrieval_batch_size,
                               workers=settings.retrieval_workers, hnsw_ef_search=ef)
 
-        def single() -> None:
+        def single(ef: int | None = ef) -> None:
             for row in range(len(sample)):
                 store.search(space, dimension, sample[row : row + 1], 10, hnsw_ef_search=ef)
 

@@ -222,11 +222,13 @@ def _write(points: list[dict[str, Any]], million: dict[str, Any]) -> None:
         costs = [1 / p[key] if inverse else p[key] for p in points]
         return f"N^{exponent(sizes, costs):.2f}"
 
-    header = ("| chunks | `bench tier1` 2nd run, s | its peak RSS, MB | exact q/s (benchmarks.nearest) | numpy brute force q/s "
+    header = ("| chunks | `bench tier1` 2nd run, s | its peak RSS, MB | exact q/s (benchmarks.nearest) "
+              "| numpy brute force q/s "
               "| bench ÷ numpy time | PostgreSQL exact q/s | PostgreSQL exact p50, ms | HNSW q/s | ann_recall@10 "
               "| HNSW build, s (bench's sizing) | build, s (server defaults) | index MB | disk B/chunk |")
     rows = [f"| {p['chunks']:,} | {p['second_run_s']} | {p['second_run_mb']} | {p['nearest_qps']} | {p['numpy_qps']} "
-            f"| {p['numpy_qps'] / p['nearest_qps']:.2f} | {p['pg_exact_qps']} | {p['pg_latency_ms']:.1f} | {p['hnsw_qps']} "
+            f"| {p['numpy_qps'] / p['nearest_qps']:.2f} | {p['pg_exact_qps']} | {p['pg_latency_ms']:.1f} "
+            f"| {p['hnsw_qps']} "
             f"| {p['ann_recall']:.3f} | {p['build_s']:.1f} ({p['build_memory']}, workers {p['build_workers']}"
             f"{', spilled' if p['build_notices'] else ''}) | {p['default_build_s']:.1f} ({p['default_memory']}, "
             f"workers {p['default_workers']}{', spilled' if p['default_notices'] else ''}) | {p['index_mb']} "
@@ -256,7 +258,8 @@ def _write(points: list[dict[str, Any]], million: dict[str, Any]) -> None:
         growth,
         "",
         f"benchmarks.nearest alone on {million['chunks']:,} random 384-d vectors, {QUESTIONS:,} questions: "
-        f"{million['nearest_qps']} q/s (numpy brute force {million['numpy_qps']} q/s); peak RSS {million['loaded_mb']:,} "
+        f"{million['nearest_qps']} q/s (numpy brute force {million['numpy_qps']} q/s); "
+        f"peak RSS {million['loaded_mb']:,} "
         f"MB with the vectors made, {million['nearest_mb']:,} MB after bench's search, {million['numpy_mb']:,} MB "
         "after the brute force (its 512 × 1M block of scores and of argpartition's indices).",
         END_MARK,

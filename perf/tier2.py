@@ -42,7 +42,8 @@ MARK, END_MARK = "<!-- tier2 -->", "<!-- /tier2 -->"
 
 
 def main() -> None:
-    with tempfile.TemporaryDirectory(prefix="bench-perf-tier2-") as scratch, llm_server(LATENCY_S, respond) as (base_url, served):
+    with (tempfile.TemporaryDirectory(prefix="bench-perf-tier2-") as scratch,
+          llm_server(LATENCY_S, respond) as (base_url, served)):
         work = Path(scratch)
         dataset = policy_dataset(work / "perf-tier2", ITEMS)
         settings, sources = load_settings(environ={
@@ -87,7 +88,8 @@ def policy_dataset(root: Path, items: int, *, answered: bool = False) -> Path:
     with (root / "corpus.jsonl").open("w") as corpus, (root / "questions.jsonl").open("w") as questions:
         for i in range(items):
             corpus.write(json.dumps({"id": f"c{i}", "text": f"Policy {i}: requests of type {i} are approved "
-                                                            f"within {i % 9 + 1} working days by team {i % 13}."}) + "\n")
+                                                            f"within {i % 9 + 1} working days by team {i % 13}."})
+                         + "\n")
             question = {"id": f"q{i}", "question": f"How long does a type {i} request take?",
                         "relevant": {f"c{i}": 1}, "reference_answer": f"{i % 9 + 1} working days."}
             if answered:

@@ -60,7 +60,8 @@ def _row(name: str, label_key: str, statistic: str, pairs: Sequence[tuple[ItemRe
                            "candidate": None, "delta": None, "ci95": None, "better": "undetermined"}
     if not labelled:
         return row
-    b, c, y, g = (np.array(column, dtype=object if k == 3 else float) for k, column in enumerate(zip(*labelled)))
+    b, c, y, g = (np.array(column, dtype=object if k == 3 else float)
+                  for k, column in enumerate(zip(*labelled, strict=False)))
     compute = STATISTICS[statistic]
     row["base"], row["candidate"] = compute(b, y, g), compute(c, y, g)
     if row["base"] is None or row["candidate"] is None:

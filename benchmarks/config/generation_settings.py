@@ -21,7 +21,9 @@ class GenerationSettings:
         None, "RAG prompt template for the openai generator, with {question} and {context} (default: bench's, "
         "in the dataset's language)."
     )
-    generator_http_url: str | None = setting(None, "http generator: URL your RAG service answers a question at.", url=True)
+    generator_http_url: str | None = setting(
+        None, "http generator: URL your RAG service answers a question at.", url=True
+    )
     generator_http_request: str = setting(
         '{"question": "{question}", "contexts": "{contexts}"}',
         "http generator: JSON body template. A string holding exactly {contexts} becomes the list of contexts; "

@@ -3,7 +3,8 @@
 A backend is a factory from the settings to an `Embedder` (embedder.py's protocol: `encode`, `model_id`,
 `dimension`, `backend`); the cache in front of it (`build_embedder`, `open_embedder`), the similarity
 calibration and every tier are the same whatever runs. Each engine loads when its model is first used, so
-choosing one never loads another (torch is loaded for sentence-transformers only). The setting's choices (`config/embedding_settings.py`) are these
+choosing one never loads another (torch is loaded for sentence-transformers only). The setting's choices
+(`config/embedding_settings.py`) are these
 names, checked equal by a test.
 """
 

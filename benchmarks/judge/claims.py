@@ -162,7 +162,7 @@ def split_claims(text: str) -> tuple[Claim, ...]:
     for sentence in split_sentences(text):
         cuts = [0, *(m.start() for m in _CLAUSE_BREAK.finditer(sentence)), len(sentence)]
         pieces: list[str] = []
-        for start, end in zip(cuts, cuts[1:]):
+        for start, end in zip(cuts, cuts[1:], strict=False):
             piece = sentence[start:end]
             if pieces and len(content_stems(pieces[-1], stop)) < MIN_CLAIM_WORDS:
                 pieces[-1] += piece  # the piece before could not stand alone

@@ -169,7 +169,7 @@ def _embed_once(embed: Embed, texts: Sequence[str]) -> dict[str, np.ndarray]:
     matrix = np.asarray(embed(unique), dtype=np.float64)
     if matrix.ndim != 2 or matrix.shape[0] != len(unique):
         raise ValueError(f"embed returned shape {matrix.shape} for {len(unique)} texts")
-    return dict(zip(unique, matrix))
+    return dict(zip(unique, matrix, strict=False))
 
 
 def texts_to_embed(sample: Sample, fields: Iterable[str]) -> list[str]:

@@ -238,8 +238,9 @@ def noise_sensitivity(verdicts: NoiseSensitivityVerdicts, mode: NoiseMode = "rel
     relevant = [any(row) for row in verdicts.reference_in_context]
     counted = 0
     for j, correct in enumerate(verdicts.response_in_reference):
-        via_relevant = any(row[j] for row, rel in zip(verdicts.response_in_context, relevant) if rel)
-        via_irrelevant = any(row[j] for row, rel in zip(verdicts.response_in_context, relevant) if not rel)
+        via_relevant = any(row[j] for row, rel in zip(verdicts.response_in_context, relevant, strict=False) if rel)
+        via_irrelevant = any(row[j] for row, rel in zip(verdicts.response_in_context, relevant, strict=False)
+                             if not rel)
         traced = via_relevant if mode == "relevant" else via_irrelevant and not via_relevant
         if traced and not correct:
             counted += 1

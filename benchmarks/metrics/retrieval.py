@@ -46,7 +46,7 @@ def trec_order(ranking: Ranking) -> list[tuple[str, float]]:
     they are compared the same way here. The original scores are kept in what is returned.
     """
     single = np.asarray([score_key(score) for _, score in ranking], dtype=np.float32).tolist()
-    order = sorted(zip(single, [doc for doc, _ in ranking], range(len(ranking))), reverse=True)
+    order = sorted(zip(single, [doc for doc, _ in ranking], range(len(ranking)), strict=False), reverse=True)
     return [tuple(ranking[i]) for _, _, i in order]
 
 
@@ -103,7 +103,7 @@ def _ranked_gains(
     grades = np.zeros((len(qids), depth))
     ids: list[tuple[str, ...]] = []
     for row, (qid, ranking) in enumerate(zip(qids, rankings, strict=True)):
-        docs, raw = zip(*ranking) if ranking else ((), ())
+        docs, raw = zip(*ranking, strict=False) if ranking else ((), ())
         scores[row, : len(docs)] = raw
         grades[row, : len(docs)] = list(map(qrels[qid].get, docs, repeat(0)))
         ids.append(docs)

@@ -145,7 +145,7 @@ def topic_coverage(
                len({u for i in m for u in retrieved_urls[i] if u})) for m in members]
     weak = weak_topics([q for q, _, _ in counts], [c for _, c, _ in counts])
     topics = tuple(Topic(topic_id=t, question_count=q, unique_chunks=c, unique_urls=u, weak=w)
-                   for t, ((q, c, u), w) in enumerate(zip(counts, weak)))
+                   for t, ((q, c, u), w) in enumerate(zip(counts, weak, strict=False)))
     return Coverage(n_topics=n_topics, total_questions=n,
                     avg_chunks_per_topic=sum(c for _, c, _ in counts) / n_topics,
                     topics=topics, labels=tuple(labels))
@@ -175,7 +175,7 @@ def weak_topics(question_counts: Sequence[int], unique_chunks: Sequence[int]) ->
     asked = [q for q in question_counts if q > 0]
     if not asked:
         return [False] * len(question_counts)
-    ratios = [Fraction(c, q) for q, c in zip(question_counts, unique_chunks) if q > 0]
+    ratios = [Fraction(c, q) for q, c in zip(question_counts, unique_chunks, strict=False) if q > 0]
     median_count, median_ratio = median(Fraction(q) for q in asked), median(ratios)
     return [q > 0 and q >= median_count and Fraction(c, q) < WEAK_SHARE * median_ratio
-            for q, c in zip(question_counts, unique_chunks)]
+            for q, c in zip(question_counts, unique_chunks, strict=False)]

@@ -2,7 +2,8 @@
 
 Per item: ROUGE-1/2/L F-measure and sentence BLEU of the response against the reference answer;
 whether repeated generations of the same item are verbatim identical; the mean pairwise calibrated
-similarity of their embeddings (`similarity_scale`). Averaged over items they give `avg_rouge1_f`, `avg_rouge2_f`, `avg_rougeL_f`,
+similarity of their embeddings (`similarity_scale`). Averaged over items they give `avg_rouge1_f`,
+`avg_rouge2_f`, `avg_rougeL_f`,
 `avg_bleu`, `response_exact_match_rate` and `response_semantic_consistency`. Nothing here does
 I/O or draws random numbers; embeddings are computed by the caller.
 
@@ -20,7 +21,8 @@ Tokenisation, the same for every language so that numbers stay comparable across
   the two languages' numbers incomparable.
 - BLEU: sacreBLEU's "intl" tokenizer (mteval-v14 international: every Unicode punctuation mark
   and symbol is split off). The default "13a" only splits ASCII punctuation, so «Сохранить» stays
-  one token that matches neither Сохранить nor "Сохранить"; "flores101"/"flores200" need a SentencePiece model and make the
+  one token that matches neither Сохранить nor "Сохранить"; "flores101"/"flores200" need a SentencePiece
+model and make the
   numbers depend on its vocabulary.
 """
 

@@ -165,7 +165,7 @@ def hit_rate_curve(
         return []
     ordered = np.sort(values)
     at_or_below = np.searchsorted(ordered, taus, side="right")
-    return [(tau, int(values.size - below) / values.size) for tau, below in zip(taus, at_or_below)]
+    return [(tau, int(values.size - below) / values.size) for tau, below in zip(taus, at_or_below, strict=False)]
 
 
 def session_similarities(vectors_by_session: Sequence[np.ndarray], scale: SimilarityScale) -> list[float | None]:

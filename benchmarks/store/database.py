@@ -106,7 +106,7 @@ def _driver_url(raw: str, setting: str = "DATABASE_URL") -> str:
     if scheme not in SCHEMES:
         raise BenchError(f"{setting} {redact_url(raw)}: expected a postgresql:// URL or libpq's key=value settings")
     try:
-        urlsplit(raw).port  # parses the host part: an unclosed IPv6 bracket or a bad port fails here
+        _ = urlsplit(raw).port  # parses the host part: an unclosed IPv6 bracket or a bad port fails here
     except ValueError as exc:
         raise BenchError(f"{setting} {redact_url(raw)}: not a valid URL ({exc})") from None
     return "postgresql+psycopg://" + rest

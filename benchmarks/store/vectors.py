@@ -198,7 +198,8 @@ class VectorStore:
             seconds = time.perf_counter() - started
             shown = {setting: conn.execute(sa.text(f"SHOW {setting}")).scalar_one()
                      for setting in ("maintenance_work_mem", "max_parallel_maintenance_workers")}
-            size = conn.execute(sa.text("SELECT pg_relation_size(CAST(:n AS regclass))"), {"n": f'"{name}"'}).scalar_one()
+            size = conn.execute(sa.text("SELECT pg_relation_size(CAST(:n AS regclass))"),
+                                {"n": f'"{name}"'}).scalar_one()
         return HnswBuild(seconds, shown["maintenance_work_mem"], int(shown["max_parallel_maintenance_workers"]),
                          int(size), notices)
 

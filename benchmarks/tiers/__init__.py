@@ -74,7 +74,8 @@ TIERS: dict[str, Tier] = {tier.name: tier for tier in (
     Tier("tier1", "1.0", "Tier 1 — retrieval", "ndcg@10", module="tier1", input=DATASET,
          summary="Tier 1: retrieval from pgvector against ground truth (hit rate, MRR, recall, precision, nDCG).",
          metrics=(*names.RETRIEVAL, "retrieval_consistency", "ann_recall@{top_k}"),
-         reads=(*EMBEDDING, *INDEX, *STATS, "top_k", "relevance", "consistency_runs", "latency_queries", "latency_seconds",
+         reads=(*EMBEDDING, *INDEX, *STATS, "top_k", "relevance", "consistency_runs",
+                "latency_queries", "latency_seconds",
                 "limit")),
     Tier("tier2", "1.1", "Tier 2 — generation on a fixed context", "avg_faithfulness", module="tier2", input=DATASET,
          summary="Tier 2: generation on the dataset's fixed context, judged (faithfulness, relevance, correctness "

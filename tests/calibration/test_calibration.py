@@ -42,7 +42,8 @@ def score(tmp_path, language: str, metric: str, sample: Sample, options: JudgeOp
 
     async def go():
         async with LLMService(settings) as service:
-            return await LLMJudge(service, language, None, options or JudgeOptions(), metrics=BUILTINS).score(metric, sample, MODEL)
+            return await LLMJudge(service, language, None, options or JudgeOptions(),
+                                  metrics=BUILTINS).score(metric, sample, MODEL)
 
     outcome = asyncio.run(go())
     assert outcome.status == "ok", f"{metric} ({language}): {outcome.status}: {outcome.explanation}"

@@ -100,7 +100,7 @@ def two_judges(body):
     if '"verdicts"' in body["messages"][0]["content"]:
         return Reply(text=json.dumps({"verdicts": [
             {"statement": s, "reason": f"{model} found no support" if not v else "supported", "verdict": v}
-            for s, v in zip(statements, verdicts)]}))
+            for s, v in zip(statements, verdicts, strict=False)]}))
     return Reply(text=json.dumps({"statements": statements}))
 
 
@@ -214,7 +214,8 @@ def test_errors_name_the_python_arguments_as_written_not_the_clis_flags(tiny):
         evaluate(SAMPLES, ["faithfullness", "semantic_similarity"], judge="offline")
     assert str(error.value) == ("metrics=['faithfullness', 'semantic_similarity']: unknown metric 'faithfullness'; "
                                 "did you mean 'faithfulness'?")
-    with pytest.raises(BenchError, match=r"^metrics='faithfulness,zzz': unknown metric 'zzz'; known: answer_accuracy, "):
+    with pytest.raises(BenchError,
+                       match=r"^metrics='faithfulness,zzz': unknown metric 'zzz'; known: answer_accuracy, "):
         evaluate(SAMPLES, "faithfulness,zzz", judge="offline")
     with pytest.raises(BenchError, match=r"^judge='ofline': expected one of llm, offline, got 'ofline'$"):
         evaluate(SAMPLES, METRICS, judge="ofline")

@@ -33,7 +33,7 @@ def judge_replies(body):
     if '"verdicts"' in first:
         return Reply(text=json.dumps({"verdicts": [
             {"statement": s, "reason": "checked against the context", "verdict": v}
-            for s, v in zip(statements, verdicts)]}))
+            for s, v in zip(statements, verdicts, strict=False)]}))
     return Reply(text="Here you go: " + json.dumps({"statements": statements}))
 
 

@@ -74,7 +74,8 @@ def test_binary_labels_from_a_csv_column(bench, tmp_path):
 def test_a_bad_label_is_one_line_naming_file_line_and_field(bench, tmp_path, labels, message):
     path = tmp_path / "bad.jsonl"
     path.write_text('{"id": "a", "user_input": "q", "response": "r", "retrieved_contexts": ["c"]}\n'
-                    f'{{"id": "b", "user_input": "q", "response": "r", "retrieved_contexts": ["c"], "labels": {labels}}}\n',
+                    f'{{"id": "b", "user_input": "q", "response": "r", "retrieved_contexts": ["c"], '
+                    f'"labels": {labels}}}\n',
                     encoding="utf-8")
     result = bench("evaluate", "--dataset", path, "--judge", "offline", "--metrics", "faithfulness",
                    "-o", tmp_path / "out")
@@ -85,7 +86,8 @@ def test_a_bad_label_is_one_line_naming_file_line_and_field(bench, tmp_path, lab
 
 def test_compare_says_which_judge_agrees_better(bench, tmp_path):
     for model in ("multilingual-e5-small", "all-MiniLM-L6-v2"):
-        result = bench("evaluate", "--dataset", LABELLED / "en.jsonl", "--judge", "offline", "--metrics", "faithfulness",
+        result = bench("evaluate", "--dataset", LABELLED / "en.jsonl", "--judge", "offline",
+                       "--metrics", "faithfulness",
                        "--embedding-model", model, "-o", tmp_path / model)
         assert result.exit_code == 0, result.output
     compared = bench("compare", tmp_path / "all-MiniLM-L6-v2", tmp_path / "multilingual-e5-small", "--format", "json")

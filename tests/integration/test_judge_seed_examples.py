@@ -185,7 +185,7 @@ def ok(result: Run, value: float, calls: int) -> float:
 
 
 def cos(a: Sequence[float], b: Sequence[float]) -> float:
-    return sum(x * y for x, y in zip(a, b)) / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
+    return sum(x * y for x, y in zip(a, b, strict=False)) / math.sqrt(sum(x * x for x in a) * sum(y * y for y in b))
 
 
 # --- ContextEntityRecall (seeds 000 ru, 001 en) --------------------------------------------------

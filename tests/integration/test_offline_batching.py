@@ -135,7 +135,9 @@ def test_batched_tiers_answer_and_score_as_a_call_per_question_would(bench, tmp_
     # one call for what is known before answering, one for the answers of the items open together, one for the
     # repeats' consistency; tier 3 adds its answer-to-reference similarities
     assert len(answers_calls) == (3 if tier == "tier2" else 4), encode_calls
-    assert answers_calls[:2] == [len(given) - len(items), len(items)]  # each answer is a new text here
+    # every text once, in two calls: the answers in the second, unless an answer is a text known before (an
+    # extractive answer can repeat one), which the first call then embedded
+    assert sum(answers_calls[:2]) == len(given) and 0 < answers_calls[1] <= len(items)
 
 
 @pytest.fixture

@@ -117,7 +117,8 @@ def test_an_endpoint_that_is_down_is_one_line_at_once(bench, tiny):
 
 
 def test_the_endpoint_identity_keeps_no_secret():
-    assert endpoint_identity("https://user:pw@API.Example.com:8443/v1/?api-version=1&key=k") == "api.example.com:8443/v1"
+    assert (endpoint_identity("https://user:pw@API.Example.com:8443/v1/?api-version=1&key=k")
+            == "api.example.com:8443/v1")
     assert endpoint_identity("https://api.openai.com/v1") == "api.openai.com/v1"
     assert endpoint_identity("http://[::1]:8080") == "[::1]:8080"
     with pytest.raises(BenchError, match="not a URL"):

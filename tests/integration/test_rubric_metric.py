@@ -22,7 +22,8 @@ pytestmark = pytest.mark.integration
 
 RUBRICS = """
 [rubrics.politeness]
-criteria = { en = "Is the response polite and free of blame towards the user?", ru = "Вежлив ли ответ и обходится ли он без упрёков пользователю?" }
+criteria = { en = "Is the response polite and free of blame towards the user?", \
+ru = "Вежлив ли ответ и обходится ли он без упрёков пользователю?" }
 scale = "binary"
 needs = ["user_input", "response"]
 
@@ -99,7 +100,8 @@ def test_evaluate_scores_a_rubric_from_bench_toml(bench, tmp_path, monkeypatch, 
     assert report["settings"]["rubrics"]["politeness"]["scale"] == "binary"
     assert len(requests) == 4  # one call per metric and sample with a response
     s2 = items["s2"]["scores"]["politeness"]["rubric-a"]
-    assert (s2["value"], s2["status"], s2["explanation"], s2["calls"]) == (0.0, "ok", "politeness judged by rubric-a", 1)
+    assert (s2["value"], s2["status"], s2["explanation"], s2["calls"]) == (
+        0.0, "ok", "politeness judged by rubric-a", 1)
     s3 = items["s3"]["scores"]["politeness"]["rubric-a"]
     assert (s3["status"], s3["explanation"]) == ("undetermined", "missing field(s): response")
     assert assert_scores_reproduce_report(out) == {"politeness", "helpfulness"}

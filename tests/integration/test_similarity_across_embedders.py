@@ -96,7 +96,8 @@ def test_texts_in_a_script_without_a_set_need_a_baseline_given(bench, tmp_path):
     assert refused.exit_code == 2
     assert "similarities cannot be calibrated for texts in a script other than Latin or Cyrillic" in refused.output
     assert "--similarity-baseline" in refused.output and "Traceback" not in refused.output
-    given = bench("ux", "--dataset", "synthetic", "--logs", log, "--similarity-baseline", "0.8", "-o", tmp_path / "given")
+    given = bench("ux", "--dataset", "synthetic", "--logs", log, "--similarity-baseline", "0.8",
+                  "-o", tmp_path / "given")
     assert given.exit_code == 0, given.output
     scale = _report(tmp_path / "given")["provenance"]["similarity"]
     assert scale["baseline"] == 0.8 and scale["baseline_from"] == "given by the similarity_baseline setting"

@@ -245,7 +245,8 @@ def test_an_unreachable_llm_fails_a_fresh_run_before_the_corpus_is_indexed(bench
     result = bench("tier3", "--dataset", write_dataset(tmp_path / "never-indexed", QUESTIONS))
     assert result.exit_code == 2
     assert "cannot reach the LLM endpoint http://127.0.0.1:9/v1" in result.output
-    assert bench("db", "drop-collection", "never-indexed").output.strip() == "never-indexed: 0 embedding space(s) removed"
+    assert (bench("db", "drop-collection", "never-indexed").output.strip()
+            == "never-indexed: 0 embedding space(s) removed")
     assert not (tmp_path / "reports").exists()  # no empty run folder left behind
 
 

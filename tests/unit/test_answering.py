@@ -134,7 +134,8 @@ def test_a_metric_named_like_a_rating_is_graded_apart_from_it():
     # --metrics faithfulness in tier 2: the RAGAS form beside the seed rating, neither overwriting the other
     plan = Plan(("faithfulness",), ("faithfulness",))
     assert plan.keys == ("faithfulness", "ragas:faithfulness")
-    items = [Graded(case("q1"), [ok("x")], {"faithfulness": Outcome(1.0, "ok"), "ragas:faithfulness": Outcome(0.5, "ok")}),
+    items = [Graded(case("q1"), [ok("x")], {"faithfulness": Outcome(1.0, "ok"),
+                                            "ragas:faithfulness": Outcome(0.5, "ok")}),
              Graded(case("q2"), [ok("y")], {"faithfulness": Outcome(0.0, "ok"),
                                             "ragas:faithfulness": Outcome(None, "parse_error")})]
     metrics = answering.grade_metrics(items, plan, SETTINGS)

@@ -207,7 +207,8 @@ def test_markdown_stays_under_the_limit_for_a_huge_run(tmp_path):
     values = {name: base for name in names} | {"ndcg@10": base}
     b = write_run(tmp_path / "b", tier1_items(values, ids=ids),
                   settings={f"setting_{k}": "v" * 500 for k in range(400)})
-    c = write_run(tmp_path / "c", tier1_items({**values, "ndcg@10": cand}, ids=ids[:-500] + [i + "z" for i in ids[-500:]]),
+    c = write_run(tmp_path / "c", tier1_items({**values, "ndcg@10": cand},
+                                              ids=ids[:-500] + [i + "z" for i in ids[-500:]]),
                   settings={f"setting_{k}": "w" * 500 for k in range(400)})
     result = compare(load_run(b), load_run(c), Gates(), resamples=200)
     text = render(result)

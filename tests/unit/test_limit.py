@@ -17,7 +17,8 @@ LIMITED_TIERS = ("tier1", "tier2", "tier3", "evaluate", "judge", "judge-pairwise
 
 
 def items(count: int = 50) -> ItemSet[str]:
-    return ItemSet(name="items", format="jsonl", content_sha256="ab" * 32, items=tuple(f"i{n:02d}" for n in range(count)))
+    return ItemSet(name="items", format="jsonl", content_sha256="ab" * 32,
+                   items=tuple(f"i{n:02d}" for n in range(count)))
 
 
 def dataset() -> Dataset:

@@ -77,7 +77,8 @@ def test_a_bad_top_level_value_is_named_once_by_its_file_and_key(tmp_path):
     path = _write(tmp_path, 'top_k = 3\n[[run]]\ntier = "tier1"\ndataset = "s"\n')
     with pytest.raises(BenchError) as refused:
         resolve_settings(load_suite(path), {}, environ={})
-    assert str(refused.value) == f"{path}: top level: key 'top_k': must be at least 10 (the largest metric cutoff), got 3"
+    assert str(refused.value) == (f"{path}: top level: key 'top_k': must be at least 10 "
+                                  "(the largest metric cutoff), got 3")
 
 
 def test_a_suite_value_is_named_by_its_file_and_key_long_after_loading(tmp_path):
@@ -119,7 +120,8 @@ def test_two_entries_of_one_tier_and_dataset_each_compare_with_their_own_last_ru
     """An HNSW entry beside an exact one: each night each is compared with itself, never with the other."""
     from benchmarks.nightly import SuiteRun, entry_key
 
-    exact, hnsw = SuiteRun("tier1", "synthetic", {}), SuiteRun("tier1", "synthetic", {"index": "hnsw", "ef_search": 100})
+    exact, hnsw = (SuiteRun("tier1", "synthetic", {}),
+                   SuiteRun("tier1", "synthetic", {"index": "hnsw", "ef_search": 100}))
     assert entry_key(exact) == "" and entry_key(hnsw) == "ef_search=100, index=hnsw"
     index = tmp_path / "index.jsonl"
     for line in (_line("old"), {**_line("x1"), "entry": ""}, {**_line("h1"), "entry": entry_key(hnsw)},
@@ -272,7 +274,8 @@ def test_a_failing_comparison_is_a_note_not_a_crash(tmp_path):
     import benchmarks.compare  # noqa: F401  part of the package: missing, the test fails
     from benchmarks.nightly import RunRecord, compare_with_previous
 
-    record = RunRecord({**_line("b"), "report": "x/b/report.json"}, previous={**_line("a"), "report": "x/a/report.json"})
+    record = RunRecord({**_line("b"), "report": "x/b/report.json"},
+                       previous={**_line("a"), "report": "x/a/report.json"})
     compare_with_previous(record, tmp_path)  # neither report exists
     assert record.compare_note.startswith("statistical comparison not run (") and record.compare_md is None
 

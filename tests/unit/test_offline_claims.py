@@ -84,7 +84,8 @@ def test_numbers_are_read_by_value():
 
 
 def test_the_explanation_names_a_missing_number_as_one_number():
-    sample = Sample(id="s", response="Байкал глубиной 1 643 метра.", retrieved_contexts=("Байкал глубиной 1 642 метра.",))
+    sample = Sample(id="s", response="Байкал глубиной 1 643 метра.",
+                    retrieved_contexts=("Байкал глубиной 1 642 метра.",))
     found = offline_score("faithfulness", sample, TableEmbed(), scale=RAW, language="ru")
     assert found.value == 0.0
     assert "(1643 not found;" in found.explanation

@@ -407,7 +407,8 @@ def test_render_without_warnings_notes_or_commit(built):
 def judged_report(notes: dict) -> dict:
     """A report as report.json holds it, with one judged metric that scored nothing: 7 undetermined, 5 failed."""
     metric = {"value": None, "n": 0, "errors": 5, "ci95": None, "higher_is_better": True}
-    return {"schema_version": 2, "title": "RAGAS-style evaluation", "tier": "evaluate", "tier_version": "1.0", "main_metric": "faithfulness",
+    return {"schema_version": 2, "title": "RAGAS-style evaluation", "tier": "evaluate", "tier_version": "1.0",
+            "main_metric": "faithfulness",
             "dataset": {"name": "s", "content_sha256": "ab" * 32, "samples": 12},
             "provenance": {"bench_version": "0"}, "metrics": {"faithfulness": metric}, "notes": notes,
             "warnings": [], "volatile": {}, "settings": {}, "settings_sources": {}}

@@ -189,7 +189,7 @@ def test_equal_to_trec_eval_on_a_large_random_run():
     for q in range(500):
         docs = rng.choice(1000, size=100, replace=False)
         scores = np.round(rng.random(100), 2)  # two decimals: many ties
-        run[f"q{q}"] = [(f"doc{d}", float(s)) for d, s in zip(docs, scores)]
+        run[f"q{q}"] = [(f"doc{d}", float(s)) for d, s in zip(docs, scores, strict=False)]
         judged = rng.choice(1000, size=rng.integers(1, 20), replace=False)
         qrels[f"q{q}"] = {f"doc{d}": int(rng.integers(0, 4)) for d in judged}
     ours = evaluate(run, qrels)

@@ -215,7 +215,7 @@ def test_the_support_threshold_is_read_on_the_calibrated_scale():
 
 def test_offline_semantic_similarity_is_calibrated():
     sample = Sample(id="s", response="Cats purr loudly.", reference="Felines make soft sounds.")
-    score = offline_score("semantic_similarity", sample, paraphrase_embed, 
+    score = offline_score("semantic_similarity", sample, paraphrase_embed,
                           scale=SimilarityScale(0.8, "m", "en"))
     assert score.value == pytest.approx(0.5, abs=1e-12)
     assert score.explanation == "cosine 0.900000, baseline 0.8000"

@@ -59,7 +59,9 @@ async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[O
 
 
 def _planned(sample: Sample, options: JudgeOptions) -> int:
-    both_sides = options.factual_mode == "f1" or (options.claim_counting == "ragas" and options.factual_mode == "recall")
+    both_sides = options.factual_mode == "f1" or (
+        options.claim_counting == "ragas" and options.factual_mode == "recall"
+    )
     return 4 if both_sides else 2
 
 
