@@ -3,19 +3,27 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup lint test test-fast calibrate real-model judges perf perf-scale synthetic report-schema db-up db-down
+.PHONY: setup lint test test-fast wheel-check calibrate real-model judges perf perf-scale synthetic report-schema db-up db-down
 
-setup:                                  ## create .venv and install bench with its test tools
+setup:                                  ## create .venv and install bench with every extra and its test tools
 	$(PYTHON) -m venv $(VENV)
 	# the CPU build of torch first: left to the resolver, sentence-transformers pulls the CUDA build (GBs)
 	$(BIN)/pip install "torch==2.13.0"
-	$(BIN)/pip install -e ".[test]"
+	$(BIN)/pip install -e ".[test,sentence-transformers,viz,pandas]"
 
 lint:                                   ## ruff: pyflakes, pycodestyle, isort, bugbear, pyupgrade (pyproject.toml)
-	$(BIN)/ruff check benchmarks tests perf migrations
+	$(BIN)/ruff check benchmarks tests perf migrations docs
 
 test: lint                              ## the lint gate, then every test but the real-LLM calibration (make calibrate)
 	$(BIN)/python -m pytest -q -rs
+
+wheel-check:                            ## build the wheel, install it alone into a fresh venv, run tier1 from a temp folder
+	rm -rf /tmp/bench-wheel && mkdir -p /tmp/bench-wheel/run
+	$(BIN)/pip wheel --no-deps -q -w /tmp/bench-wheel .
+	$(PYTHON) -m venv /tmp/bench-wheel/venv
+	/tmp/bench-wheel/venv/bin/pip install -q /tmp/bench-wheel/tierbench-*.whl
+	/tmp/bench-wheel/venv/bin/python -c "import importlib.util as u, sys; sys.exit(u.find_spec('torch') is not None)"
+	cd /tmp/bench-wheel/run && BENCH_DATA_DIR=/tmp/bench-wheel/data /tmp/bench-wheel/venv/bin/bench tier1 --dataset synthetic
 
 test-fast:                              ## pure tests only (no database, no model)
 	$(BIN)/python -m pytest -q -m "not integration"

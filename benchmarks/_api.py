@@ -23,7 +23,7 @@ from os import PathLike
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from benchmarks.errors import BenchError, InputError, by_closeness
+from benchmarks.errors import BenchError, InputError, by_closeness, extra_hint
 from benchmarks.samples import FIELDS, Sample, SampleSet
 from benchmarks.tiers.base import Metric
 
@@ -148,8 +148,7 @@ class Evaluation(_ByMetric):
         try:
             import pandas
         except ImportError as exc:
-            raise ImportError("Evaluation.to_pandas needs pandas: pip install 'bench[pandas]'",
-                              name="pandas") from exc
+            raise ImportError(f"Evaluation.to_pandas needs pandas: {extra_hint('pandas')}", name="pandas") from exc
         return pandas.DataFrame(self.to_records())
 
     def __repr__(self) -> str:  # the report and items are long: a notebook shows the numbers

@@ -58,6 +58,15 @@ class RunInterrupted(KeyboardInterrupt):
         super().__init__(f"interrupted: {finished} finished item(s) kept in {directory / 'items.jsonl'}")
 
 
+DISTRIBUTION = "tierbench"  # the name bench installs under (pyproject.toml); `bench` on the index is another project
+
+
+def extra_hint(extra: str) -> str:
+    """How to install one of bench's extras, installed or in a checkout: the name must be bench's own, since
+    `pip install 'bench[...]'` would fetch an unrelated package."""
+    return f"pip install '{DISTRIBUTION}[{extra}]' (in a checkout: .venv/bin/pip install -e '.[{extra}]')"
+
+
 def by_closeness(name: str, known: Iterable[str]) -> list[str]:
     """Every known name, those most like `name` first (ties keep their order): a list of choices a mistyped
     name leads with what was probably meant."""

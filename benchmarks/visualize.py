@@ -1,4 +1,4 @@
-"""`bench visualize`: the embedding space drawn in 2D or 3D (seed 004 §3.6, §12.3).
+"""`bench visualize`: the embedding space drawn in 2D or 3D (docs/commands/visualize.md).
 
 A diagnostic picture, not a metric: it helps to see outliers, clusters and empty regions that
 Tier 0's numbers summarise. The corpus vectors are read back from pgvector, exactly as production
@@ -24,7 +24,7 @@ from rich.console import Console
 
 from benchmarks.config import Settings
 from benchmarks.dataset import Dataset
-from benchmarks.errors import BenchError
+from benchmarks.errors import BenchError, extra_hint
 
 # UMAP's own defaults for neighbours and spread; cosine because pgvector search ranks by cosine distance.
 N_NEIGHBORS = 15
@@ -63,7 +63,7 @@ def project(vectors: np.ndarray, *, dimensions: int, seed: int) -> Projection:
         raise BenchError("nothing to draw: no embeddings were selected")
     umap = _import_umap()
     if umap is None:
-        return _pca(matrix, dimensions, "umap-learn is not installed")
+        return _pca(matrix, dimensions, f"umap-learn is not installed: {extra_hint('viz')}")
     # UMAP's spectral layout needs more points than dimensions + 1; below that PCA still draws them.
     if len(matrix) < dimensions + 2:
         return _pca(matrix, dimensions, f"{len(matrix)} points are too few for UMAP")

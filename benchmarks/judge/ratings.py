@@ -1,4 +1,5 @@
-"""Direct ratings of one answer on a scale, and the pairwise A/B/Tie comparison (seed 004 §5, §6, §8).
+"""Direct ratings of one answer on a scale, and the pairwise A/B/Tie comparison
+(docs/metrics.md#generation-tiers-2-and-3, docs/metrics.md#pairwise-verdicts).
 
 These are the seed's own judge metrics: one call returns one number on the rating's scale
 (faithfulness, answer relevance and the end-to-end score on 0–1, answer correctness on 1–5).

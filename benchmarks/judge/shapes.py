@@ -209,7 +209,7 @@ def _verdicts_for(statements: int) -> type[StatementVerdicts]:
 
 
 class ScaleScore(Shape):
-    """A single score on a rating's scale (seed 004 §5.5, §6.4). The bounds are per rating, so
+    """A single score on a rating's scale (docs/metrics.md#generation-tiers-2-and-3). The bounds are per rating, so
     `on_scale` gives the subclass that rejects 1.2 on a 0–1 scale instead of clipping it.
     """
 

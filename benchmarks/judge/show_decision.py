@@ -1,4 +1,4 @@
-"""Read the production judge's show/don't-show verdict out of its free-text answer (seed 004 §9).
+"""Read the production judge's show/don't-show verdict out of its free-text answer (docs/commands/judge-pipeline.md).
 
 The judge is asked for Yes or No (Да/Нет), but models decorate ("**No.**", "«Да»"), prefix
 ("Answer: Yes"), explain after the verdict (direct mode) or reason first and end with a strictly

@@ -1,4 +1,5 @@
-"""Binary classification quality of the production judge's show/don't-show decision (seed 004 §9.3).
+"""Binary classification quality of the production judge's show/don't-show decision
+(docs/metrics.md#the-production-judge-bench-judge-pipeline).
 
 The positive class is "yes" (show the answer): a false positive shows an answer that should have
 been held back, a false negative hides one that should have been shown.

@@ -1,4 +1,5 @@
-"""How far the LLM judge itself can be trusted (seed 004 §8), and the §11.2 quality bands.
+"""How far the LLM judge itself can be trusted (docs/metrics.md#the-judges-own-quality-bench-judge), and the quality
+bands (docs/metrics.md#quality-bands).
 
 The judge scores every item twice on the same input:
 - `consistency_score` is the seed's share of items whose two scores differ by at most δ (0.5);
@@ -54,7 +55,8 @@ def _differences(first: Sequence[float | None], second: Sequence[float | None]) 
 def consistency_score(
     first: Sequence[float | None], second: Sequence[float | None], delta: float = 0.5
 ) -> RepeatStat:
-    """Share of items with |s1 − s2| ≤ δ (seed 004 §8.4.1), over the items scored both times."""
+    """Share of items with |s1 − s2| ≤ δ, over the items scored both times
+    (docs/metrics.md#the-judges-own-quality-bench-judge)."""
     if not delta >= 0:
         raise ValueError(f"delta must be a non-negative number, got {delta}")
     diffs, missing = _differences(first, second)
@@ -94,7 +96,8 @@ class Thresholds:
     attention_below: float
 
 
-# Seed 004 §11.2. Consistency is the table's 0.95 / 0.85, stricter than the prose of §8.4.1
+# The quality bands (docs/metrics.md#quality-bands). Consistency is the seed table's 0.95 / 0.85, stricter than
+# the seed's prose on consistency
 # ("> 0.9 reliable, < 0.7 unstable"); the table is what is graded against here.
 THRESHOLDS: dict[str, Thresholds] = {
     "hit_rate@1": Thresholds(0.8, 0.5),

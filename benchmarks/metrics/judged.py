@@ -540,7 +540,7 @@ def answer_correctness(
 def context_relevance(ratings: Sequence[int]) -> Outcome:
     """Mean relevance of the retrieved contexts to the question, on the judge's 0/1/2 scale.
 
-    Formula (seed 002): (1/N) · Σ r_i / 2, r_i ∈ {0, 1, 2} the rating of context i; computed as
+    Formula (docs/metrics.md#context-relevance): (1/N) · Σ r_i / 2, r_i ∈ {0, 1, 2} the rating of context i; computed as
     Σ r_i / (2N). One rating per context as the seed specifies; RAGAS's NVIDIA-style metric rates the
     joined contexts twice with two prompts and averages the judges, which the seed does not do.
     LLM calls: 1 per context.

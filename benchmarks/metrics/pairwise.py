@@ -1,4 +1,4 @@
-"""Pairwise verdicts (seed 004 §8): a judge asked which of two answers is better, in both orders.
+"""Pairwise verdicts (docs/metrics.md#pairwise-verdicts): a judge asked which of two answers is better, in both orders.
 
 A judge that follows the position rather than the answers shows it as inconsistent preferences and
 a first-position rate away from 0.5; labelled pairs also give its accuracy; several judges, how far

@@ -189,7 +189,8 @@ def mean_determined(scores: Sequence[Outcome]) -> float | None:
 
 @dataclass(frozen=True)
 class Similarity:
-    """Answer against reference in embedding space (seed 004 §6.3): cosine, dot product, distance."""
+    """Answer against reference in embedding space: cosine, dot product, distance
+    (docs/metrics.md#answer-against-reference-in-embedding-space)."""
 
     cosine: float | None  # None for a zero vector, as `judged.cosine`
     dot: float

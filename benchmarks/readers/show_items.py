@@ -1,4 +1,5 @@
-"""Load the judge tiers' items: show/no-show items (seed 004 §9), answers to rate and answer pairs (§8).
+"""Load the judge tiers' items: show/no-show items (docs/commands/judge-pipeline.md), answers to rate and answer pairs
+(docs/commands/judge.md).
 
 One JSON object per line. Show/no-show items: `id`, `question`, `context`, `answer`,
 `ground_truth_show` (true/false, or yes/no, да/нет). Answers to rate: `id` and what the rating

@@ -1,4 +1,4 @@
-"""`bench judge`: how far the LLM judge itself can be trusted (seed 004 §8).
+"""`bench judge`: how far the LLM judge itself can be trusted (docs/metrics.md#the-judges-own-quality-bench-judge).
 
 Every score of bench's LLM-judged tiers is only as good as its judge, so this tier grades the
 grader. The judge rates every item `repeats` times with one of the seed's ratings; repeat r is an

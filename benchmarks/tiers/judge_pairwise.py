@@ -1,4 +1,5 @@
-"""`bench judge --pairwise`: the judge asked which of two answers is better, in both orders (seed 004 §8).
+"""`bench judge --pairwise`: the judge asked which of two answers is better, in both orders
+(docs/metrics.md#pairwise-verdicts).
 
 Each pair is judged twice, the answers swapped the second time: a judge that follows the position
 rather than the answers shows it as inconsistent preferences and a first-position rate away from

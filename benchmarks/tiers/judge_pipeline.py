@@ -1,4 +1,5 @@
-"""`bench judge-pipeline`: the production show/no-show judge measured as a classifier (seed 004 §9).
+"""`bench judge-pipeline`: the production show/no-show judge measured as a classifier
+(docs/metrics.md#the-production-judge-bench-judge-pipeline).
 
 Each labelled item goes to the production judge: either the production prompt (the user's template
 file, or bench's default) through the LLM service, or the user's own judge service over HTTP

@@ -1,4 +1,4 @@
-"""Real-Users tier (seed 004 §7, §12.1, §12.2): retrieval on logged questions, and what the sources cover.
+"""Real-Users tier (docs/metrics.md#real-users): retrieval on logged questions, and what the sources cover.
 
 Ground truth is the proxy the seed names: `confluence_url`, the page the production system showed
 for that turn. Results are ranked as pages (tier 1's `--relevance url`): each url once, at its best

@@ -1,4 +1,4 @@
-"""Tier 0: intrinsic geometry of the embedding space (seed 004 §3), no labels needed.
+"""Tier 0: intrinsic geometry of the embedding space (docs/metrics.md#embedding-geometry-tier-0), no labels needed.
 
 The corpus vectors are read back from pgvector, exactly as production search sees them; question
 vectors come through the same cached embedder.

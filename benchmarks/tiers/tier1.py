@@ -1,4 +1,4 @@
-"""Tier 1: retrieval from pgvector against ground truth (seed 004 §4), with trec_eval semantics."""
+"""Tier 1: retrieval from pgvector against ground truth (docs/metrics.md#retrieval-tier-1), with trec_eval semantics."""
 
 from __future__ import annotations
 

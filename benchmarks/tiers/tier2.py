@@ -1,4 +1,4 @@
-"""Tier 2: generation on a fixed context (seed 004 §5).
+"""Tier 2: generation on a fixed context (docs/commands/tier2-tier3.md).
 
 Each question with relevant chunks is answered from those chunks (highest grade first): the
 "ideal context" of the seed, so retrieval errors are out of the picture and what is measured is

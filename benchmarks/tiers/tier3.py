@@ -1,4 +1,4 @@
-"""Tier 3: end to end (seed 004 §6): retrieve from pgvector, answer from what was retrieved, judge.
+"""Tier 3: end to end (docs/commands/tier2-tier3.md): retrieve from pgvector, answer from what was retrieved, judge.
 
 Retrieval is tier 1's (same index, same embedder, exact or HNSW), at depth `e2e_top_k` (1 by
 default, the seed's production setting). Each item records whether retrieval found a relevant
@@ -119,8 +119,8 @@ SIMILARITY_METRICS = ("avg_semantic_similarity", "avg_dot_similarity", "avg_eucl
 def _similarities(graded: list[Graded], corpus: IndexedCorpus, settings: Settings, scale: SimilarityScale
                   ) -> tuple[dict[str, Metric], list[answering.Scores]]:
     """Calibrated similarity (its raw cosine in the explanation), dot product and euclidean distance between
-    each first answer and its reference (seed 004 §6.3: the last two are raw geometry, as the seed defines
-    them), and each case's outcomes (the pairs embedded in one call)."""
+    each first answer and its reference (docs/metrics.md#answer-against-reference-in-embedding-space: the last
+    two are raw geometry, as the seed defines them), and each case's outcomes (the pairs embedded in one call)."""
     pairs = [(str(g.first.text), str(answering.reference_answer(g.case))) for g in graded
              if g.first.status == "ok" and answering.reference_answer(g.case) is not None]
     texts = [t for pair in pairs for t in pair]

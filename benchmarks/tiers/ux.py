@@ -1,4 +1,4 @@
-"""UX tier (seed 004 §10): how often a response cache could answer, and how dialogs hold together.
+"""UX tier (docs/metrics.md#ux): how often a response cache could answer, and how dialogs hold together.
 
 The log is split in time: its latest sessions (`test_share` of them) are the test sessions, asked
 against a cache of the questions users rated 5 in the earlier ones, so no test question can find

@@ -136,6 +136,7 @@ def test_to_pandas_without_pandas_says_how_to_install_it(monkeypatch):
     monkeypatch.setitem(sys.modules, "pandas", None)  # what `import pandas` meets when it is not installed
     with pytest.raises(ImportError) as error:
         RESULT.to_pandas()
-    assert str(error.value) == "Evaluation.to_pandas needs pandas: pip install 'bench[pandas]'"
+    assert str(error.value) == ("Evaluation.to_pandas needs pandas: pip install 'tierbench[pandas]' (in a checkout: "
+                                ".venv/bin/pip install -e '.[pandas]')")
     assert error.value.name == "pandas"
 

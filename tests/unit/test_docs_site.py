@@ -1,0 +1,114 @@
+"""The documentation site (mkdocs.yml, docs/) builds without a warning, its generated reference pages cover every
+setting and every command, and its shell and Python examples are the README's checked ones or say why not."""
+
+import html
+import os
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+import typer.main
+
+from benchmarks.cli import app
+from benchmarks.config import SETTING_FIELDS
+
+ROOT = Path(__file__).resolve().parents[2]
+DOCS = ROOT / "docs"
+# a ```sh or ```python block, indented or not (inside a list), up to its closing fence at the same indentation
+BLOCK = re.compile(r"^(?P<indent>[ \t]*)```(?P<lang>sh|python)[ \t]*\n(?P<code>.*?)^(?P=indent)```[ \t]*$",
+                   re.DOTALL | re.MULTILINE)
+NOT_RUN = re.compile(r"<!-- not run: \S.*-->")
+
+
+def page_text(site: Path, page: str) -> str:
+    """A built page's text, tags stripped."""
+    return html.unescape(re.sub(r"<[^>]+>", "", (site / page / "index.html").read_text(encoding="utf-8")))
+
+
+def command_paths() -> list[str]:
+    found = []
+
+    def walk(group, path):
+        for name, command in group.commands.items():
+            found.append(" ".join((*path, name)))
+            if hasattr(command, "commands"):
+                walk(command, (*path, name))
+
+    walk(typer.main.get_command(app), ())
+    return found
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """The site as `mkdocs build --strict` writes it: any warning (a broken link or anchor, a page left out of
+    the nav, a docstring mkdocstrings cannot read) fails the build."""
+    site = tmp_path_factory.mktemp("docs") / "site"
+    environ = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    built = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(site)], cwd=ROOT,
+                           capture_output=True, text=True, env=environ, timeout=120)
+    assert built.returncode == 0, built.stderr[-4000:]
+    return site
+
+
+def test_the_site_builds_strictly_and_its_reference_names_every_setting_and_command(site):
+
+    settings = (site / "reference" / "settings" / "index.html").read_text(encoding="utf-8")
+    missing = [name for name in SETTING_FIELDS
+               if f'id="{name.replace("_", "-")}"' not in settings or f"<code>{name}</code>" not in settings]
+    assert not missing, f"the settings reference lacks {missing}"
+
+    cli = page_text(site, "reference/cli")
+    paths = command_paths()
+    assert {"tier0", "tier1", "evaluate", "compare", "db upgrade"} <= set(paths)
+    missing = [path for path in paths if f"Usage: bench {path} " not in cli]
+    assert not missing, f"the CLI reference lacks the help of {missing}"
+
+    metrics = page_text(site, "reference/judged-metrics")
+    assert "faithfulness" in metrics and "context_relevance" in metrics
+    assert "MetricEntry" in page_text(site, "reference/report-schema")
+    assert "bench.evaluate" in page_text(site, "api") or "benchmarks.evaluate" in page_text(site, "api")
+
+
+def blocks(text: str) -> list[tuple[str, str, str]]:
+    """Each ```sh / ```python block: its language, its code (dedented) and the line just above it."""
+    found = []
+    for m in BLOCK.finditer(text):
+        above = text[:m.start()].rstrip("\n").rsplit("\n", 1)[-1].strip()
+        found.append((m["lang"], textwrap.dedent(m["code"]), above))
+    return found
+
+
+def test_blocks_finds_indented_and_marked_blocks():
+    text = "x\n<!-- not run: needs a server -->\n```sh\nbench tier1\n```\n- item\n\n  ```python\n  print(1)\n  ```\n"
+    assert blocks(text) == [("sh", "bench tier1\n", "<!-- not run: needs a server -->"),
+                            ("python", "print(1)\n", "- item")]
+
+
+def test_every_docs_example_is_a_readme_one_or_says_why_it_is_not_run():
+    readme = {code for _, code, _ in blocks((ROOT / "README.md").read_text(encoding="utf-8"))}
+    assert readme, "README.md has no ```sh or ```python block"
+    unchecked = []
+    for page in sorted(DOCS.rglob("*.md")):
+        for lang, code, above in blocks(page.read_text(encoding="utf-8")):
+            if code not in readme and not NOT_RUN.fullmatch(above):
+                unchecked.append(f"{page.relative_to(ROOT)}: ```{lang} {code.splitlines()[0] if code else ''!r}")
+    assert not unchecked, ("a docs example is neither one of README.md's (checked by "
+                           "tests/integration/test_readme_examples.py) nor marked <!-- not run: reason --> above it: "
+                           + "; ".join(unchecked))
+
+
+def test_the_docs_pages_the_code_cites_exist_with_their_anchors(site):
+    """Comments and docstrings in benchmarks/ point at the page that explains them (`docs/metrics.md#ux`)."""
+    cited = set()
+    for source in (ROOT / "benchmarks").rglob("*.py"):
+        cited |= set(re.findall(r"docs/([\w/-]+)\.md(?:#([\w-]+))?", source.read_text(encoding="utf-8")))
+    assert cited, "no docs page is cited in benchmarks/"
+    broken = []
+    for page, anchor in sorted(cited):
+        built = site / ("" if page == "index" else page) / "index.html"
+        if not built.exists() or (anchor and f'id="{anchor}"' not in built.read_text(encoding="utf-8")):
+            broken.append(f"docs/{page}.md{'#' + anchor if anchor else ''}")
+    assert not broken, f"benchmarks/ cites docs pages or anchors the site does not have: {broken}"
