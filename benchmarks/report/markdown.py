@@ -78,7 +78,7 @@ def render(report: Report) -> str:
 
 
 def numeric_path_line(path: NumericPath) -> str:
-    """Where the numbers were computed, as far as it decides their last digits (README: numbers across
+    """Where the numbers were computed, as far as it decides their last digits (docs/operations.md: numbers across
     machines)."""
     overrides = ", ".join(f"{name}={value}" for name, value in (path.overrides or {}).items())
     return (f"Computed on {path.cpu} · {path.libm} · {path.blas} · numpy SIMD {path.numpy_simd}"

@@ -60,7 +60,7 @@ def numeric_path() -> dict[str, Any]:
     """What decides the floating-point path of this run's numbers on this machine: the CPU's vector features,
     the C maths library, the BLAS and the kernel it picked, numpy's SIMD targets, and any switch that overrode
     a choice. The embedding engine's build is the embedder's provenance (the same on every machine). Two
-    reports whose paths differ can differ in their last digits, the embedder's vectors first (README:
+    reports whose paths differ can differ in their last digits, the embedder's vectors first (docs/operations.md:
     numbers across machines)."""
     found: dict[str, Any] = {"cpu": _cpu(), "libm": _libm(), "blas": _blas(), "numpy_simd": _numpy_simd()}
     overrides = {name: _shown_override(name, os.environ[name]) for name in NUMERIC_OVERRIDES if os.environ.get(name)}

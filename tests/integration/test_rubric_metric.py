@@ -270,10 +270,11 @@ def test_tier2_offline_refuses_a_rubric(bench, tmp_path, rubrics):
     assert "--judge offline has no proxy for politeness" in result.output
 
 
-def test_the_readme_rubric_runs_as_written(bench, tmp_path, monkeypatch):
-    """The README's bench.toml block and its `bench evaluate` line, run as written against the local server."""
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
-    section = readme[readme.index("**Your own rubric metric**"):]
+def test_the_documented_rubric_runs_as_written(bench, tmp_path, monkeypatch):
+    """The bench.toml block of docs/commands/evaluate.md and its `bench evaluate` line, run as written against the
+    local server."""
+    page = (Path(__file__).resolve().parents[2] / "docs" / "commands" / "evaluate.md").read_text(encoding="utf-8")
+    section = page[page.index("**Your own rubric metric**"):]
     toml_block = re.search(r"```toml\n(.*?)```", section, re.DOTALL).group(1)
     command = next(line for line in re.search(r"```sh\n(.*?)```", section, re.DOTALL).group(1).splitlines()
                    if line.startswith("bench evaluate"))

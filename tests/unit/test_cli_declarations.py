@@ -87,8 +87,9 @@ def test_the_metric_names_in_the_help_are_the_catalogs():
     assert all(name in result.output for name in BUILTINS) and "rubric" in result.output
 
 
-def test_every_flag_the_readme_shows_exists():
-    """The README's command lines use only options the commands have (they are built from declarations)."""
+def test_every_flag_the_docs_show_exists():
+    """The command lines of the README and the docs pages use only options the commands have (they are built
+    from declarations)."""
     import re
     from pathlib import Path
 
@@ -96,9 +97,10 @@ def test_every_flag_the_readme_shows_exists():
     import typer
 
     group = typer.main.get_command(app)
-    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    root = Path(__file__).resolve().parents[2]
+    text = "\n".join(page.read_text(encoding="utf-8") for page in [root / "README.md", *root.glob("docs/**/*.md")])
     unknown = []
-    for block in re.findall(r"```(?:sh|text)?\n(.*?)```", readme, re.DOTALL):
+    for block in re.findall(r"```(?:sh|text)?\n(.*?)```", text, re.DOTALL):
         for line in block.splitlines():
             found = re.search(r"\bbench ([a-z0-9-]+)(.*)", line.split(" #")[0])
             command = group.commands.get(found.group(1)) if found else None

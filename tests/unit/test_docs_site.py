@@ -1,5 +1,5 @@
 """The documentation site (mkdocs.yml, docs/) builds without a warning, its generated reference pages cover every
-setting and every command, and its shell and Python examples are the README's checked ones or say why not."""
+setting and every command, and its Python examples are run or say why not."""
 
 import html
 import os
@@ -87,17 +87,20 @@ def test_blocks_finds_indented_and_marked_blocks():
                             ("python", "print(1)\n", "- item")]
 
 
-def test_every_docs_example_is_a_readme_one_or_says_why_it_is_not_run():
-    readme = {code for _, code, _ in blocks((ROOT / "README.md").read_text(encoding="utf-8"))}
-    assert readme, "README.md has no ```sh or ```python block"
+def test_every_python_example_is_run_or_says_why_not():
+    """A ```python block of the docs or the README is run by tests/integration/test_doc_examples.py (the
+    `<!-- checked: ... -->` comment above it; that test reads docs/api.md) or says why not (`<!-- not run:
+    reason -->`). The ```sh blocks' bench command lines are checked against the commands' options by
+    tests/unit/test_cli_declarations.py."""
+    pages = [ROOT / "README.md", *sorted(DOCS.rglob("*.md"))]
     unchecked = []
-    for page in sorted(DOCS.rglob("*.md")):
+    for page in pages:
         for lang, code, above in blocks(page.read_text(encoding="utf-8")):
-            if code not in readme and not NOT_RUN.fullmatch(above):
-                unchecked.append(f"{page.relative_to(ROOT)}: ```{lang} {code.splitlines()[0] if code else ''!r}")
-    assert not unchecked, ("a docs example is neither one of README.md's (checked by "
-                           "tests/integration/test_readme_examples.py) nor marked <!-- not run: reason --> above it: "
-                           + "; ".join(unchecked))
+            checked = above.startswith("<!-- checked:") and page == DOCS / "api.md"
+            if lang == "python" and not checked and not NOT_RUN.fullmatch(above):
+                unchecked.append(f"{page.relative_to(ROOT)}: {code.splitlines()[0] if code else ''!r}")
+    assert not unchecked, "a Python example is neither run nor marked <!-- not run: reason -->: " + "; ".join(
+        unchecked)
 
 
 def test_the_docs_pages_the_code_cites_exist_with_their_anchors(site):
