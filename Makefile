@@ -11,8 +11,9 @@ setup:                                  ## create .venv and install bench with e
 	$(BIN)/pip install "torch==2.13.0"
 	$(BIN)/pip install -e ".[test,sentence-transformers,viz,pandas]"
 
-lint:                                   ## ruff: pyflakes, pycodestyle, isort, bugbear, pyupgrade (pyproject.toml)
+lint:                                   ## ruff (pyflakes, pycodestyle, isort, bugbear, pyupgrade) and mypy on benchmarks/
 	$(BIN)/ruff check benchmarks tests perf migrations docs
+	$(BIN)/mypy
 
 test: lint                              ## the lint gate, then every test but the real-LLM calibration (make calibrate)
 	$(BIN)/python -m pytest -q -rs
@@ -25,8 +26,8 @@ wheel-check:                            ## build the wheel, install it alone int
 	/tmp/bench-wheel/venv/bin/python -c "import importlib.util as u, sys; sys.exit(u.find_spec('torch') is not None)"
 	cd /tmp/bench-wheel/run && BENCH_DATA_DIR=/tmp/bench-wheel/data /tmp/bench-wheel/venv/bin/bench tier1 --dataset synthetic
 
-test-fast:                              ## pure tests only (no database, no model)
-	$(BIN)/python -m pytest -q -m "not integration"
+test-fast:                              ## pure tests only (no database, no model, none of the slow ones)
+	$(BIN)/python -m pytest -q -m "not integration and not slow"
 
 calibrate real-model: MODEL ?= qwen-1.5b
 calibrate real-model judges: RUNTIME := xllamacpp==2026.10.11549

@@ -1,3 +1,6 @@
-"""bench's release: in every report, in every resumed run's identity, and in the package metadata."""
+"""bench's release: in every report, in every resumed run's identity, and in the package metadata; and the
+report's layout version, which `bench compare` checks and `bench --version` names."""
 
 __version__ = "0.1.0"
+# 2: items carry `scores` (item_record); this bench cannot compare reports of schema 1
+REPORT_SCHEMA_VERSION = 2

@@ -16,7 +16,7 @@ from typing import Annotated, Any, TypeVar
 import typer
 from rich.console import Console
 
-from benchmarks._version import __version__
+from benchmarks._version import REPORT_SCHEMA_VERSION, __version__
 from benchmarks.config import load_settings
 from benchmarks.console import stdout_console
 from benchmarks.errors import BenchError, RunInterrupted
@@ -85,7 +85,7 @@ def resume_command(arguments: list[str], directory: Path) -> str:
 
 def _version(value: bool) -> None:
     if value:
-        stdout.print(f"bench {__version__}")
+        stdout.print(f"bench {__version__} (tierbench; report schema {REPORT_SCHEMA_VERSION})")
         raise typer.Exit()
 
 

@@ -72,5 +72,5 @@ class RetrievalSettings:
         ABOVE_0,
     )
     e2e_top_k: int = setting(
-        1, "Tier 3: retrieved chunks given to the generator (the seed's production: 1).", AT_LEAST_1
+        1, "Tier 3: retrieved chunks given to the generator (the production system's: 1).", AT_LEAST_1
     )

@@ -1,4 +1,4 @@
-"""Source analytics of the Real-Users tier (seed §12.1–12.2): chunk utilization, topic coverage.
+"""Source analytics of the Real-Users tier (docs/metrics.md#real-users): chunk utilization, topic coverage.
 
 Pure functions on retrieval results already obtained; no I/O. The only randomness is KMeans,
 seeded by the caller, so a rerun with the same seed, data and scikit-learn version gives the same
@@ -42,7 +42,7 @@ WEAK_SHARE = Fraction(1, 2)
 
 @dataclass(frozen=True)
 class Utilization:
-    """Seed §12.1: ``total_chunks``, ``used_chunks``, ``unused_chunks``, ``utilization_rate``."""
+    """docs/metrics.md#real-users: ``total_chunks``, ``used_chunks``, ``unused_chunks``, ``utilization_rate``."""
 
     total: int
     used: int
@@ -86,7 +86,7 @@ class Topic:
 
 @dataclass(frozen=True)
 class Coverage:
-    """Seed §12.2 totals and ``topic_coverage[]``; ``labels[i]`` is question i's ``topic_id``."""
+    """docs/metrics.md#real-users: totals and ``topic_coverage[]``; ``labels[i]`` is question i's ``topic_id``."""
 
     n_topics: int
     total_questions: int

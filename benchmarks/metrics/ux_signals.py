@@ -1,4 +1,4 @@
-"""Tier UX metrics (seed §10): cache hit rate, context preservation, multi-turn consistency.
+"""Tier UX metrics (docs/metrics.md#ux): cache hit rate, context preservation, multi-turn consistency.
 
 Pure functions on embeddings already computed; nothing here does I/O or draws random numbers.
 
@@ -32,7 +32,7 @@ Sessions
 ``context_preservation`` is the seed's per-session mean of the (calibrated) similarity between
 consecutive questions, averaged within each session first and then across sessions (each session weighs the
 same, however long it is). A session of one turn has no consecutive pair and is left out, as is a
-pair whose cosine is undefined (a zero vector). ``multi_turn_consistency``: the seed (§10.3.3)
+pair whose cosine is undefined (a zero vector). ``multi_turn_consistency``: the specification
 says that in its current version it is computed by the same procedure as
 ``context_preservation`` and logged separately; it is implemented exactly so, and is therefore
 equal to ``context_preservation`` by definition, not by coincidence.
@@ -50,7 +50,7 @@ from benchmarks.nearest import ExactSpace, float32_directions
 from benchmarks.outcome import Outcome
 
 DEFAULT_THRESHOLD = 0.85
-"""τ of the seed (§10.3.1)."""
+"""τ of the specification (docs/metrics.md#ux)."""
 
 CURVE_THRESHOLDS: tuple[float, ...] = (0.70, 0.75, 0.80, 0.85, 0.90, 0.95)
 """Literal values, not ``0.70 + 0.05 * i`` (which gives 0.7500000000000001 and so on)."""
@@ -194,7 +194,7 @@ def session_similarities(vectors_by_session: Sequence[np.ndarray], scale: Simila
 
 
 def context_preservation(similarities: Sequence[float | None]) -> Outcome:
-    """Mean over sessions of their consecutive-question similarity (seed §10.3.2).
+    """Mean over sessions of their consecutive-question similarity (docs/metrics.md#ux).
 
     ``similarities`` is the output of :func:`session_similarities`: averaging within each session
     first and then across sessions gives every session the same weight, so one long dialogue
@@ -209,7 +209,7 @@ def context_preservation(similarities: Sequence[float | None]) -> Outcome:
 
 
 def multi_turn_consistency(similarities: Sequence[float | None]) -> Outcome:
-    """Seed §10.3.3: "computed by the same procedure as context_preservation" in the seed's
+    """The specification's "computed by the same procedure as context_preservation", in its
     current version, logged separately. So it is exactly :func:`context_preservation`; a separate
     function keeps the report key and lets a future definition replace this one without callers
     changing."""

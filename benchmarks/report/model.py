@@ -25,7 +25,9 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
-SCHEMA_VERSION = 2  # 2: items carry `scores` (item_record); this bench cannot compare reports of schema 1
+from benchmarks._version import REPORT_SCHEMA_VERSION
+
+SCHEMA_VERSION = REPORT_SCHEMA_VERSION  # its history is in benchmarks/_version.py
 
 Number = int | float  # strict: an int stays an int, as the tier gave it
 Interval = Annotated[list[Number], Field(min_length=2, max_length=2)]  # [low, high]: JSON has no tuple

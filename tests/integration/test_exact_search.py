@@ -22,6 +22,7 @@ def ranked(hits):
 
 
 @pytest.mark.parametrize("name", ["synthetic", "synthetic-ru"])
+@pytest.mark.slow  # over 10 s: make test-fast leaves it out
 def test_numpy_exact_search_ranks_as_pgvector_does(name):
     settings, _ = load_settings()
     dataset = load_dataset(name)

@@ -167,6 +167,7 @@ def test_a_generic_floating_point_path_gives_the_same_bytes(pinned_reports):
     assert dumps(stable_part(generic)) == dumps(stable_part(native))
 
 
+@pytest.mark.slow  # over 10 s: make test-fast leaves it out
 def test_the_embedder_reproduces_the_pinned_vectors_within_its_cross_machine_tolerance():
     """This machine's engine against the pinned vectors: equal here, within the measured bound elsewhere."""
     import hashlib

@@ -24,6 +24,7 @@ def _items(folder: Path) -> list[dict]:
     return [json.loads(line) for line in (folder / "items.jsonl").read_text(encoding="utf-8").splitlines()]
 
 
+@pytest.mark.slow  # over 10 s: make test-fast leaves it out
 def test_agreement_with_the_labels_is_computed_from_the_reported_scores(bench, tmp_path):
     out = tmp_path / "out"
     result = bench("evaluate", "--dataset", LABELLED / "en.jsonl", "--judge", "offline", "--metrics",
@@ -84,6 +85,7 @@ def test_a_bad_label_is_one_line_naming_file_line_and_field(bench, tmp_path, lab
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.slow  # over 10 s: make test-fast leaves it out
 def test_compare_says_which_judge_agrees_better(bench, tmp_path):
     for model in ("multilingual-e5-small", "all-MiniLM-L6-v2"):
         result = bench("evaluate", "--dataset", LABELLED / "en.jsonl", "--judge", "offline",

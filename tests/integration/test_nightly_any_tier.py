@@ -22,6 +22,7 @@ SAMPLES = [
 ]
 
 
+@pytest.mark.slow  # over 10 s: make test-fast leaves it out
 def test_a_suite_names_evaluate_judge_and_judge_pipeline_as_tiers(bench, tmp_path, monkeypatch):
     samples = tmp_path / "samples.jsonl"
     samples.write_text("".join(json.dumps(s) + "\n" for s in SAMPLES))

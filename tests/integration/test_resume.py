@@ -120,6 +120,7 @@ def stable(folder):
     return report, items
 
 
+@pytest.mark.slow  # over 10 s: make test-fast leaves it out
 def test_a_killed_tier2_run_resumes_to_the_report_of_an_uninterrupted_run(environment, tmp_path):
     data = write_dataset(tmp_path / "many", ITEMS, CORPUS)
     killed, full = tmp_path / "killed", tmp_path / "full"

@@ -209,6 +209,8 @@ def test_db_upgrade_is_idempotent(bench):
 
 def test_version(bench):
     from benchmarks import __version__
+    from benchmarks.report import SCHEMA_VERSION
 
     result = bench("--version")
-    assert result.exit_code == 0 and __version__ in result.output
+    assert result.exit_code == 0 and result.output.strip() == f"bench {__version__} (tierbench; report schema " \
+                                                              f"{SCHEMA_VERSION})"

@@ -412,6 +412,7 @@ def test_precomputed_without_responses_names_the_response_field(bench, tmp_path)
     assert "tier 2 needs field(s) that no question in questions.jsonl has: response or responses" in result.output
 
 
+@pytest.mark.slow  # over 10 s: make test-fast leaves it out
 def test_extractive_and_offline_judge_on_the_synthetic_set_need_no_llm(bench, tmp_path, monkeypatch):
     for name in ("BENCH_LLM_BASE_URL", "OPENAI_BASE_URL", "BENCH_LLM_MODEL", "BENCH_LLM_API_KEY", "OPENAI_API_KEY",
                  "BENCH_GENERATOR_MODEL", "BENCH_JUDGE_MODEL"):

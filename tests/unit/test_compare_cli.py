@@ -199,6 +199,7 @@ def test_output_file(run_cli, tmp_path):
     assert (tmp_path / "out.md").read_text().startswith(MARKER)
 
 
+@pytest.mark.slow  # over 10 s: make test-fast leaves it out
 def test_markdown_stays_under_the_limit_for_a_huge_run(tmp_path):
     n = 10_000
     names = [f"metric_{k}_" + "x" * 150 for k in range(40)]

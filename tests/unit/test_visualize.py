@@ -73,6 +73,7 @@ def test_pca_axes_hold_the_most_variance(no_umap):
     assert coordinates[:, 0].var() > 10 * coordinates[:, 1].var()
 
 
+@pytest.mark.slow  # over 10 s: make test-fast leaves it out
 def test_umap_is_used_and_is_reproducible():
     """umap-learn is a dependency (pyproject.toml): without it this fails, it does not skip."""
     import umap  # noqa: F401
