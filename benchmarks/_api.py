@@ -84,7 +84,7 @@ class ReportedMetric(Metric):
         agreement = entry.agreement.model_dump(exclude_unset=True) if entry.agreement else None
         counted = (report.notes.statuses or {}).get(name)  # other tiers count statuses otherwise, or not
         return cls(value=entry.value, n=entry.n, errors=entry.errors,
-                   ci95=None if entry.ci95 is None else tuple(entry.ci95),
+                   ci95=None if entry.ci95 is None else (entry.ci95[0], entry.ci95[1]),  # two, as validated
                    higher_is_better=entry.higher_is_better, agreement=agreement,
                    statuses=counted if isinstance(counted, dict) else None)
 
@@ -240,9 +240,9 @@ def _evaluate(samples: Iterable[SampleLike], metrics: Names | None, *, models: N
     sample_set = samples_to_set(samples, name=name, language=resolved.language)
     outcome = _run_tier("evaluate", name, resolved, origins, inputs=sample_set, output_dir=output_dir,
                         write=output_dir is not None)
-    judge = outcome.report.provenance.judge
-    assert judge is not None and judge.models is not None  # evaluate names its judge models
-    models_run = judge.models
+    judged_by = outcome.report.provenance.judge
+    assert judged_by is not None and judged_by.models is not None  # evaluate names its judge models
+    models_run = judged_by.models
     by_id = {item["id"]: item for item in outcome.items}
     results = [SampleResult(sample.id, {metric: _score(by_id[sample.id]["scores"][metric], models_run)
                                         for metric in resolved.metrics or ()})

@@ -7,14 +7,15 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any
 
-from rich.console import Console, ConsoleOptions, RenderResult
+from rich.console import Console, ConsoleOptions
+from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
 
@@ -28,7 +29,7 @@ class _TableTitle(Text):
     """A table's title wrapped at the console's width when it is wider than its table: rich wraps a title at
     the table's width, so a narrow table folded its title into lines even in a 1000-column pipe."""
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterable[Segment]:
         if self.cell_len > options.max_width:
             options = options.update(width=console.width, justify="default")
         yield from super().__rich_console__(console, options)

@@ -68,6 +68,7 @@ class IndexedCorpus:
         if exact or self.ef_search is None:
             space, urls = self.exact_space(progress)
             found = space.search(vectors, depth, progress=advance)
+            assert space.ids is not None  # exact_space gives the stored chunks' ids
             hits = [[Hit(space.ids[n.row], urls[n.row], n.score) for n in row] for row in found]
         else:
             hits = self.store.search_many(self.space_id, self.dimension, vectors, depth,
@@ -202,7 +203,7 @@ def build_resources(settings: Settings, backend: str, rows: int, dimension: int)
     external server's settings are its administrator's, changed only when asked. Parallel workers build in
     shared memory, so with less free in /dev/shm than the graph needs (a container's 64 MB) the build stays
     in one process."""
-    memory: str | None = settings.hnsw_build_memory
+    memory = settings.hnsw_build_memory
     workers = settings.hnsw_build_workers
     if backend != "embedded":
         return (None if memory == "auto" else memory), workers

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import asdict, dataclass, replace
-from typing import ClassVar, Generic, Self, TypeVar
+from typing import Any, ClassVar, Generic, Self, TypeVar
 
 T = TypeVar("T")
 ITEM_TEXTS = ("question", "context", "answer", "answer_a", "answer_b", "reference")  # what judges read of an item
@@ -69,7 +69,8 @@ class InputSet:
         if n >= len(units):
             return self
         kept = tuple(units[i] for i in seeded_indices(len(units), n, seed))
-        return replace(self, **{self.unit: kept}, limit=Limit(n, len(units), seed))
+        changes: dict[str, Any] = {self.unit: kept}  # the field named by `unit`, whichever it is
+        return replace(self, **changes, limit=Limit(n, len(units), seed))
 
 
 def seeded_indices(total: int, n: int, seed: int) -> list[int]:

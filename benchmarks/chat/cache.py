@@ -105,8 +105,9 @@ class LLMCache:
                                "FROM chat_replies WHERE key = ?", (key,)).fetchone()
         if not row:
             return None
-        alternatives = tuple((token, float(logprob)) for token, logprob in json.loads(row[4] or "[]"))
-        return CachedReply(*row[:4], top_logprobs=alternatives)
+        text, prompt_tokens, completion_tokens, fingerprint, top_logprobs = row
+        alternatives = tuple((token, float(logprob)) for token, logprob in json.loads(top_logprobs or "[]"))
+        return CachedReply(text, prompt_tokens, completion_tokens, fingerprint, top_logprobs=alternatives)
 
     def put(self, key: str, endpoint: str, model: str, reply: CachedReply) -> None:
         self._db.execute("INSERT OR REPLACE INTO chat_replies (key, endpoint, model, text, prompt_tokens, "

@@ -188,7 +188,8 @@ class LLMService:
             break
         tally.calls += 1
         response, attempts, latency_ms = outcome.value, outcome.attempts, outcome.latency_ms
-        text, usage, finish, fingerprint, alternatives = None, Usage(), None, None, ()
+        text, usage, finish, fingerprint = None, Usage(), None, None
+        alternatives: tuple[tuple[str, float], ...] = ()
         error = outcome.explain(_reason(outcome.failure.error)) if outcome.failure else None
         if response is not None:
             text, usage, finish, error = _read(response)

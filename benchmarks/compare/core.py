@@ -63,7 +63,7 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
     primaries = [n for n in gates.primaries(main) if n in names]
     # the primary metrics with a paired test gate the exit code together: Holm–Bonferroni across them
     holm_family = [n for n in primaries if cis.get(n) is not None and n not in judged]
-    holm_levels = st.holm({n: cis[n].p for n in holm_family})
+    holm_levels = st.holm({n: paired.p for n in holm_family if (paired := cis[n]) is not None})
     cases = _cases(base, cand, gates, tables, [b["id"] for b, _ in items["paired"]], with_items)
     rows = []
     for name in names:

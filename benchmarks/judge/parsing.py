@@ -62,9 +62,10 @@ def json_values(text: str) -> list[Any]:
             break
         try:
             found.append(json.loads(text[start:end]))
-            start = _next_opener(text, end)
         except json.JSONDecodeError:
             start = _next_opener(text, start + 1)
+        else:
+            start = _next_opener(text, end)
     return found
 
 
@@ -102,7 +103,7 @@ def parse_output(text: str | None, shape: type[T], *, lone_number: str | None = 
     """Extract and validate by the module's rules. `lone_number`: the field a lone number may fill."""
     if not text or not text.strip():
         return Parsed(None, "parse_error", "the answer is empty")
-    adapter = _adapter(shape)
+    adapter = _adapter(shape)  # type: ignore[arg-type]  # a type is hashable: mypy#20409
     values = json_values(text)
     objects = [v for v in values if isinstance(v, dict)]
     problem = ""
@@ -111,12 +112,12 @@ def parse_output(text: str | None, shape: type[T], *, lone_number: str | None = 
             return Parsed(adapter.validate_python(candidate), "ok")
         except ValidationError as exc:
             problem = problem or _problems(exc)
-    field = _single_list_field(shape)
-    for candidate in (v for v in values if isinstance(v, list)):
+    field = _single_list_field(shape)  # type: ignore[arg-type]  # a type is hashable: mypy#20409
+    for listed in (v for v in values if isinstance(v, list)):
         if field is None:
             break
         try:
-            return Parsed(adapter.validate_python({field: candidate}), "ok", read="wrapped_list")
+            return Parsed(adapter.validate_python({field: listed}), "ok", read="wrapped_list")
         except ValidationError as exc:
             problem = problem or _problems(exc)
     if lone_number is not None and not values:
@@ -144,7 +145,7 @@ def _adapter(shape: type[T]) -> TypeAdapter[T]:
 @cache
 def _single_list_field(shape: type[Any]) -> str | None:
     """The shape's one list field, when it has exactly one field and that is a list."""
-    properties = _adapter(shape).json_schema().get("properties", {})
+    properties = _adapter(shape).json_schema().get("properties", {})  # type: ignore[arg-type]  # a type is hashable: mypy#20409
     if len(properties) == 1:
         name, schema = next(iter(properties.items()))
         return name if schema.get("type") == "array" else None

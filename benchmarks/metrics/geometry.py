@@ -211,7 +211,7 @@ class _Space:
 
     def __init__(self, matrix: np.ndarray, centroid: np.ndarray, distance: Distance, block_size: int) -> None:
         self.distance = distance
-        self.rows = np.empty(matrix.shape, dtype=np.float64)
+        self.rows: np.ndarray = np.empty(matrix.shape, dtype=np.float64)
         for start in range(0, matrix.shape[0], block_size):
             block = matrix[start : start + block_size]
             self.rows[start : start + block.shape[0]] = self._prepared(block, start, centroid)

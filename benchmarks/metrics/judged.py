@@ -529,7 +529,7 @@ def answer_correctness(
     for weight, score, name in parts:
         if weight > 0 and score.status != "ok":
             return Outcome.undetermined(f"{name}: {score.explanation}")
-    total = math.fsum(weight * score.value for weight, score, _ in parts if weight > 0)
+    total = math.fsum(weight * cast(float, score.value) for weight, score, _ in parts if weight > 0)  # ok scores
     # the similarity's explanation keeps its raw cosine beside the calibrated number it contributed
     return Outcome.scored(total / (w.factual + w.semantic), similarity.explanation if w.semantic > 0 else "")
 

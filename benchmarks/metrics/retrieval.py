@@ -47,7 +47,7 @@ def trec_order(ranking: Ranking) -> list[tuple[str, float]]:
     """
     single = np.asarray([score_key(score) for _, score in ranking], dtype=np.float32).tolist()
     order = sorted(zip(single, [doc for doc, _ in ranking], range(len(ranking)), strict=False), reverse=True)
-    return [tuple(ranking[i]) for _, _, i in order]
+    return [(ranking[i][0], ranking[i][1]) for _, _, i in order]
 
 
 @dataclass(frozen=True)

@@ -183,7 +183,7 @@ def mean_determined(scores: Sequence[Outcome]) -> float | None:
     `response_semantic_consistency` is this over `semantic_consistency` of every item. Report
     the count of determined items beside it: the mean says nothing about the ones left out.
     """
-    values = [s.value for s in scores if s.value is not None]
+    values = [cast(float, s.value) for s in scores if s.value is not None]  # its scores are numbers
     return math.fsum(values) / len(values) if values else None
 
 

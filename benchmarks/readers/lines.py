@@ -31,8 +31,8 @@ def read_jsonl(path: Path, data: bytes | None = None) -> Iterator[tuple[int, dic
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
         with io.BytesIO(raw) as handle:
-            for number, line in enumerate(handle, start=1):
-                decode_line(line, path, number)
+            for number, raw_line in enumerate(handle, start=1):
+                decode_line(raw_line, path, number)
         raise
     for number, line in enumerate(text.split("\n"), start=1):
         if line.startswith(BOM):  # Windows editors and spreadsheets put one first (the hash covers it still)

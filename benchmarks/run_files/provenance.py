@@ -70,7 +70,7 @@ def numeric_path() -> dict[str, Any]:
 @functools.cache
 def _cpu() -> str:
     """"AMD EPYC (x86_64: avx avx2 fma avx512f …)": the model and the flags that choose code paths."""
-    model, flags = platform.processor() or platform.machine(), set()
+    model, flags = platform.processor() or platform.machine(), set[str]()
     try:
         for line in Path("/proc/cpuinfo").read_text(encoding="utf-8", errors="replace").splitlines():
             key, _, value = line.partition(":")

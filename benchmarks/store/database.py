@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import cast
 from urllib.parse import urlsplit
 
 import psutil
@@ -90,6 +91,7 @@ def upgrade(url: str) -> list[str]:
         engine.dispose()
     if before == head:
         return []
+    assert head is not None  # bench ships its migrations, so the script directory has a head
     revisions = [s.revision for s in ScriptDirectory.from_config(config).walk_revisions(base="base", head=head)]
     applied = list(reversed(revisions))
     return applied[applied.index(before) + 1 :] if before in applied else applied
@@ -119,7 +121,8 @@ def _conninfo_url(raw: str, setting: str) -> str:
     except psycopg.ProgrammingError:  # its message may quote a piece of the password: not shown
         raise BenchError(f"{setting} {redact_url(raw)}: expected a postgresql:// URL or libpq's "
                          "key=value settings (quote values with spaces: key='a b')") from None
-    user, password, database = params.pop("user", None), params.pop("password", None), params.pop("dbname", None)
+    # parsed from a string, so each value is one
+    user, password, database = (cast(str | None, params.pop(key, None)) for key in ("user", "password", "dbname"))
     url = sa.engine.URL.create("postgresql+psycopg", username=user, password=password, database=database,
                                query={key: str(value) for key, value in params.items()})
     return url.render_as_string(hide_password=False)

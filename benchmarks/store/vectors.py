@@ -115,7 +115,7 @@ class VectorStore:
               lock: sa.Connection) -> SyncStats:
         wanted = {c.id: (c, chunk_hash(c)) for c in chunks}
         with self.engine.connect() as conn:
-            stored = dict(
+            stored: dict[str, str] = dict(
                 conn.execute(
                     sa.text("SELECT external_id, content_hash FROM chunks WHERE space_id = :s"), {"s": space_id}
                 ).all()
@@ -145,7 +145,7 @@ class VectorStore:
     @staticmethod
     def _copy_chunks(conn: sa.Connection, space_id: int, model_id: str, chunks: Sequence[Chunk],
                      vectors: np.ndarray) -> None:
-        cursor = conn.connection.driver_connection.cursor()
+        cursor = _driver(conn).cursor()
         columns = "space_id, external_id, url, title, text, content_hash, model_id, embedding"
         with cursor.copy(f"COPY chunks ({columns}) FROM STDIN") as copy:
             for chunk, vector in zip(chunks, vectors, strict=True):
@@ -178,7 +178,7 @@ class VectorStore:
                 conn.execute(sa.text("SELECT set_config('max_parallel_maintenance_workers', :v, true)"),
                              {"v": str(int(workers))})
             notices: list[str] = []
-            driver = conn.connection.driver_connection
+            driver = _driver(conn)
 
             def keep(diagnostic: Any) -> None:
                 notices.append(" ".join(filter(None, (diagnostic.message_primary, diagnostic.message_detail))))
@@ -218,7 +218,7 @@ class VectorStore:
         with self.engine.begin() as conn:
             if hnsw_ef_search is not None:
                 _use_hnsw(conn, hnsw_ef_search)
-            cursor = conn.connection.driver_connection.cursor(binary=True)
+            cursor = _driver(conn).cursor(binary=True)
             cursor.execute(sql, (list(range(len(queries))), [np.asarray(q, dtype=np.float32) for q in queries]))
             for ordinal, chunk_id, url, score in cursor.fetchall():
                 results[ordinal].append(Hit(chunk_id, url, float(score)))
@@ -234,7 +234,7 @@ class VectorStore:
         probe = [np.ones(dimension, dtype=np.float32)]
         with self.engine.begin() as conn:
             _use_hnsw(conn, ef_search)
-            cursor = conn.connection.driver_connection.cursor(binary=True)
+            cursor = _driver(conn).cursor(binary=True)
             cursor.execute(f"EXPLAIN (FORMAT JSON) {sql}", ([0], probe))
             plan = cursor.fetchone()[0]
             indexes = set(_hnsw_indexes(conn, space_id))
@@ -273,7 +273,7 @@ class VectorStore:
         urls: list[str] = []
         slices: list[np.ndarray] = []
         with self.engine.connect() as conn:
-            cursor = conn.connection.driver_connection.cursor(name="bench_space_vectors", binary=True)
+            cursor = _driver(conn).cursor(name="bench_space_vectors", binary=True)
             cursor.execute("SELECT external_id, url, vector_send(embedding) FROM chunks WHERE space_id = %s "
                            "ORDER BY external_id", (space_id,))
             while rows := cursor.fetchmany(READ_SLICE):
@@ -287,7 +287,7 @@ class VectorStore:
         if not digests:
             return {}
         with self.engine.connect() as conn:
-            cursor = conn.connection.driver_connection.cursor(binary=True)
+            cursor = _driver(conn).cursor(binary=True)
             cursor.execute(
                 "SELECT text_sha256, embedding FROM embedding_cache WHERE model_id = %s AND text_sha256 = ANY(%s)",
                 (model_id, list(digests)),
@@ -299,7 +299,7 @@ class VectorStore:
         if not len(digests):
             return
         with self.engine.begin() as conn:
-            cursor = conn.connection.driver_connection.cursor()
+            cursor = _driver(conn).cursor()
             cursor.execute("CREATE TEMP TABLE incoming (text_sha256 text, embedding vector) ON COMMIT DROP")
             with cursor.copy("COPY incoming (text_sha256, embedding) FROM STDIN") as copy:
                 for digest, vector in zip(digests, vectors, strict=True):
@@ -309,6 +309,14 @@ class VectorStore:
                 "SELECT %s, text_sha256, embedding FROM incoming ON CONFLICT DO NOTHING",
                 (model_id,),
             )
+
+
+def _driver(conn: sa.Connection) -> Any:
+    """The psycopg connection under `conn`: SQLAlchemy types it optional for a pool entry whose driver
+    connection is gone, which a connection in use never is."""
+    driver = conn.connection.driver_connection
+    assert driver is not None
+    return driver
 
 
 def _unlock(lock: sa.Connection, space_id: int) -> None:

@@ -29,7 +29,7 @@ from benchmarks.errors import BenchError
 from benchmarks.transport.concurrency import AdaptiveLimit
 from benchmarks.transport.reachability import PROBE_TIMEOUT_S, probe
 from benchmarks.transport.redaction import REDACTED, redact_url
-from benchmarks.transport.retry import Failed, Random, RetryPolicy, Sleep
+from benchmarks.transport.retry import Failed, Random, RetryPolicy, Sleep, Tried
 
 try:
     import httpx2 as httpx
@@ -143,7 +143,7 @@ def _fill(node: Any, variables: Variables) -> Any:
 
 def value_at(document: Any, path: str) -> str:
     """The string at a dotted path (`data.answer`, `choices.0.text`); ValueError says where it stopped."""
-    node, walked = document, []
+    node, walked = document, list[str]()
     for part in path.split("."):
         where = ".".join(walked) or "the response"
         if isinstance(node, dict):
@@ -239,7 +239,7 @@ class HttpEndpoint:
 
     async def call(self, variables: Variables) -> EndpointReply:
         body = json.dumps(self.config.request_template.fill(variables), ensure_ascii=False).encode("utf-8")
-        outcome = await self.retry.run(lambda: self._attempt(body), self.limit)
+        outcome: Tried[httpx.Response, str] = await self.retry.run(lambda: self._attempt(body), self.limit)
         self.calls += 1
         self.http_requests += outcome.attempts
         text, error = None, None
@@ -265,7 +265,7 @@ class HttpEndpoint:
     async def __aexit__(self, *exc: object) -> None:
         await self.aclose()
 
-    async def _attempt(self, body: bytes) -> Any:
+    async def _attempt(self, body: bytes) -> httpx.Response | Failed[str]:
         """One POST: the 2xx response, or the failure with its reason."""
         try:
             response = await self._client.post(self.config.url, content=body)

@@ -33,6 +33,7 @@ Sleep = Callable[[float], Awaitable[None]]
 Random = Callable[[], float]  # a draw from [0, 1], as `random.random`
 T = TypeVar("T")
 E = TypeVar("E")
+R = TypeVar("R")  # an attempt's result, `T | Failed[E]`: one variable, as mypy solves no union of two from itself
 
 
 def retryable_status(status: int) -> bool:
@@ -115,8 +116,7 @@ class RetryPolicy:
             await self.sleep(self.wait_s(attempts, result.headers))
 
 
-async def _timed(attempt: Callable[[], Awaitable[T | Failed[E]]], limit: AdaptiveLimit | None
-                 ) -> tuple[T | Failed[E], float]:
+async def _timed(attempt: Callable[[], Awaitable[R]], limit: AdaptiveLimit | None) -> tuple[R, float]:
     """One attempt and its milliseconds, inside a slot of `limit` when there is one."""
     if limit is None:
         started = time.perf_counter()

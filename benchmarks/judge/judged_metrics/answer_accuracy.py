@@ -42,6 +42,8 @@ ANSWER_ACCURACY = judge_call("answer_accuracy", AccuracyRating, "question", "ans
 
 
 async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
+    # in METRIC.needs, which the judge checks before scoring
+    assert s.user_input is not None and s.response is not None and s.reference is not None
     forward, backward = await asyncio.gather(*(
         judge.ask(ANSWER_ACCURACY, {"question": s.user_input, "answer": answer, "reference": truth}, model, trace,
                   temperature=TEMPERATURE)

@@ -87,6 +87,8 @@ STATEMENT_CLASSIFICATION = judge_call(
 
 
 async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
+    # in METRIC.needs, which the judge checks before scoring
+    assert s.user_input is not None and s.response is not None and s.reference is not None
     response, reference = await asyncio.gather(
         judge.statements(s.user_input, s.response, model, trace),
         judge.statements(s.user_input, s.reference, model, trace),

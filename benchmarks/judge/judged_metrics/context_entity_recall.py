@@ -29,6 +29,8 @@ ENTITIES = judge_call("entities", Entities, "text", tokens=64, echoes=("text",))
 
 
 async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
+    # in METRIC.needs, which the judge checks before scoring
+    assert s.reference is not None
     reference, contexts = await asyncio.gather(
         judge.ask(ENTITIES, {"text": s.reference}, model, trace),
         judge.ask(ENTITIES, {"text": joined(s.retrieved_contexts)}, model, trace),

@@ -31,6 +31,8 @@ CONTEXT_USEFULNESS = judge_call("context_usefulness", ContextUsefulness, "questi
 
 async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
     """Reference-based or response-based; auto takes the reference when the sample has one."""
+    # in METRIC.needs, which the judge checks before scoring
+    assert s.user_input is not None and s.retrieved_contexts is not None
     side = judge.options.precision_against
     if side == "auto":
         side = "reference" if s.reference is not None else "response"

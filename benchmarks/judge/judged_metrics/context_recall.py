@@ -47,12 +47,14 @@ REFERENCE_ATTRIBUTION = judge_call(
 
 
 async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
+    # in METRIC.needs, which the judge checks before scoring
+    assert s.user_input is not None and s.reference is not None
     if judge.options.verdicts == "yes-no":
         return await claims_supported(judge, split_claims(s.reference), joined(s.retrieved_contexts), model, trace,
                                       nothing="the reference has no statements")
     answer = await judge.ask(REFERENCE_ATTRIBUTION, {"question": s.user_input, "context": joined(s.retrieved_contexts),
                                                      "reference": s.reference}, model, trace,
-                             Attributions.at_most(len(split_sentences(s.reference or "")) + SENTENCE_SLACK))
+                             Attributions.at_most(len(split_sentences(s.reference)) + SENTENCE_SLACK))
     classified = list(answer.classifications)
     return judged.context_recall([c.attributed for c in classified]), rejected(classified, "attributed")
 

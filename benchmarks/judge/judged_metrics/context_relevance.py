@@ -28,6 +28,8 @@ CONTEXT_RATING = judge_call("context_rating", ContextRating, "question", "contex
 
 
 async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
+    # in METRIC.needs, which the judge checks before scoring
+    assert s.user_input is not None and s.retrieved_contexts is not None
     answers = await asyncio.gather(*(
         judge.ask(CONTEXT_RATING, {"question": s.user_input, "context": c}, model, trace, temperature=TEMPERATURE)
         for c in s.retrieved_contexts

@@ -40,6 +40,8 @@ async def _none() -> None:
 
 
 async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
+    # in METRIC.needs, which the judge checks before scoring
+    assert s.response is not None and s.reference is not None
     mode, ragas = judge.options.factual_mode, judge.options.claim_counting == "ragas"
     response_claims, reference_claims = await asyncio.gather(  # RAGAS counts the response's claims in every mode
         _claims(judge, s.response, model, trace) if mode != "recall" or ragas else _none(),

@@ -21,6 +21,8 @@ from benchmarks.samples import Sample
 
 
 async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
+    # in METRIC.needs, which the judge checks before scoring
+    assert s.user_input is not None and s.response is not None
     if judge.options.verdicts == "yes-no":
         return await claims_supported(judge, split_claims(s.response), joined(s.retrieved_contexts), model, trace,
                                       nothing="the response has no statements")

@@ -39,6 +39,8 @@ def groundedness(rating: int) -> Outcome:
 
 
 async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
+    # in METRIC.needs, which the judge checks before scoring
+    assert s.response is not None
     answer = await judge.ask(GROUNDEDNESS, {"context": joined(s.retrieved_contexts), "answer": s.response}, model,
                              trace, temperature=TEMPERATURE)
     return groundedness(answer.rating), f"{answer.rating}: {answer.reason}"

@@ -29,6 +29,8 @@ QUESTION_GENERATION = judge_call("question_generation", GeneratedQuestion, "resp
 
 
 async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
+    # in METRIC.needs, which the judge checks before scoring
+    assert s.user_input is not None and s.response is not None
     # distinct seeds make the n questions n distinct requests (and cache entries), as RAGAS's n samples
     answers = await asyncio.gather(*(
         judge.ask(QUESTION_GENERATION, {"response": s.response}, model, trace, seed=i)

@@ -16,6 +16,8 @@ from benchmarks.samples import Sample
 
 
 async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
+    # in METRIC.needs, which the judge checks before scoring
+    assert s.response is not None and s.reference is not None
     (response, reference), scale = judge.vectors([s.response, s.reference])
     return judged.semantic_similarity(response, reference, scale=scale, threshold=judge.options.threshold), ""
 
