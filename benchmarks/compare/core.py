@@ -50,7 +50,8 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
     items = _pair_items(by_id)
     names = [n for n in base.report.metrics if n in cand.report.metrics]
     tables = (_value_tables(by_id[0], names), _value_tables(by_id[1], names)) if by_id else ({}, {})
-    per_item = _per_item(tables, [b["id"] for b, _ in items["paired"]], names)
+    paired_ids = [b["id"] for b, _ in items["paired"]]
+    per_item = _per_item(tables, paired_ids, names)
     lost = _lost_and_gained(tables, [n for n in names if n in per_item])
     keys = [row.get("cluster") for row in items["paired_rows"]]
     clusters = clusters_of(keys)
@@ -64,7 +65,6 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
     # the primary metrics with a paired test gate the exit code together: Holm–Bonferroni across them
     holm_family = [n for n in primaries if cis.get(n) is not None and n not in judged]
     holm_levels = st.holm({n: paired.p for n in holm_family if (paired := cis[n]) is not None})
-    cases = _cases(base, cand, gates, tables, [b["id"] for b, _ in items["paired"]], with_items)
     rows = []
     for name in names:
         b, c = base.report.metrics[name], cand.report.metrics[name]
@@ -86,8 +86,10 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
             test = cis.get(name)
             row["ci95"] = None if test is None else [round(test.low, 6), round(test.high, 6)]
             row.update(st.paired_test(test, holm_levels.get(name)))
-        if name in cases:
-            row["cases"] = case_flips.record(cases[name], gate, LISTED)
+            threshold = case_flips.threshold_for(gate, [*tables[0][name].values(), *tables[1][name].values()])
+            if hib is not None and threshold is not None:
+                cases = case_flips.cases_of(tables[0][name], tables[1][name], paired_ids, threshold, hib)
+                row["cases"] = case_flips.record(cases, gate, LISTED)
         # the verdict's change: over the items both runs scored when there are items, so an item that lost its
         # value can never lift the candidate's mean into an "improvement"
         row["change"] = row["paired_delta"] if name in per_item else row["delta"]
@@ -266,19 +268,6 @@ def _per_item(tables: tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]
         failed_base = int(sum(v is None for v in bv))
         failed_cand = int(sum(v is None for v in cv))
         out[name] = (c_arr - b_arr, b_ok & c_ok, failed_base, failed_cand, b_arr)
-    return out
-
-
-def _cases(base: Run, cand: Run, gates: Gates, tables: tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]],
-           paired_ids: list[str], names: list[str]) -> dict[str, case_flips.Cases]:
-    """Per metric with per-item values, a direction and a pass threshold: its cases (compare.cases)."""
-    out: dict[str, case_flips.Cases] = {}
-    for name in names:
-        hib = base.report.metrics[name].higher_is_better
-        values = [*tables[0][name].values(), *tables[1][name].values()]
-        threshold = case_flips.threshold_for(gates.for_metric(name), values)
-        if hib is not None and threshold is not None:
-            out[name] = case_flips.cases_of(tables[0][name], tables[1][name], paired_ids, threshold, bool(hib))
     return out
 
 

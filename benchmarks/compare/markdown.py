@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.compare.cases import NAMED, SMALL_SET
-from benchmarks.compare.status import RELIABLE_UNITS
+from benchmarks.compare.status import RELIABLE_UNITS, case_rule
 
 MARKER = "<!-- bench-compare -->"
 LIMIT = 60_000  # GitHub refuses comments over 65,536 characters
@@ -146,8 +146,7 @@ def _flips(metrics: list[dict[str, Any]]) -> list[str]:
         cases = m.get("cases")
         if not cases or not (cases["n_to_fail"] or cases["n_to_pass"]):
             continue
-        at = cases["passes_at"].replace(">=", "≥").replace("<=", "≤")
-        out.append(f"- `{_cell(m['metric'])}` cases (pass: {at} {cases['threshold']:g}; {cases['passing_base']} "
+        out.append(f"- `{_cell(m['metric'])}` cases (pass: {case_rule(cases)}; {cases['passing_base']} "
                    f"of {cases['n']} passed, now {cases['passing_candidate']}): pass → fail {cases['n_to_fail']}"
                    + _named(cases["to_fail"], cases["n_to_fail"], ": ") + f"; fail → pass {cases['n_to_pass']}"
                    + _named(cases["to_pass"], cases["n_to_pass"], ": ")

@@ -127,6 +127,11 @@ def status(
     return (IMPROVED if better else REGRESSED), basis
 
 
+def case_rule(cases: dict[str, Any]) -> str:
+    """A row's `cases` pass rule as a reader reads it: "≥ 0.5" (cases.py writes it as ">=" and the threshold)."""
+    return f"{'≥' if cases['passes_at'] == '>=' else '≤'} {cases['threshold']:g}"
+
+
 def violations(row: dict[str, Any], gate: Gate, *, primary: bool = False) -> list[str]:
     """Why a compared metric breaks its gate (empty: it passes), each reason with the value, the bound and the
     gap between them, so that no number reads as another."""
@@ -146,8 +151,7 @@ def violations(row: dict[str, Any], gate: Gate, *, primary: bool = False) -> lis
     cases = row.get("cases")
     if cases and cases["breaks_gate"]:
         flips = (f"{cases['n_to_fail']} of {cases['passing_base']} passing cases now fail (pass: "
-                 f"{cases['passes_at'].replace('>=', '≥').replace('<=', '≤')} {cases['threshold']:g}), "
-                 f"{cases['n_to_pass']} now pass")
+                 f"{case_rule(cases)}), {cases['n_to_pass']} now pass")
         allowed_flips = cases["max_flipped_to_fail"]
         found.append(f"{flips}; at most {allowed_flips} may, {cases['n_to_fail'] - allowed_flips} over")
     cand, hib = row["candidate"], row["higher_is_better"]
