@@ -22,7 +22,7 @@ from rich.progress import Progress
 from benchmarks.config import Settings, megabytes
 from benchmarks.dataset import Dataset
 from benchmarks.embedding.backends import build_embedder
-from benchmarks.embedding.embedder import ENGLISH_ONLY_MODELS, CachedEmbedder, embed_with_progress
+from benchmarks.embedding.embedder import ENGLISH_ONLY_MODELS, CachedEmbedder, embed_slices, embed_with_progress
 from benchmarks.errors import BenchError
 from benchmarks.inputs import Warning
 from benchmarks.metrics.language import detect_language
@@ -182,7 +182,7 @@ def _build(settings: Settings, dataset: Dataset, progress: Progress, database: D
         embedder.learn_dimension([c.text for c in dataset.chunks[:DIMENSION_PROBE]], purpose="corpus")
         space_id = store.create_space(dataset.name, embedder.model_id, embedder.dimension)
     sync = store.sync(space_id, embedder.model_id, dataset.chunks,
-                      lambda texts: embed_with_progress(embedder, texts, "corpus", progress))
+                      lambda texts: embed_slices(embedder, texts, "corpus", progress))
     hnsw_build, hnsw_used = None, None
     if settings.index == "hnsw":
         status = progress.add_task("building HNSW index", total=None)

@@ -88,7 +88,7 @@ def _embedding(data: Any, data_dir: Path) -> list[dict[str, Any]]:
     plain = time.perf_counter() - started
     space = store.create_space("perf", embedder.model_id, embedder.dimension)
     started = time.perf_counter()
-    store.sync(space, embedder.model_id, data.chunks, lambda batch: embedder.encode(batch, purpose="corpus"))
+    store.sync(space, embedder.model_id, data.chunks, lambda batch: [embedder.encode(batch, purpose="corpus")])
     ours = time.perf_counter() - started
     database.engine.dispose()
     n = len(texts)

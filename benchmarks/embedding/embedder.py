@@ -338,15 +338,22 @@ CACHE_SLICE = 2048  # texts embedded per call: each call's vectors are committed
 
 def embed_with_progress(embedder: CachedEmbedder, texts: list[str], purpose: str, progress: ProgressBars, *,
                         label: str | None = None) -> np.ndarray:
-    """Embed in slices, so that a crash or a lost database loses at most one slice's work: a local
-    model's vectors reach the embedding cache only when its encode call returns. The bar says `label`, by
-    default what the purpose names."""
-    task = progress.add_task(label or f"embedding {purpose}", total=len(texts))
-    slices = [embedder.encode(texts[start : start + CACHE_SLICE], purpose=purpose,
-                              progress=lambda n: progress.advance(task, n))
-              for start in range(0, len(texts), CACHE_SLICE)]
-    progress.remove_task(task)
+    """The vectors of `texts`, embedded slice by slice (`embed_slices`)."""
+    slices = list(embed_slices(embedder, texts, purpose, progress, label=label))
     return np.concatenate(slices) if slices else embedder.encode(texts, purpose=purpose)
+
+
+def embed_slices(embedder: CachedEmbedder, texts: list[str], purpose: str, progress: ProgressBars, *,
+                 label: str | None = None) -> Iterator[np.ndarray]:
+    """Embed in slices, so that a crash or a lost database loses at most one slice's work: a local
+    model's vectors reach the embedding cache only when its encode call returns. Each slice's vectors are
+    handed on as they come, so a caller that stores them (a corpus's sync) never holds them all. The bar
+    says `label`, by default what the purpose names."""
+    task = progress.add_task(label or f"embedding {purpose}", total=len(texts))
+    for start in range(0, len(texts), CACHE_SLICE):
+        yield embedder.encode(texts[start : start + CACHE_SLICE], purpose=purpose,
+                              progress=lambda n: progress.advance(task, n))
+    progress.remove_task(task)
 
 
 @contextmanager

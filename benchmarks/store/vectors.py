@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
@@ -21,8 +21,10 @@ import sqlalchemy as sa
 
 from benchmarks.dataset import Chunk
 
-Embed = Callable[[list[str]], np.ndarray]
+# the vectors of texts, in order, as consecutive slices: each slice is written as it arrives
+Embed = Callable[[list[str]], Iterable[np.ndarray]]
 READ_SLICE = 16_384  # rows decoded at once when a space's vectors are read
+DIGEST_SLICE = 10_000  # chunks encoded at once for the corpus digest
 SYNC_LOCK = 0x62656E63  # the first key of bench's advisory locks ("benc"), the space id is the second
 
 
@@ -55,6 +57,16 @@ class HnswBuild:
     parallel_workers: int  # max_parallel_maintenance_workers during the build: pgvector may start fewer
     bytes: int  # the index's size on disk
     notices: list[str]
+
+
+def corpus_digest(chunks: Sequence[Chunk]) -> str:
+    """One sha256 over every chunk's id and what `chunk_hash` covers, in the corpus's order: equal digests mean
+    equal rows, so a rerun need not compare them one by one. Encoded a slice at a time by json's C encoder."""
+    digest = hashlib.sha256()
+    for start in range(0, len(chunks), DIGEST_SLICE):
+        part = [[c.id, c.text, c.title, c.url] for c in chunks[start : start + DIGEST_SLICE]]
+        digest.update(json.dumps(part, ensure_ascii=False).encode("utf-8"))
+    return digest.hexdigest()
 
 
 def chunk_hash(chunk: Chunk) -> str:
@@ -98,11 +110,18 @@ class VectorStore:
     def sync(self, space_id: int, model_id: str, chunks: Sequence[Chunk], embed: Embed) -> SyncStats:
         """Make the stored rows equal the dataset, embedding only new or changed chunks.
 
+        A space remembers the digest of the corpus it was last made equal to (`corpus_digest`, written with
+        the sync's last statement), so a rerun on the same corpus compares one digest instead of a million
+        rows. Otherwise the stored rows' hashes are compared: stale rows are deleted first, then the fresh
+        chunks are embedded and written one slice at a time, each slice in its own short transaction, so a
+        million chunks never sit in memory at once and a run stopped halfway keeps every slice it wrote (the
+        rerun embeds only the rest).
+
         Runs under a per-space advisory lock: a nightly job running two tiers at once on one dataset
         then waits for the first sync and finds nothing left to embed, instead of failing on a
         duplicate key. The lock is a session lock on an autocommit connection, so no transaction is
         open while the embedder runs (hosted servers end a session left idle in a transaction:
-        idle_in_transaction_session_timeout); each statement and the final write are short transactions.
+        idle_in_transaction_session_timeout); each statement and each write is a short transaction.
         """
         with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as lock:
             lock.execute(sa.text("SELECT pg_advisory_lock(:ns, :s)"), {"ns": SYNC_LOCK, "s": space_id})
@@ -113,45 +132,45 @@ class VectorStore:
 
     def _sync(self, space_id: int, model_id: str, chunks: Sequence[Chunk], embed: Embed,
               lock: sa.Connection) -> SyncStats:
-        wanted = {c.id: (c, chunk_hash(c)) for c in chunks}
+        digest = corpus_digest(chunks)
         with self.engine.connect() as conn:
+            if conn.execute(sa.text("SELECT corpus_sha256 FROM spaces WHERE id = :s"), {"s": space_id}
+                            ).scalar() == digest:
+                return SyncStats(added=0, updated=0, removed=0, unchanged=len(chunks))
             stored: dict[str, str] = dict(
                 conn.execute(
                     sa.text("SELECT external_id, content_hash FROM chunks WHERE space_id = :s"), {"s": space_id}
                 ).all()
             )
+        wanted = {c.id: (c, chunk_hash(c)) for c in chunks}
         stale = [cid for cid, digest in stored.items() if cid not in wanted or wanted[cid][1] != digest]
-        fresh = [c for cid, (c, digest) in wanted.items() if stored.get(cid) != digest]
-        vectors = embed([c.text for c in fresh]) if fresh else np.zeros((0, 0), dtype=np.float32)
-        lock.execute(sa.text("SELECT 1"))  # the lock's session still lives: writing without it could race
+        fresh = [(c, digest) for cid, (c, digest) in wanted.items() if stored.get(cid) != digest]
+        updated = sum(1 for c, _ in fresh if c.id in stored)
+        unchanged = len(wanted) - len(fresh)
+        del wanted, stored  # a million entries: not held while the vectors are
+        if stale:
+            with self.engine.begin() as conn:
+                conn.execute(sa.text("DELETE FROM chunks WHERE space_id = :s AND external_id = ANY(:ids)"),
+                             {"s": space_id, "ids": stale})
+        written = 0
+        for vectors in embed([c.text for c, _ in fresh]) if fresh else ():
+            lock.execute(sa.text("SELECT 1"))  # the lock's session still lives: writing without it could race
+            with self.engine.begin() as conn:
+                _copy_chunks(conn, space_id, model_id, fresh[written : written + len(vectors)], vectors)
+            written += len(vectors)
+        if written != len(fresh):
+            raise ValueError(f"the embedder gave {written} vectors for {len(fresh)} texts")
+        lock.execute(sa.text("SELECT 1"))
         with self.engine.begin() as conn:
-            if stale:
-                conn.execute(
-                    sa.text("DELETE FROM chunks WHERE space_id = :s AND external_id = ANY(:ids)"),
-                    {"s": space_id, "ids": stale},
-                )
-            if fresh:
-                self._copy_chunks(conn, space_id, model_id, fresh, vectors)
             if stale or fresh:
                 conn.execute(sa.text("ANALYZE chunks"))
-        updated = sum(1 for c in fresh if c.id in stored)
+            conn.execute(sa.text("UPDATE spaces SET corpus_sha256 = :d WHERE id = :s"), {"d": digest, "s": space_id})
         return SyncStats(
             added=len(fresh) - updated,
             updated=updated,
             removed=len(stale) - updated,
-            unchanged=len(wanted) - len(fresh),
+            unchanged=unchanged,
         )
-
-    @staticmethod
-    def _copy_chunks(conn: sa.Connection, space_id: int, model_id: str, chunks: Sequence[Chunk],
-                     vectors: np.ndarray) -> None:
-        cursor = _driver(conn).cursor()
-        columns = "space_id, external_id, url, title, text, content_hash, model_id, embedding"
-        with cursor.copy(f"COPY chunks ({columns}) FROM STDIN") as copy:
-            for chunk, vector in zip(chunks, vectors, strict=True):
-                copy.write_row(
-                    (space_id, chunk.id, chunk.url, chunk.title, chunk.text, chunk_hash(chunk), model_id, vector)
-                )
 
     def ensure_hnsw(self, space_id: int, dimension: int, m: int, ef_construction: int, *,
                     memory: str | None = None, workers: int | None = None) -> HnswBuild | None:
@@ -267,21 +286,26 @@ class VectorStore:
     def embeddings(self, space_id: int) -> tuple[list[str], list[str], np.ndarray]:
         """Every stored vector of a space with its chunk's id and url, ordered by chunk id, as production
         search sees them. Read as pgvector's binary form (vector_send: two int16 then big-endian float32s),
-        a slice of rows at a time through a server-side cursor, each slice decoded by one numpy call: a
-        Python object per vector, or the whole result in memory at once, would cost more than the search."""
+        a slice of rows at a time through a server-side cursor, each slice decoded by one numpy call into its
+        place in one matrix sized by a count first: a Python object per vector, the whole result in memory at
+        once, or a second copy of the matrix (1.5 GB at a million chunks) would cost more than the search."""
         ids: list[str] = []
         urls: list[str] = []
-        slices: list[np.ndarray] = []
-        with self.engine.connect() as conn:
+        with self.engine.connect().execution_options(isolation_level="REPEATABLE READ") as conn:  # one snapshot
+            rows, dimension = conn.execute(
+                sa.text("SELECT (SELECT count(*) FROM chunks WHERE space_id = :s), dimension FROM spaces "
+                        "WHERE id = :s"), {"s": space_id}).one()
+            matrix = np.empty((rows, dimension if rows else 0), dtype=np.float32)
             cursor = _driver(conn).cursor(name="bench_space_vectors", binary=True)
             cursor.execute("SELECT external_id, url, vector_send(embedding) FROM chunks WHERE space_id = %s "
                            "ORDER BY external_id", (space_id,))
-            while rows := cursor.fetchmany(READ_SLICE):
-                ids += [r[0] for r in rows]
-                urls += [r[1] for r in rows]
-                slices.append(_decoded([r[2] for r in rows]))
+            pages: dict[str, str] = {}  # one string per url: a page's chunks share it (a million rows, fewer pages)
+            while found := cursor.fetchmany(READ_SLICE):
+                matrix[len(ids) : len(ids) + len(found)] = _decoded([r[2] for r in found])
+                ids += [r[0] for r in found]
+                urls += [pages.setdefault(r[1], r[1]) for r in found]
             cursor.close()
-        return ids, urls, np.concatenate(slices) if slices else np.zeros((0, 0), dtype=np.float32)
+        return ids, urls, matrix
 
     def cached_embeddings(self, model_id: str, digests: Sequence[str]) -> dict[str, np.ndarray]:
         if not digests:
@@ -289,10 +313,14 @@ class VectorStore:
         with self.engine.connect() as conn:
             cursor = _driver(conn).cursor(binary=True)
             cursor.execute(
-                "SELECT text_sha256, embedding FROM embedding_cache WHERE model_id = %s AND text_sha256 = ANY(%s)",
+                "SELECT text_sha256, vector_send(embedding) FROM embedding_cache WHERE model_id = %s "
+                "AND text_sha256 = ANY(%s)",
                 (model_id, list(digests)),
             )
-            return {digest: _array(vector) for digest, vector in cursor.fetchall()}
+            rows = cursor.fetchall()
+        if not rows:
+            return {}
+        return dict(zip([r[0] for r in rows], _decoded([r[1] for r in rows]), strict=True))
 
     def cache_embeddings(self, model_id: str, digests: Sequence[str], vectors: np.ndarray) -> None:
         """Store new cache rows; a row another process wrote meanwhile is kept, not an error."""
@@ -301,9 +329,10 @@ class VectorStore:
         with self.engine.begin() as conn:
             cursor = _driver(conn).cursor()
             cursor.execute("CREATE TEMP TABLE incoming (text_sha256 text, embedding vector) ON COMMIT DROP")
-            with cursor.copy("COPY incoming (text_sha256, embedding) FROM STDIN") as copy:
-                for digest, vector in zip(digests, vectors, strict=True):
-                    copy.write_row((digest, vector))
+            with cursor.copy("COPY incoming (text_sha256, embedding) FROM STDIN (FORMAT BINARY)") as copy:
+                copy.set_types(("text", "bytea"))
+                for digest, sent in zip(digests, _sent(vectors), strict=True):
+                    copy.write_row((digest, sent))
             cursor.execute(
                 "INSERT INTO embedding_cache (model_id, text_sha256, embedding) "
                 "SELECT %s, text_sha256, embedding FROM incoming ON CONFLICT DO NOTHING",
@@ -317,6 +346,32 @@ def _driver(conn: sa.Connection) -> Any:
     driver = conn.connection.driver_connection
     assert driver is not None
     return driver
+
+
+CHUNK_COLUMNS = ("space_id", "external_id", "url", "title", "text", "content_hash", "model_id", "embedding")
+# the columns' types for binary COPY; the vector goes as the bytes of pgvector's vector_recv form (see `_sent`)
+CHUNK_TYPES = ("int4", "text", "text", "text", "text", "text", "text", "bytea")
+
+
+def _copy_chunks(conn: sa.Connection, space_id: int, model_id: str, chunks: Sequence[tuple[Chunk, str]],
+                 vectors: np.ndarray) -> None:
+    """Rows of (chunk, its hash) with their vectors, by binary COPY: every vector is packed by one numpy call
+    for the slice, where a text COPY formats each of its floats in Python."""
+    cursor = _driver(conn).cursor()
+    with cursor.copy(f"COPY chunks ({', '.join(CHUNK_COLUMNS)}) FROM STDIN (FORMAT BINARY)") as copy:
+        copy.set_types(CHUNK_TYPES)
+        for (chunk, digest), sent in zip(chunks, _sent(vectors), strict=True):
+            copy.write_row((space_id, chunk.id, chunk.url, chunk.title, chunk.text, digest, model_id, sent))
+
+
+def _sent(vectors: np.ndarray) -> list[bytes]:
+    """Each row as pgvector's binary input reads it (vector_recv): int16 dimension, int16 unused, big-endian
+    float32s; the inverse of `_decoded`."""
+    rows, dimension = vectors.shape
+    packed = np.zeros((rows, 4 + 4 * dimension), dtype=np.uint8)
+    packed[:, :2] = np.frombuffer(dimension.to_bytes(2, "big"), dtype=np.uint8)
+    packed[:, 4:] = np.ascontiguousarray(vectors, dtype=">f4").view(np.uint8).reshape(rows, 4 * dimension)
+    return [row.tobytes() for row in packed]
 
 
 def _unlock(lock: sa.Connection, space_id: int) -> None:
@@ -342,12 +397,6 @@ def _decoded(sent: list[bytes]) -> np.ndarray:
     dimension = int.from_bytes(sent[0][:2], "big")
     packed = np.frombuffer(b"".join(sent), dtype=np.uint8).reshape(len(sent), 4 + 4 * dimension)
     return packed[:, 4:].copy().view(">f4").astype(np.float32)
-
-
-def _array(value: object) -> np.ndarray:
-    """pgvector's binary loader gives Vector objects, its text loader numpy arrays."""
-    to_numpy = getattr(value, "to_numpy", None)
-    return np.asarray(to_numpy() if to_numpy else value, dtype=np.float32)
 
 
 def _use_hnsw(conn: sa.Connection, ef_search: int) -> None:

@@ -20,7 +20,7 @@ from benchmarks.cli import app
 from benchmarks.config import load_settings
 from benchmarks.config.embedding_settings import E5_MODEL_ID
 from benchmarks.store.database import connect
-from benchmarks.store.vectors import VectorStore, _array
+from benchmarks.store.vectors import VectorStore, _decoded
 
 PINNED = Path(__file__).resolve().parents[1] / "golden" / "synthetic-e5-vectors.npz"
 
@@ -42,13 +42,13 @@ def pin() -> None:
     try:
         with database.engine.connect() as conn:
             cursor = conn.connection.driver_connection.cursor(binary=True)
-            cursor.execute("SELECT text_sha256, embedding FROM embedding_cache WHERE model_id = %s "
+            cursor.execute("SELECT text_sha256, vector_send(embedding) FROM embedding_cache WHERE model_id = %s "
                            "ORDER BY text_sha256", (E5_MODEL_ID,))
             rows = cursor.fetchall()
     finally:
         database.engine.dispose()
     np.savez_compressed(PINNED, digests=np.array([d.encode() for d, _ in rows], dtype="S64"),
-                        vectors=np.stack([_array(v) for _, v in rows]).astype(np.float32))
+                        vectors=_decoded([v for _, v in rows]))
 
 
 def tier1() -> int:

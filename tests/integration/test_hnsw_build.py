@@ -26,7 +26,7 @@ def random_space(store, name, rows, dimension):
     space = store.create_space(name, "test-model", dimension)
     rng = np.random.default_rng(0)
     store.sync(space, "test-model", [Chunk(id=f"c{i}", text=f"text {i}") for i in range(rows)],
-               lambda texts: rng.normal(size=(len(texts), dimension)).astype(np.float32))
+               lambda texts: [rng.normal(size=(len(texts), dimension)).astype(np.float32)])
     return space
 
 

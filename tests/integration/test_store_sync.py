@@ -58,7 +58,7 @@ def test_concurrent_syncs_of_one_space_embed_once_and_both_succeed(data_dir):
             while not conn.execute(WAITING_FOR_THE_SYNC_LOCK, {"s": space}).scalar():
                 assert time.monotonic() < deadline, "the second sync never waited for the first one's lock"
                 time.sleep(0.01)
-        return np.ones((len(texts), 4), dtype=np.float32)
+        return [np.ones((len(texts), 4), dtype=np.float32)]
 
     results, errors = concurrently(2, lambda: store.sync(space, "test-model", chunks, embed_while_the_other_waits))
     try:
@@ -79,7 +79,7 @@ def test_concurrent_hnsw_builds_of_one_space_build_once_and_both_succeed(data_di
     space = store.create_space("concurrent-hnsw", "test-model", 4)
     rng = np.random.default_rng(0)
     store.sync(space, "test-model", [Chunk(id=f"c{i}", text=f"text {i}") for i in range(2000)],
-               lambda texts: rng.normal(size=(len(texts), 4)).astype(np.float32))
+               lambda texts: [rng.normal(size=(len(texts), 4)).astype(np.float32)])
     built, errors = concurrently(3, lambda: store.ensure_hnsw(space, 4, 16, 64))
     try:
         assert errors == []
