@@ -83,7 +83,7 @@ class IndexedCorpus:
         if self._exact is None:
             task = progress.add_task("reading the stored vectors", total=None)
             started = time.perf_counter()
-            ids, urls, matrix = self.store.embeddings(self.space_id)
+            ids, urls, matrix = self.store.embeddings(self.space_id, by_id=False)  # ties are settled by id
             self._exact = ExactSpace(ids, matrix), urls
             self.vectors_read_seconds = time.perf_counter() - started
             progress.remove_task(task)

@@ -9,22 +9,26 @@ built on, so the planner uses that index.
 from __future__ import annotations
 
 import hashlib
-import json
 import time
+from array import array
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
+from json.encoder import encode_basestring as encode_json_string  # type: ignore[attr-defined]
+from operator import attrgetter
 from typing import Any
 
 import numpy as np
 import sqlalchemy as sa
 
 from benchmarks.dataset import Chunk
+from benchmarks.errors import BenchError
 
 # the vectors of texts, in order, as consecutive slices: each slice is written as it arrives
 Embed = Callable[[list[str]], Iterable[np.ndarray]]
-READ_SLICE = 16_384  # rows decoded at once when a space's vectors are read
-DIGEST_SLICE = 10_000  # chunks encoded at once for the corpus digest
+READ_SLICE = 16_384  # rows fetched at once when a space's ids are read
+DECODE_ROWS = 2048  # vectors decoded at once when a space's vectors are read
+DIGEST_SLICE = 100_000  # chunks joined at once for the corpus digest
 SYNC_LOCK = 0x62656E63  # the first key of bench's advisory locks ("benc"), the space id is the second
 
 
@@ -61,17 +65,24 @@ class HnswBuild:
 
 def corpus_digest(chunks: Sequence[Chunk]) -> str:
     """One sha256 over every chunk's id and what `chunk_hash` covers, in the corpus's order: equal digests mean
-    equal rows, so a rerun need not compare them one by one. Encoded a slice at a time by json's C encoder."""
+    equal rows, so a rerun need not compare them one by one. Each field of a slice of chunks goes in as its
+    values' lengths then their concatenation (which the lengths split back unambiguously), so the work per
+    chunk is done by C loops: at a million chunks, about a second."""
     digest = hashlib.sha256()
     for start in range(0, len(chunks), DIGEST_SLICE):
-        part = [[c.id, c.text, c.title, c.url] for c in chunks[start : start + DIGEST_SLICE]]
-        digest.update(json.dumps(part, ensure_ascii=False).encode("utf-8"))
+        part = chunks[start : start + DIGEST_SLICE]
+        for name in ("id", "text", "title", "url"):
+            values = list(map(attrgetter(name), part))
+            digest.update(array("q", map(len, values)).tobytes())
+            digest.update("".join(values).encode("utf-8", "surrogatepass"))
     return digest.hexdigest()
 
 
 def chunk_hash(chunk: Chunk) -> str:
-    """What decides whether a stored row is still current: text and the metadata shown to users."""
-    payload = json.dumps([chunk.text, chunk.title, chunk.url], ensure_ascii=False)
+    """What decides whether a stored row is still current: text and the metadata shown to users. The sha256
+    of `json.dumps([text, title, url], ensure_ascii=False)`, spelled out with json's C string encoder (twice
+    as fast for a million chunks; the stored hashes stay what they were)."""
+    payload = f"[{encode_json_string(chunk.text)}, {encode_json_string(chunk.title)}, {encode_json_string(chunk.url)}]"
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
 
@@ -283,28 +294,30 @@ class VectorStore:
                     progress(len(done.result()))
         return [hits for future in futures for hits in future.result()]
 
-    def embeddings(self, space_id: int) -> tuple[list[str], list[str], np.ndarray]:
-        """Every stored vector of a space with its chunk's id and url, ordered by chunk id, as production
-        search sees them. Read as pgvector's binary form (vector_send: two int16 then big-endian float32s),
-        a slice of rows at a time through a server-side cursor, each slice decoded by one numpy call into its
-        place in one matrix sized by a count first: a Python object per vector, the whole result in memory at
-        once, or a second copy of the matrix (1.5 GB at a million chunks) would cost more than the search."""
-        ids: list[str] = []
-        urls: list[str] = []
+    def embeddings(self, space_id: int, *, by_id: bool = True) -> tuple[list[str], list[str], np.ndarray]:
+        """Every stored vector of a space with its chunk's id and url: ordered by chunk id, as production search
+        sees them, or (`by_id` False) in the table's own order, for a caller that settles ties by id itself
+        (exact search), so the matrix is never copied to reorder it.
+
+        Two reads of one snapshot: the vectors by binary COPY, whose rows (the row's key, then the vector as
+        vector_send gives it) all have one size, so each block of them is decoded by one numpy call into its
+        place in a matrix sized by a count first; and the ids and urls by a cursor. A vector per Python object,
+        a detour through the TOAST table (see migration 0003), a server-side sort of the vectors, or the whole
+        result in memory at once would each cost more than the search (1.5 GB at a million chunks)."""
         with self.engine.connect().execution_options(isolation_level="REPEATABLE READ") as conn:  # one snapshot
             rows, dimension = conn.execute(
                 sa.text("SELECT (SELECT count(*) FROM chunks WHERE space_id = :s), dimension FROM spaces "
                         "WHERE id = :s"), {"s": space_id}).one()
             matrix = np.empty((rows, dimension if rows else 0), dtype=np.float32)
-            cursor = _driver(conn).cursor(name="bench_space_vectors", binary=True)
-            cursor.execute("SELECT external_id, url, vector_send(embedding) FROM chunks WHERE space_id = %s "
-                           "ORDER BY external_id", (space_id,))
-            pages: dict[str, str] = {}  # one string per url: a page's chunks share it (a million rows, fewer pages)
-            while found := cursor.fetchmany(READ_SLICE):
-                matrix[len(ids) : len(ids) + len(found)] = _decoded([r[2] for r in found])
-                ids += [r[0] for r in found]
-                urls += [pages.setdefault(r[1], r[1]) for r in found]
-            cursor.close()
+            keys = _copy_vectors(_driver(conn), space_id, matrix)
+            order, ids, urls = _ids_and_urls(_driver(conn), space_id)
+        if not np.array_equal(order, keys):  # the two reads took different plans: the ids follow the vectors
+            where = np.argsort(order)
+            ids, urls = ([values[i] for i in where[np.searchsorted(order, keys, sorter=where)]]
+                         for values in (ids, urls))
+        if by_id and ids != sorted(ids):
+            rank = sorted(range(len(ids)), key=ids.__getitem__)
+            ids, urls, matrix = [ids[i] for i in rank], [urls[i] for i in rank], matrix[rank]
         return ids, urls, matrix
 
     def cached_embeddings(self, model_id: str, digests: Sequence[str]) -> dict[str, np.ndarray]:
@@ -390,6 +403,59 @@ def _hnsw_indexes(conn: sa.Connection, space_id: int) -> list[str]:
             {"p": f"^chunks_hnsw_s{int(space_id)}_m"},
         ).scalars()
     )
+
+
+def _copy_vectors(driver: Any, space_id: int, matrix: np.ndarray) -> np.ndarray:
+    """Fill `matrix` with the space's vectors by binary COPY; the rows' keys (chunks.id) in the same order.
+
+    A row of (int8, vector) in COPY's binary format is: int16 field count, int32 length, the int8, int32
+    length, then vector_send's int16 dimension, int16 unused and big-endian float32s: one fixed size, so a
+    numpy record type reads a block of whole rows at once."""
+    dimension = matrix.shape[1]
+    row = np.dtype([("fields", ">i2"), ("key_size", ">i4"), ("key", ">i8"), ("vector_size", ">i4"),
+                    ("dimension", ">i2"), ("unused", ">i2"), ("vector", ">f4", (dimension,))])
+    keys = np.empty(len(matrix), dtype=np.int64)
+    pending, filled, started = bytearray(), 0, False
+    with driver.cursor().copy(f"COPY (SELECT id, embedding FROM chunks WHERE space_id = {int(space_id)}) "
+                              "TO STDOUT (FORMAT BINARY)") as copy:
+        for block in copy:
+            pending += block
+            if not started:  # the header: signature, flags, and an extension area of the length given
+                skip = 19 + int.from_bytes(pending[15:19], "big")
+                if len(pending) < skip:
+                    continue
+                del pending[:skip]
+                started = True
+            whole = min(len(pending) // row.itemsize, len(matrix) - filled)
+            if whole >= DECODE_ROWS or whole == len(matrix) - filled > 0:  # PostgreSQL sends a message a row
+                decoded = np.frombuffer(pending, dtype=row, count=whole)
+                if not (np.all(decoded["fields"] == 2) and np.all(decoded["dimension"] == dimension)):
+                    raise BenchError(f"space {space_id} holds a vector that is not {dimension}-dimensional")
+                matrix[filled : filled + whole] = decoded["vector"]
+                keys[filled : filled + whole] = decoded["key"]
+                del decoded
+                del pending[: whole * row.itemsize]
+                filled += whole
+    if filled != len(matrix) or bytes(pending) != b"\xff\xff":  # every row, then the trailer
+        raise BenchError(f"space {space_id}: its vectors could not be read whole ({filled} of {len(matrix)} rows)")
+    return keys
+
+
+def _ids_and_urls(driver: Any, space_id: int) -> tuple[np.ndarray, list[str], list[str]]:
+    """Each row's key, chunk id and url, a slice at a time through a server-side cursor (one string per url:
+    a page's chunks share it, a million rows have far fewer pages)."""
+    keys: list[int] = []
+    ids: list[str] = []
+    urls: list[str] = []
+    pages: dict[str, str] = {}
+    cursor = driver.cursor(name="bench_space_ids")
+    cursor.execute("SELECT id, external_id, url FROM chunks WHERE space_id = %s", (space_id,))
+    while found := cursor.fetchmany(READ_SLICE):
+        keys += [r[0] for r in found]
+        ids += [r[1] for r in found]
+        urls += [pages.setdefault(r[2], r[2]) for r in found]
+    cursor.close()
+    return np.asarray(keys, dtype=np.int64), ids, urls
 
 
 def _decoded(sent: list[bytes]) -> np.ndarray:

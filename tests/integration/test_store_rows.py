@@ -7,6 +7,7 @@ import sqlalchemy as sa
 
 from benchmarks.config import load_settings
 from benchmarks.dataset import Chunk
+from benchmarks.store import vectors as vectors_module
 from benchmarks.store.database import connect
 from benchmarks.store.vectors import VectorStore, corpus_digest
 
@@ -118,3 +119,23 @@ def test_an_embedder_that_gives_too_few_vectors_writes_no_digest(store):
     with pytest.raises(ValueError, match="gave 9 vectors for 10 texts"):
         store.sync(space, "test-model", corpus(10), lambda texts: [vectors_of(texts[:9], 8)])
     assert stored_digest(store, space) is None
+
+
+def test_the_tables_own_order_pairs_every_id_with_its_own_vector(store, monkeypatch):
+    chunks = [Chunk(id=f"e{i:02d}", text=f"t{i}", url=f"u{i % 4}") for i in (5, 1, 7, 0, 3, 6, 2, 4)]
+    space = store.create_space("table-order", "test-model", 8)
+    store.sync(space, "test-model", chunks, lambda texts: [vectors_of(texts, 8)])
+    by_id = store.embeddings(space)
+    as_stored = store.embeddings(space, by_id=False)
+    assert as_stored[0] == [c.id for c in chunks]  # as they were written
+    pairs = {i: (u, v.tobytes()) for i, u, v in zip(*by_id, strict=True)}
+    assert {i: (u, v.tobytes()) for i, u, v in zip(*as_stored, strict=True)} == pairs
+    real = vectors_module._ids_and_urls  # a plan that reads the ids in another order: they follow the vectors
+
+    def reversed_ids(driver, space_id):
+        keys, ids, urls = real(driver, space_id)
+        return keys[::-1], ids[::-1], urls[::-1]
+
+    monkeypatch.setattr(vectors_module, "_ids_and_urls", reversed_ids)
+    again = store.embeddings(space, by_id=False)
+    assert {i: (u, v.tobytes()) for i, u, v in zip(*again, strict=True)} == pairs
