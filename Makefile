@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup lint test test-fast wheel-check calibrate real-model judges perf perf-scale synthetic report-schema db-up db-down
+.PHONY: setup lint test test-fast wheel-check calibrate real-model judges perf perf-scale perf-million synthetic report-schema db-up db-down
 
 setup:                                  ## create .venv and install bench with every extra and its test tools
 	$(PYTHON) -m venv $(VENV)
@@ -67,6 +67,9 @@ perf:                                   ## performance benchmarks; writes BENCHM
 
 perf-scale:                             ## retrieval at 10k / 30k / 100k chunks (about 15 minutes); writes BENCHMARKS.md
 	$(BIN)/python -m perf.scale
+
+perf-million:                           ## tier 1 end to end at a million chunks (about 25 minutes); writes BENCHMARKS.md
+	$(BIN)/python -m perf.million
 
 synthetic:                              ## regenerate the shipped synthetic datasets (deterministic)
 	$(BIN)/python -m benchmarks.synthetic --out datasets

@@ -119,7 +119,7 @@ def _in_process(data_dir: Path, questions: list[str]) -> dict[str, Any]:
         queries = embedder.encode(questions, purpose="questions")
         space_id, dimension = store.find_space(next(iter(_collections(database))), embedder.model_id)
         started = time.perf_counter()
-        ids, _, matrix = store.embeddings(space_id)
+        ids, _, matrix = store.embeddings(space_id, by_id=False)
         read_s = time.perf_counter() - started
         space = ExactSpace(ids, matrix)
         ours = best_time(2, lambda: space.search(queries, K))
