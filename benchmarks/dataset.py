@@ -8,7 +8,7 @@ from typing import ClassVar
 from benchmarks.inputs import InputSet
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # slots: a million of them are held, each without a __dict__
 class Chunk:
     id: str
     text: str
@@ -17,7 +17,7 @@ class Chunk:
     topic: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Question:
     id: str
     text: str

@@ -34,6 +34,15 @@ class Limit:
     seed: int
 
 
+@dataclass(frozen=True)
+class Sampling:
+    """A run's `--limit n` with its `--seed`, asked of a loader that can draw the sample while it reads (a dataset's
+    questions), so the units left out are never held; what it returns equals the whole set's `sample(n, seed)`."""
+
+    n: int
+    seed: int
+
+
 @dataclass(frozen=True, kw_only=True)
 class InputSet:
     name: str

@@ -31,7 +31,7 @@ from benchmarks._version import __version__
 from benchmarks.config import Origins, ScopedSettings, Settings
 from benchmarks.console import ProgressLines, progress_interval
 from benchmarks.errors import BenchError, RunInterrupted
-from benchmarks.inputs import InputSet
+from benchmarks.inputs import InputSet, Sampling
 from benchmarks.readers.datasets import resolve
 from benchmarks.run_files import provenance
 from benchmarks.run_files import writer as reports
@@ -66,7 +66,8 @@ def run_tier(tier_name: str, spec: str, settings: Settings, origins: Origins, *,
         scoped: Any = ScopedSettings(settings, (*tier.reads, *report_doc.LOCAL_SETTINGS), f"tier {tier.name}")
         # the input before the tier's own check: reading it is cheap, while the check imports the tier's module
         # (numpy, the database, the LLM client), so a bad line is refused in a fraction of a second
-        inputs = limited(tier, inputs or tier.input.load(spec, scoped), settings)
+        inputs = (limited(tier, inputs, settings) if inputs is not None
+                  else tier.input.load(spec, scoped, sampling(tier, settings)))
         decided = input_language.resolve(inputs, settings, origins, reads=tier.reads)
     with decided.origins.naming():  # a language told from the input is named as such from here on
         return _run_decided(tier, spec, decided, stderr or Console(stderr=True), output_dir=output_dir,
@@ -131,13 +132,19 @@ def unmeasured(report: report_doc.Report) -> str | None:
     return why + (f"; warnings: {warnings}" if warnings else "")
 
 
-def limited(tier: Tier, inputs: InputSet, settings: Settings) -> InputSet:
-    """The items the run reads: a seeded sample of `limit` of them when the tier reads that setting (tier 0
-    calls its own pairwise cap --limit), else all. Done here, once, so every tier, the report and the resume
-    identity see the same sample."""
+def sampling(tier: Tier, settings: Settings) -> Sampling | None:
+    """The sample the run reads: `limit` of the items, seeded, when the tier reads that setting (tier 0 calls its
+    own pairwise cap --limit), else None (all). Decided here, once, so every tier, the report and the resume
+    identity see the same sample, whether the loader draws it while reading or `limited` draws it after."""
     if "limit" not in tier.reads or settings.limit is None:
-        return inputs
-    return inputs.sample(settings.limit, settings.seed)
+        return None
+    return Sampling(settings.limit, settings.seed)
+
+
+def limited(tier: Tier, inputs: InputSet, settings: Settings) -> InputSet:
+    """The items the run reads of a set already loaded (the Python API's): see `sampling`."""
+    sample = sampling(tier, settings)
+    return inputs if sample is None else inputs.sample(sample.n, sample.seed)
 
 
 @dataclass(frozen=True)

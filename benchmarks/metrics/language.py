@@ -20,6 +20,9 @@ import math
 import unicodedata
 from collections import Counter
 from collections.abc import Sequence
+from typing import TypeVar
+
+T = TypeVar("T")
 
 SAMPLE_TEXTS = 2000
 """Texts read of each collection, every k-th: a large corpus is judged on an even spread of it."""
@@ -43,8 +46,9 @@ SCRIPT_OF_LANGUAGE = {
 """The script a declared language is written in, for the languages that have one script (not sr, uz, az)."""
 
 
-def sample(texts: Sequence[str], limit: int = SAMPLE_TEXTS) -> Sequence[str]:
-    """At most `limit` texts, every k-th from the first: the same texts every time."""
+def sample(texts: Sequence[T], limit: int = SAMPLE_TEXTS) -> Sequence[T]:
+    """At most `limit` texts, every k-th from the first: the same texts every time (of a range, the indices of
+    those texts, for a loader that reads only them)."""
     step = max(1, math.ceil(len(texts) / limit))
     return texts[::step]
 

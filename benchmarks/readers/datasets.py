@@ -9,10 +9,17 @@ counted and shown in the report.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import io
 import json
-from collections.abc import Container, Mapping, Sequence
+import operator
+from array import array
+from collections.abc import Container, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from itertools import compress
+from operator import attrgetter
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
@@ -21,8 +28,10 @@ from pydantic_core import PydanticCustomError
 
 from benchmarks.dataset import Chunk, Dataset, Question
 from benchmarks.errors import BenchError, InputError
-from benchmarks.inputs import Warning
+from benchmarks.inputs import Limit, Sampling, Warning, seeded_indices
+from benchmarks.metrics import language as script
 from benchmarks.metrics.language import contradicts, detect_language
+from benchmarks.readers.blocks import Unhandled, read_records, reread, validated
 from benchmarks.readers.lines import decode_line, json_problem, read_file, read_jsonl, unique_id
 from benchmarks.readers.records import (
     FIELD,
@@ -67,7 +76,7 @@ class ChunkRecord(BaseModel):
     topic: OptionalText = None
 
     def to_chunk(self) -> Chunk:
-        return Chunk(id=self.id, text=self.text, title=self.title or "", url=self.url or "", topic=self.topic or "")
+        return Chunk(self.id, self.text, self.title or "", self.url or "", self.topic or "")  # positional: a million
 
 
 class QuestionRecord(BaseModel):
@@ -148,22 +157,41 @@ class Manifest(BaseModel):
 BeirRecord = TypeVar("BeirRecord", BeirQuery, BeirDocument)
 
 
-def load_input(spec: str, settings: object) -> Dataset:
+def load_input(spec: str, settings: object, *, sample: Sampling | None = None) -> Dataset:
     """The input of the dataset tiers (the `--dataset` of tier0–3, ux, real-users)."""
-    return load_dataset(spec)
+    return load_dataset(spec, sample=sample)
 
 
-def load_dataset(spec: str) -> Dataset:
-    """Resolve a dataset name or path and load it with the loader its layout calls for."""
+def load_dataset(spec: str, *, sample: Sampling | None = None) -> Dataset:
+    """Resolve a dataset name or path and load it with the loader its layout calls for. With `sample`, the result
+    is `load_dataset(spec).sample(sample.n, sample.seed)`: a bench-format set draws it while reading, so the
+    questions left out are never held; a BEIR set is loaded whole and then drawn from."""
     path = resolve(spec)
     if (path / "qrels").is_dir():
-        return _load_beir(path)
+        with _collection_paused():
+            dataset = _load_beir(path)
+        return dataset if sample is None else dataset.sample(sample.n, sample.seed)
     if (path / "questions.jsonl").is_file():
-        return _load_bench(path, name=spec if spec in SHIPPED else path.resolve().name)
+        with _collection_paused():
+            return _load_bench(path, spec if spec in SHIPPED else path.resolve().name, sample)
     raise BenchError(
         f"{path}: not a dataset: expected corpus.jsonl + questions.jsonl (bench format) "
         "or corpus.jsonl + queries.jsonl + qrels/test.tsv (BEIR)"
     )
+
+
+@contextmanager
+def _collection_paused() -> Iterator[None]:
+    """The cyclic garbage collector paused while a dataset is built: a load allocates millions of objects and
+    leaves no cycles behind, and every full collection on the way would walk each chunk already held (a third of
+    the time of a 100k-chunk load)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def resolve(spec: str) -> Path:
@@ -188,39 +216,135 @@ def content_hash(files: Mapping[Path, bytes], root: Path) -> str:
     return digest.hexdigest()
 
 
-def _unknown_docs_warning(unknown: list[tuple[str, str]]) -> tuple[Warning, ...]:
-    if not unknown:
+EXAMPLES = 5  # unknown-document judgments a warning names
+
+
+def _unknown_docs_warning(count: int, examples: Sequence[tuple[str, str]]) -> tuple[Warning, ...]:
+    if not count:
         return ()
-    examples = tuple(f"{q} -> {d}" for q, d in unknown[:5])
     return (
         Warning(
             code="unknown_qrel_document",
             message="relevance judgments that name a document missing from the corpus were dropped",
-            count=len(unknown),
-            examples=examples,
+            count=count,
+            examples=tuple(f"{q} -> {d}" for q, d in examples[:EXAMPLES]),
         ),
     )
 
 
-def _load_bench(root: Path, name: str) -> Dataset:
+@dataclass
+class _Unjudged:
+    """Judgments that name a document the corpus lacks, over every question read: counted, the first few kept."""
+
+    count: int = 0
+    examples: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, pairs: Sequence[tuple[str, str]]) -> None:
+        self.count += len(pairs)
+        self.examples += pairs[:EXAMPLES - len(self.examples)]
+
+    def warnings(self) -> tuple[Warning, ...]:
+        return _unknown_docs_warning(self.count, self.examples)
+
+
+@dataclass(frozen=True)
+class _Questions:
+    """What a questions file gave: the questions kept (all, or the sample), how many it holds, the texts language
+    detection reads (all, or the every-k-th of them it would sample), and the unknown-document judgments."""
+
+    kept: list[Question]
+    total: int
+    texts: Sequence[str]
+    unjudged: _Unjudged
+
+    def limit(self, sample: Sampling | None) -> Limit | None:
+        """The marker `InputSet.sample` sets: only when the sample dropped questions."""
+        return Limit(sample.n, self.total, sample.seed) if sample and sample.n < self.total else None
+
+
+class _FileHash:
+    """A data file's digests, fed as its bytes are read: its share of the dataset's content hash (going on from
+    the files before it, names and bytes in path order, as `content_hash`) and its own sha256 when manifest.json
+    lists it. A fresh one per read, so a file read again the exact way is hashed from that read alone."""
+
+    def __init__(self, before: Any, path: Path, root: Path, listed: bool):
+        self._start = (before, path, root, listed)
+        self.content = before.copy()
+        self.content.update(path.relative_to(root).as_posix().encode() + b"\0")
+        self.own = hashlib.sha256() if listed else None
+
+    def again(self) -> _FileHash:
+        """Fresh digests for reading the file again, from the content hash as it was before the file."""
+        return _FileHash(*self._start)
+
+    def digests(self) -> list[Any]:
+        return [self.content] if self.own is None else [self.content, self.own]
+
+    def update(self, data: bytes) -> None:
+        for digest in self.digests():
+            digest.update(data)
+
+    def finish(self) -> Any:
+        """The content hash with this file in."""
+        self.content.update(b"\0")
+        return self.content
+
+
+def _load_bench(root: Path, name: str, sample: Sampling | None = None) -> Dataset:
+    """Each file streamed in blocks and validated many lines per call (benchmarks.readers.blocks), or, when that
+    meets anything it does not handle, read whole the exact way, for the same result or the located error."""
     corpus_path, questions_path = root / "corpus.jsonl", root / "questions.jsonl"
-    data = {corpus_path: read_file(corpus_path), questions_path: read_file(questions_path)}
-    chunks = _bench_chunks(corpus_path, data[corpus_path])
+    listed = _listed(root)
+    corpus_hash = _FileHash(hashlib.sha256(), corpus_path, root, corpus_path in listed)
+    chunks, corpus_hash = _read_chunks(corpus_path, corpus_hash)
     known = {c.id for c in chunks}
-    questions, unknown = _bench_questions(questions_path, known, data[questions_path])
+    questions_hash = _FileHash(corpus_hash.finish(), questions_path, root, questions_path in listed)
+    questions, questions_hash = _read_questions(questions_path, questions_hash, known, sample)
+    content = questions_hash.finish()
     manifest = _manifest(root)
-    language, mismatch = _language(manifest.language, chunks, questions)
-    warnings = _unknown_docs_warning(unknown) + _manifest_warnings(root, manifest, data) + mismatch
+    language, mismatch = _language(manifest.language, [c.text for c in chunks], questions.texts)
+    digests = {path: hashed.own.hexdigest() for path, hashed in ((corpus_path, corpus_hash),
+                                                                 (questions_path, questions_hash)) if hashed.own}
+    warnings = questions.unjudged.warnings() + _manifest_warnings(root, manifest, digests) + mismatch
     return Dataset(
         name=name,
         version=manifest.version,
         language=language,
         format="bench",
-        content_sha256=content_hash(data, root),
+        content_sha256=content.hexdigest(),
         chunks=tuple(chunks),
-        questions=tuple(questions),
+        questions=tuple(questions.kept),
         warnings=warnings,
+        limit=questions.limit(sample),
     )
+
+
+def _listed(root: Path) -> set[Path]:
+    """The files manifest.json lists, whose own sha256 the read computes too; read leniently, since a broken
+    manifest is refused after the data files, as it always was."""
+    try:
+        return {root / name for name in _manifest(root).files}
+    except InputError:
+        return set()
+
+
+def _read_chunks(path: Path, hashed: _FileHash) -> tuple[list[Chunk], _FileHash]:
+    try:
+        return _streamed_chunks(path, hashed), hashed
+    except Unhandled:
+        hashed = hashed.again()
+        data = read_file(path)
+        hashed.update(data)
+        return _bench_chunks(path, data), hashed
+
+
+def _streamed_chunks(path: Path, hashed: _FileHash) -> list[Chunk]:
+    chunks: list[Chunk] = []
+    for batch in read_records(path, ChunkRecord, hashed.digests()):
+        chunks += [record.to_chunk() for record in batch.records]
+    if not chunks or len({c.id for c in chunks}) < len(chunks):  # the exact read words both
+        raise Unhandled
+    return chunks
 
 
 def _bench_chunks(path: Path, data: bytes) -> list[Chunk]:
@@ -233,6 +357,69 @@ def _bench_chunks(path: Path, data: bytes) -> list[Chunk]:
     if not chunks:
         raise InputError(path, "no documents")
     return chunks
+
+
+def _read_questions(path: Path, hashed: _FileHash, known: set[str], sample: Sampling | None
+                    ) -> tuple[_Questions, _FileHash]:
+    try:
+        return _streamed_questions(path, hashed, known, sample), hashed
+    except Unhandled:
+        hashed = hashed.again()
+        data = read_file(path)
+        hashed.update(data)
+        questions, unknown = _bench_questions(path, known, data)
+        return _drawn_from_all(questions, unknown, sample), hashed
+
+
+def _drawn_from_all(questions: list[Question], unknown: list[tuple[str, str]], sample: Sampling | None
+                    ) -> _Questions:
+    """Every question read, then drawn from as `InputSet.sample` draws."""
+    unjudged = _Unjudged(len(unknown), unknown[:EXAMPLES])
+    texts = [q.text for q in questions]
+    if sample is None or sample.n >= len(questions):
+        return _Questions(questions, len(questions), texts, unjudged)
+    kept = [questions[i] for i in seeded_indices(len(questions), sample.n, sample.seed)]
+    return _Questions(kept, len(questions), texts, unjudged)
+
+
+def _streamed_questions(path: Path, hashed: _FileHash, known: set[str], sample: Sampling | None) -> _Questions:
+    """Every line validated and its id checked unique (by its hash: a clash, even a false one, is left to the
+    exact read to word); with `sample`, only where each question's line starts is kept, and the drawn lines (and
+    those language detection reads) are read again once the count is known."""
+    kept: list[Question] = []
+    ids: set[int] = set()
+    unjudged = _Unjudged()
+    starts, line_hashes = array("q"), array("q")
+    for batch in read_records(path, QuestionRecord, hashed.digests(), starts=sample is not None):
+        ids.update(map(hash, map(attrgetter("id"), batch.records)))
+        judged = map(known.issuperset, map(attrgetter("relevant"), batch.records))
+        unjudged.add([(record.id, doc) for record in compress(batch.records, map(operator.not_, judged))
+                      for doc in record.relevant if doc not in known])
+        if sample is None:
+            kept += [record.to_question(known) for record in batch.records]
+        else:
+            starts.extend(batch.starts)
+            line_hashes.extend(map(hash, batch.lines))
+    total = len(starts) if sample else len(kept)
+    if not total or len(ids) < total:  # the exact read words both
+        raise Unhandled
+    if sample is None:
+        return _Questions(kept, total, [q.text for q in kept], unjudged)
+    return _drawn_while_reading(path, known, sample, starts, line_hashes, unjudged)
+
+
+def _drawn_while_reading(path: Path, known: set[str], sample: Sampling, starts: array[int],
+                         line_hashes: array[int], unjudged: _Unjudged) -> _Questions:
+    """The drawn questions, and the texts language detection reads of all of them: its every-k-th sample of the
+    `total` (`language.sample`, which leaves a list already that short as it is), read again by line start."""
+    total = len(starts)
+    drawn = seeded_indices(total, sample.n, sample.seed) if sample.n < total else range(total)
+    read = script.sample(range(total))
+    wanted = sorted(set(drawn).union(read))
+    lines = reread(path, [starts[i] for i in wanted], [line_hashes[i] for i in wanted])
+    records = dict(zip(wanted, validated(QuestionRecord, lines), strict=True))
+    kept = [records[i].to_question(known) for i in drawn]
+    return _Questions(kept, total, [records[i].question for i in read], unjudged)
 
 
 def _bench_questions(path: Path, known: set[str], data: bytes) -> tuple[list[Question], list[tuple[str, str]]]:
@@ -262,14 +449,14 @@ def _manifest(root: Path) -> Manifest:
     return validate(Manifest, manifest, path)
 
 
-def _manifest_warnings(root: Path, manifest: Manifest, data: Mapping[Path, bytes]) -> tuple[Warning, ...]:
+def _manifest_warnings(root: Path, manifest: Manifest, digests: Mapping[Path, str]) -> tuple[Warning, ...]:
     """A manifest whose hashes no longer match means the files were edited without regeneration (the data
-    files are checked on the bytes already read; other listed files are read here)."""
+    files are checked on their sha256 taken as they were read; other listed files are read here)."""
     files = manifest.files
     stale = sorted(
         name for name, digest in files.items()
         if (root / name).is_file()
-        and hashlib.sha256(data.get(root / name) or (root / name).read_bytes()).hexdigest() != digest
+        and (digests.get(root / name) or hashlib.sha256((root / name).read_bytes()).hexdigest()) != digest
     )
     if not stale:
         return ()
@@ -277,11 +464,11 @@ def _manifest_warnings(root: Path, manifest: Manifest, data: Mapping[Path, bytes
                     tuple(stale)),)
 
 
-def _language(declared: str, chunks: Sequence[Chunk], questions: Sequence[Question]) -> tuple[str, tuple[Warning, ...]]:
+def _language(declared: str, chunks: Sequence[str], questions: Sequence[str]) -> tuple[str, tuple[Warning, ...]]:
     """The dataset's language: the manifest's when it gives one, else the one its corpus and question texts
     are mostly written in (benchmarks.metrics.language; "" when they say none). A manifest the texts clearly
     contradict is kept, with a `language_mismatch` warning that names both."""
-    detected = detect_language([c.text for c in chunks], [q.text for q in questions])
+    detected = detect_language(chunks, questions)
     if not declared:
         return detected, ()
     if not contradicts(declared, detected):
@@ -301,7 +488,7 @@ def _load_beir(root: Path) -> Dataset:
     questions = tuple(Question(id=qid, text=query_text[qid], relevant=judged[qid]) for qid in sorted(judged))
     if not questions:
         raise InputError(qrels_path, "no judgments")
-    language, _ = _language("", chunks, questions)  # BEIR has no manifest: the texts say
+    language, _ = _language("", [c.text for c in chunks], [q.text for q in questions])  # no manifest: the texts say
     return Dataset(
         name=root.resolve().name,
         version="",
@@ -310,7 +497,7 @@ def _load_beir(root: Path) -> Dataset:
         content_sha256=content_hash(data, root),
         chunks=tuple(chunks),
         questions=questions,
-        warnings=_unknown_docs_warning(unknown),
+        warnings=_unknown_docs_warning(len(unknown), unknown),
     )
 
 

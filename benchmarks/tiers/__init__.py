@@ -31,7 +31,8 @@ LOGS = ("logs", "logs_database_url", "logs_table")
 
 DATASET = InputKind(
     "dataset", "A shipped dataset (synthetic, synthetic-ru) or a directory in bench's JSONL format or in BEIR format "
-    "(corpus.jsonl, queries.jsonl, qrels/test.tsv).", "benchmarks.readers.datasets:load_input")
+    "(corpus.jsonl, queries.jsonl, qrels/test.tsv).", "benchmarks.readers.datasets:load_input",
+    draws_while_reading=True)
 SAMPLES = InputKind(
     "samples", "Samples as JSONL or CSV, with RAGAS column names (user_input, retrieved_contexts, response, "
     "reference) or bench's (question, contexts, answer, reference_answer).",

@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # the journal's module writes files through reports, which im
     from rich.progress import Progress
 
     from benchmarks.config import Origins, Settings
-    from benchmarks.inputs import InputSet, Warning
+    from benchmarks.inputs import InputSet, Sampling, Warning
     from benchmarks.metrics.stats import Summary
     from benchmarks.run_files.journal import RunJournal
 
@@ -78,16 +78,24 @@ class ReportKind:
 
 @dataclass(frozen=True)
 class InputKind:
-    """What a tier reads through --dataset: its loader (a `module:function` of services, imported when used)."""
+    """What a tier reads through --dataset: its loader (a `module:function` of services, imported when used).
+    `draws_while_reading`: the loader takes `sample=` and draws a --limit sample as it reads, so the units left out
+    are never held (a million-question dataset); any other loader's set is sampled once loaded."""
 
     name: str
     help: str
     loader: str
+    draws_while_reading: bool = False
 
-    def load(self, spec: str, settings: Any) -> InputSet:
+    def load(self, spec: str, settings: Any, sample: Sampling | None = None) -> InputSet:
+        """The set `spec` names, as `load(spec, settings).sample(sample.n, sample.seed)` when a sample is asked."""
         module, function = self.loader.split(":")
-        loaded: InputSet = getattr(importlib.import_module(module), function)(spec, settings)
-        return loaded
+        loader = getattr(importlib.import_module(module), function)
+        if sample is not None and self.draws_while_reading:
+            drawn: InputSet = loader(spec, settings, sample=sample)
+            return drawn
+        loaded: InputSet = loader(spec, settings)
+        return loaded if sample is None else loaded.sample(sample.n, sample.seed)
 
 
 @dataclass(frozen=True)

@@ -464,17 +464,23 @@ def test_shipped_names_resolve_and_load(name):
 
 def test_each_data_file_is_read_once_and_hashed_from_that_read(tmp_path, monkeypatch):
     """The content hash is computed from the bytes that were parsed, never from a second read that could see
-    another version of the file."""
+    another version of the file (a bench-format file is streamed in blocks, a BEIR file read whole)."""
+    import benchmarks.readers.blocks as blocks
     import benchmarks.readers.datasets as datasets
 
     reads: list[str] = []
-    read_bytes = Path.read_bytes
+    read_bytes, open_input = Path.read_bytes, blocks.open_input
 
     def counted(path):
         reads.append(path.name)
         return read_bytes(path)
 
+    def opened(path):
+        reads.append(path.name)
+        return open_input(path)
+
     monkeypatch.setattr(datasets, "read_file", counted)
+    monkeypatch.setattr(blocks, "open_input", opened)
     monkeypatch.setattr(Path, "read_bytes", lambda self: pytest.fail(f"{self.name} read a second time"))
     load_dataset(str(bench_dataset(tmp_path / "bench")))
     load_dataset(str(beir_dataset(tmp_path / "beir")))
