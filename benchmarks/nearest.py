@@ -9,14 +9,23 @@ differently only two chunks whose cosines differ by less than float32 can tell.
 
 How a top-k is chosen, so that it is the one trec_eval would score:
 - a block of questions against a block of chunks in float32 (one GEMM), keeping each question's best
-  `k + SPARE` candidates as the blocks go, so memory stays bounded at any corpus size;
-- the candidates rescored in float64 from the float32 vectors (cosine = dot / both norms), and ordered
-  as tier 1 orders a ranking: score rounded to float32 descending, then chunk id descending;
+  `k + SPARE` candidates as the blocks go, so memory stays bounded at any corpus size. The first, narrow
+  block is partitioned in full; after it a chunk can only enter a question's candidates by scoring
+  above the lowest one kept, so one comparison over the block finds the few that do, and only those
+  are sorted and merged in (partitioning every block in full cost as much as the GEMM itself);
+- the float32 score is the dot with the question's unit vector times the chunk's inverse norm; when
+  every non-zero chunk's norm is 1 to within the float32 error below (an embedder's unit vectors) that
+  product is skipped: the dot is then the cosine to within the largest distance of a norm from 1, and
+  that distance is added to the tolerance below;
+- the candidates rescored in float64 from the float32 vectors (cosine = dot / both norms, each dot summed
+  in the same order wherever its chunk sits among the candidates, so duplicated chunks score exactly
+  alike), and ordered as tier 1 orders a ranking: score rounded to float32 descending, then chunk id
+  descending;
 - a check that no chunk left out could belong: float32 scores are within `tolerance` of the true
-  ones, so when the lowest kept float32 score plus twice that is below the k-th rescored score, nothing
-  outside can reach the top k. Otherwise (many near-ties, duplicated chunks) that question is
-  searched again over every chunk whose float32 score comes within the tolerance, rescored, and
-  ordered the same way: ties are never settled by chance.
+  ones, and every chunk left out scores at most the lowest kept, so when that score plus twice the
+  tolerance is below the k-th rescored score, nothing outside can reach the top k. Otherwise (many
+  near-ties, duplicated chunks) that question is searched again over every chunk whose float32 score
+  comes within the tolerance, rescored, and ordered the same way: ties are never settled by chance.
 A chunk whose vector is zero has no cosine (pgvector gives NaN); it is ranked below every other.
 
 Retrieval compares scores rounded to float32 because trec_eval reads a run's scores so; a caller that wants
@@ -33,10 +42,13 @@ from dataclasses import dataclass
 import numpy as np
 
 SPARE = 16  # candidates kept beyond k, so the exactness check rarely has to search again
-BLOCK_VALUES = 1 << 24  # float32 scores held at once per block pair (64 MB)
+BLOCK_VALUES = 1 << 23  # float32 scores held at once per block pair (32 MB), with a byte each for the threshold test
 QUERY_BLOCK = 512  # questions per GEMM, fewer when their candidates' float64 copies would pass RESCORE_VALUES
 RESCORE_VALUES = 1 << 23  # float64 values rescored at once (64 MB)
 DIRECTION_ROWS = 8192  # rows scaled at once by float32_directions, so its float64 working copy stays small
+PARTITION_VALUES = 1 << 21  # scores argpartitioned at once when a block is taken in full (16 MB of int64 indices)
+FIRST_SHARE = 8  # the first block of chunks, taken in full, is this much narrower than the others
+SURVIVOR_SHARE = 32  # a block whose scores pass the threshold more often than 1 in this many is taken in full
 
 
 def float32_directions(rows: np.ndarray) -> np.ndarray:
@@ -72,13 +84,20 @@ class ExactSpace:
         self.matrix = np.ascontiguousarray(matrix, dtype=np.float32)
         self.rank_by = rank_by
         self.norms = np.sqrt(np.einsum("ij,ij->i", self.matrix, self.matrix, dtype=np.float64))
-        with np.errstate(divide="ignore"):
-            self.inverse_norms = np.where(self.norms > 0, 1.0 / self.norms, 0.0).astype(np.float32)
         self.zero_rows = np.flatnonzero(self.norms == 0)
         self.id_rank = np.arange(len(self.matrix), dtype=np.int64)  # the chunk id's place in string order
         if self.ids is not None:
             self.id_rank[sorted(range(len(self.ids)), key=self.ids.__getitem__)] = np.arange(len(self.ids))
-        self.tolerance = (self.matrix.shape[1] + 4) * 2.0 ** -24  # float32 dot of unit vectors, worst case
+        dimension = self.matrix.shape[1]
+        tolerance = (dimension + 4) * 2.0 ** -24  # float32 dot of unit vectors, worst case
+        drift = _unit_drift(self.norms, dimension)
+        self.inverse_norms: np.ndarray | None = None
+        if drift <= tolerance:  # rows of norm 1 (an embedder's): the dot is the cosine to within `drift`
+            self.tolerance = tolerance * (1 + drift) + drift
+        else:
+            self.tolerance = tolerance
+            with np.errstate(divide="ignore"):
+                self.inverse_norms = np.where(self.norms > 0, 1.0 / self.norms, 0.0).astype(np.float32)
 
     def __len__(self) -> int:
         return len(self.matrix)
@@ -114,29 +133,42 @@ class ExactSpace:
         return [[Neighbour(row, score) for row, score in zip(found, scored, strict=True)]
                 for found, scored in zip(chosen.tolist(), exact.tolist(), strict=True)]
 
-    def _scores(self, unit: np.ndarray, start: int, stop: int) -> np.ndarray:
-        """float32 cosines of unit queries against rows start:stop; -inf for zero vectors."""
-        scores = unit @ self.matrix[start:stop].T
-        scores *= self.inverse_norms[start:stop]
-        zero = self.zero_rows[(self.zero_rows >= start) & (self.zero_rows < stop)]
+    def _scores(self, unit: np.ndarray, start: int, stop: int, out: np.ndarray | None = None) -> np.ndarray:
+        """float32 scores of unit queries against rows start:stop, within `tolerance` of their cosines
+        (into `out` when given, a buffer reused block after block); -inf for zero vectors."""
+        scores = np.matmul(unit, self.matrix[start:stop].T, out=out)
+        if self.inverse_norms is not None:
+            scores *= self.inverse_norms[start:stop]
+        zero = self.zero_rows[np.searchsorted(self.zero_rows, start) : np.searchsorted(self.zero_rows, stop)]
         scores[:, zero - start] = -np.inf
         return scores
 
     def _candidates(self, unit: np.ndarray, keep: int) -> tuple[np.ndarray, np.ndarray]:
-        """Each query's `keep` best rows by float32 score, one bounded block of chunks at a time."""
-        step = max(keep, BLOCK_VALUES // max(len(unit), 1))
-        best_rows = np.zeros((len(unit), 0), dtype=np.int64)
-        best_scores = np.zeros((len(unit), 0), dtype=np.float32)
-        for start in range(0, len(self), step):
-            scores = self._scores(unit, start, min(start + step, len(self)))
-            take = min(keep, scores.shape[1])
-            top = np.argpartition(scores, scores.shape[1] - take, axis=1)[:, -take:]
-            best_rows = np.concatenate([best_rows, top + start], axis=1)
-            best_scores = np.concatenate([best_scores, np.take_along_axis(scores, top, axis=1)], axis=1)
-            if best_rows.shape[1] > keep:
-                top = np.argpartition(best_scores, best_scores.shape[1] - keep, axis=1)[:, -keep:]
-                best_rows = np.take_along_axis(best_rows, top, axis=1)
-                best_scores = np.take_along_axis(best_scores, top, axis=1)
+        """Each query's `keep` best rows by float32 score, one bounded block of chunks at a time, with
+        their scores ascending: every row left out scores at most the lowest kept.
+
+        A first, narrower block is partitioned in full; after it, only a score above the query's lowest
+        kept one can enter, and those few are found by one comparison over the block and merged in."""
+        width = min(len(self), max(keep, BLOCK_VALUES // max(len(unit), 1)))
+        scores_buffer = np.empty(len(unit) * width, dtype=np.float32)
+        above_buffer = np.empty(len(unit) * width, dtype=np.bool_)
+        first = max(keep, width // FIRST_SHARE)
+        best_rows, best_scores = (found[:, ::-1] for found in _top(self._scores(unit, 0, first), keep))
+        for start in range(first, len(self), width):
+            stop = min(start + width, len(self))
+            shape = (len(unit), stop - start)
+            scores = self._scores(unit, start, stop, scores_buffer[: shape[0] * shape[1]].reshape(shape))
+            above = np.greater(scores, best_scores[:, :1], out=above_buffer[: scores.size].reshape(shape))
+            hits = np.flatnonzero(above)
+            if hits.size > scores.size // SURVIVOR_SHARE:  # scores rising block after block: take it all
+                asked = np.arange(len(unit))
+                new_rows, new_scores = _top(scores, min(keep, shape[1]))
+            elif hits.size:
+                asked, new_rows, new_scores = _survivors(scores, hits, keep)
+            else:
+                continue
+            best_rows[asked], best_scores[asked] = _merge(best_rows[asked], best_scores[asked], new_rows + start,
+                                                          new_scores)
         return best_rows, best_scores
 
     def _row_blocks(self) -> list[tuple[int, int]]:
@@ -145,14 +177,72 @@ class ExactSpace:
     def _ordered(self, queries: np.ndarray, query_norms: np.ndarray, rows: np.ndarray, k: int
                  ) -> tuple[np.ndarray, np.ndarray]:
         """Each query's candidate `rows` rescored in float64, and its best k in tier 1's order: score
-        descending (rounded to `rank_by`), then chunk id descending."""
+        descending (rounded to `rank_by`), then chunk id descending.
+
+        The dots are summed by einsum, whose order of addition is the same wherever a row sits among the
+        candidates (a batched matmul's is not), so duplicated rows score exactly alike and tie."""
         exact = np.empty(rows.shape)
+        queries64 = queries.astype(np.float64)
         width = max(1, RESCORE_VALUES // (len(rows) * self.matrix.shape[1]))  # float64 copies stay bounded
         for start in range(0, rows.shape[1], width):
             part = rows[:, start : start + width]
-            dots = np.matmul(self.matrix[part].astype(np.float64), queries.astype(np.float64)[:, :, None])[:, :, 0]
+            dots = np.einsum("qwd,qd->qw", self.matrix[part].astype(np.float64), queries64)
             with np.errstate(invalid="ignore", divide="ignore"):
                 exact[:, start : start + width] = dots / (self.norms[part] * query_norms[:, None])
         key = np.where(np.isnan(exact), -np.inf, exact).astype(self.rank_by)
         order = np.lexsort((-self.id_rank[rows], -key), axis=-1)[:, :k]
         return np.take_along_axis(rows, order, axis=1), np.take_along_axis(exact, order, axis=1)
+
+
+def _unit_drift(norms: np.ndarray, dimension: int) -> float:
+    """How far from 1 any non-zero row's norm may be: the largest computed distance, plus the float64
+    rounding of the norm itself (a sum of `dimension` exact products, then a square root)."""
+    nonzero = norms[norms > 0]
+    farthest = float(np.abs(nonzero - 1.0).max()) if nonzero.size else 0.0
+    return farthest + (dimension + 2) * 2.0 ** -52
+
+
+def _top(scores: np.ndarray, take: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's `take` highest scores and their columns, highest first. argpartition runs over a few
+    rows at a time, so its int64 indices stay within PARTITION_VALUES."""
+    columns = np.empty((len(scores), take), dtype=np.int64)
+    group = max(1, PARTITION_VALUES // scores.shape[1])
+    for first in range(0, len(scores), group):
+        part = scores[first : first + group]
+        columns[first : first + group] = np.argpartition(part, part.shape[1] - take, axis=1)[:, -take:]
+    values = np.take_along_axis(scores, columns, axis=1)
+    order = np.argsort(-values, axis=1)
+    return np.take_along_axis(columns, order, axis=1), np.take_along_axis(values, order, axis=1)
+
+
+def _survivors(scores: np.ndarray, hits: np.ndarray, keep: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The queries with a hit (`hits`: flat indices into `scores`, ascending), and each one's best `keep`
+    hits at most: columns and scores, highest first, padded with -inf where a query has fewer than another."""
+    asking, columns = np.divmod(hits, scores.shape[1])
+    values = scores.ravel()[hits]
+    order = np.lexsort((-values, asking))  # query by query (as `hits` already are), each one's best first
+    counts = np.bincount(asking, minlength=len(scores))
+    asked = np.flatnonzero(counts)
+    counts = counts[asked]
+    rank = np.arange(len(hits)) - np.repeat(np.cumsum(counts) - counts, counts)
+    kept = rank < keep
+    slot = np.repeat(np.arange(len(asked)), counts)[kept]
+    found_scores = np.full((len(asked), min(int(counts.max()), keep)), -np.inf, dtype=np.float32)
+    found_columns = np.zeros(found_scores.shape, dtype=np.int64)
+    found_scores[slot, rank[kept]] = values[order][kept]
+    found_columns[slot, rank[kept]] = columns[order][kept]
+    return asked, found_columns, found_scores
+
+
+def _merge(rows: np.ndarray, scores: np.ndarray, new_rows: np.ndarray, new_scores: np.ndarray
+           ) -> tuple[np.ndarray, np.ndarray]:
+    """The best `scores.shape[1]` of kept rows (scores ascending) and new ones (descending, no more
+    columns), ascending again. Set against each other so, the higher of each pair are the best (the
+    merge step of a bitonic sort); a new score must be strictly higher, so -inf padding never enters."""
+    width = new_scores.shape[1]
+    enters = new_scores > scores[:, :width]
+    rows, scores = rows.copy(), scores.copy()
+    rows[:, :width] = np.where(enters, new_rows, rows[:, :width])
+    scores[:, :width] = np.where(enters, new_scores, scores[:, :width])
+    order = np.argsort(scores, axis=1)
+    return np.take_along_axis(rows, order, axis=1), np.take_along_axis(scores, order, axis=1)

@@ -13,7 +13,6 @@ from benchmarks.config import load_settings
 from benchmarks.corpus_index import open_index
 from benchmarks.metrics.retrieval import trec_order
 from benchmarks.readers.datasets import load_dataset
-from benchmarks.store.vectors import _array
 from tests.integration.test_tier1_cli import read_report
 
 
@@ -47,7 +46,7 @@ def test_numpy_exact_search_ranks_as_pgvector_does(name):
         assert {(h.chunk_id, h.url) for h in mine} == {(h.chunk_id, h.url) for h in theirs}
     assert swapped <= len(ours) // 200
     assert ids == [r[0] for r in stored] and urls == [r[1] for r in stored]
-    assert np.array_equal(matrix, np.stack([_array(r[2]) for r in stored]))
+    assert np.array_equal(matrix, np.stack([r[2].to_numpy() for r in stored]))  # pgvector's own loader
 
 
 def test_latency_timing_stops_at_its_time_budget(bench, tmp_path):

@@ -153,3 +153,101 @@ def test_float32_directions_keep_float32_rows_and_bring_any_scale_into_range():
         assert (ratio == ratio[0]).all() and np.log2(ratio[0]).is_integer()  # a power of two, every bit kept
     np.testing.assert_allclose(scaled[1:3] / np.abs(scaled[1:3]).max(axis=1, keepdims=True),
                                rows[1:3] / np.abs(rows[1:3]).max(axis=1, keepdims=True), rtol=1e-7)
+
+
+def small_blocks(monkeypatch, values=400):
+    """Blocks of a few dozen chunks, so that one search runs the threshold path over many of them."""
+    monkeypatch.setattr(nearest, "BLOCK_VALUES", values)
+    monkeypatch.setattr(nearest, "QUERY_BLOCK", 5)
+    monkeypatch.setattr(nearest, "PARTITION_VALUES", 64)
+
+
+def unit_rows(rows):
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+@pytest.mark.parametrize("normalised", [True, False])
+def test_the_threshold_path_over_many_blocks_matches_the_scan(monkeypatch, normalised):
+    """Chunks enter a question's candidates block after block only above its lowest kept score: near-ties
+    (copies nudged by a float32 ulp), duplicates and zero rows spread over the blocks, unit rows (scored
+    without their norms) and rows of any norm (scored with them)."""
+    small_blocks(monkeypatch)
+    rng = np.random.default_rng(7)
+    matrix = rng.standard_normal((1500, 24))
+    matrix = unit_rows(matrix) if normalised else (matrix * rng.uniform(0.1, 10, (1500, 1))).astype(np.float32)
+    matrix[300:340] = matrix[7]  # more copies than the candidates kept
+    matrix[900:960] = np.nextafter(matrix[11], np.float32(2))  # near-ties of row 11, one ulp apart
+    matrix[rng.integers(0, 1500, 60)] = 0
+    space = ExactSpace(None, matrix)
+    assert (space.inverse_norms is None) == normalised
+    queries = np.concatenate([matrix[[7, 11, 12, 500]], rng.standard_normal((20, 24)).astype(np.float32)])
+    for k in (1, 10, 45):
+        check(shuffled_ids(1500, rng), matrix, queries, k)
+
+
+def test_scores_rising_through_the_corpus_take_whole_blocks(monkeypatch):
+    """A corpus ordered by its score with the question: every block beats every chunk kept before it,
+    so each block is partitioned in full (a few rows at a time) rather than merged hit by hit."""
+    small_blocks(monkeypatch)
+    rng = np.random.default_rng(8)
+    matrix = rng.standard_normal((1200, 6)).astype(np.float32) * np.float32(0.05)
+    matrix[:, 0] = np.linspace(-1, 1, 1200)
+    matrix[1100:1120] = matrix[1150]
+    query = np.eye(1, 6, dtype=np.float32)
+    check(shuffled_ids(1200, rng), matrix, np.concatenate([query, -query, matrix[1150:1151]]), 30)
+
+
+def test_zero_rows_leading_the_corpus_stay_below_later_chunks(monkeypatch):
+    """The first block holds only zero rows, so every kept score starts at -inf: chunks of the next
+    blocks replace them, and the zero rows come back (last, NaN) only when k reaches past the others."""
+    small_blocks(monkeypatch)
+    rng = np.random.default_rng(9)
+    matrix = np.zeros((400, 8), dtype=np.float32)
+    matrix[250:] = rng.standard_normal((150, 8))
+    found = ExactSpace(None, matrix).search(matrix[300:302], 200)
+    for got in found:
+        assert sorted(n.row for n in got[:150]) == list(range(250, 400))
+        assert [n.row for n in got[150:]] == list(range(249, 199, -1))  # zero rows by row number, descending
+        assert all(np.isnan(n.score) for n in got[150:])
+    check(shuffled_ids(400, rng), matrix, matrix[300:302], 200)
+
+
+def test_random_unit_vectors_with_planted_near_ties_match_the_scan(monkeypatch):
+    """Normalised rows (scored without their norms, the tolerance widened by how far from 1 they are),
+    some of them copies of a chunk perturbed below float32's resolution of a cosine."""
+    monkeypatch.setattr(nearest, "BLOCK_VALUES", 3000)
+    rng = np.random.default_rng(10)
+    matrix = unit_rows(rng.standard_normal((4000, 32)))
+    matrix[1000:1030] = unit_rows(matrix[3] + rng.standard_normal((30, 32)) * 1e-6)
+    space = ExactSpace(None, matrix)
+    assert space.inverse_norms is None and space.tolerance > (32 + 4) * 2.0 ** -24
+    queries = np.concatenate([matrix[[3, 1001]], unit_rows(rng.standard_normal((30, 32)))])
+    check(shuffled_ids(4000, rng), matrix, queries, 20)
+
+
+def test_rows_of_norm_far_from_one_are_scored_with_their_norms():
+    rng = np.random.default_rng(11)
+    matrix = unit_rows(rng.standard_normal((50, 16)))
+    assert ExactSpace(None, matrix).inverse_norms is None
+    matrix[4] *= np.float32(1.001)
+    space = ExactSpace(None, matrix)
+    assert space.inverse_norms is not None and space.tolerance == (16 + 4) * 2.0 ** -24
+
+
+def test_duplicated_rows_ranked_in_float64_score_alike_and_go_by_row():
+    """Copies of one vector have one cosine however the candidates are laid out, so ranked in float64
+    they tie exactly and the row number settles them (a batched matmul rescoring them could differ in
+    its last bit from one copy to the next, and put them out of order)."""
+    rng = np.random.default_rng(12)
+    for _ in range(20):
+        matrix = rng.standard_normal((600, 384)).astype(np.float32)
+        matrix[[100, 101, 102]] = matrix[5]
+        query = matrix[5:6] + rng.standard_normal((1, 384)).astype(np.float32) * np.float32(0.5)
+        found = ExactSpace(None, matrix, rank_by=np.float64).search(query, 10)[0][:4]
+        assert [n.row for n in found] == [102, 101, 100, 5]
+        assert len({n.score for n in found}) == 1
+
+
+def test_a_float32_matrix_is_searched_in_place():
+    matrix = np.ones((10, 4), dtype=np.float32)
+    assert ExactSpace(None, matrix).matrix is matrix
