@@ -16,7 +16,7 @@ import json
 import operator
 from array import array
 from collections.abc import Container, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import attrgetter
@@ -31,7 +31,15 @@ from benchmarks.errors import BenchError, InputError
 from benchmarks.inputs import Limit, Sampling, Warning, seeded_indices
 from benchmarks.metrics import language as script
 from benchmarks.metrics.language import contradicts, detect_language
-from benchmarks.readers.blocks import Unhandled, read_records, reread, validated
+from benchmarks.readers.blocks import (
+    BLOCK_SIZE,
+    Unhandled,
+    line_checksum,
+    open_input,
+    read_records,
+    reread,
+    validated,
+)
 from benchmarks.readers.lines import decode_line, json_problem, read_file, read_jsonl, unique_id
 from benchmarks.readers.records import (
     FIELD,
@@ -43,6 +51,7 @@ from benchmarks.readers.records import (
     validate,
     worded,
 )
+from benchmarks.readers.survey import Survey, surveyed, surveying
 from benchmarks.shipped import shipped_dir
 
 SHIPPED = ("synthetic", "synthetic-ru")
@@ -296,10 +305,11 @@ def _load_bench(root: Path, name: str, sample: Sampling | None = None) -> Datase
     corpus_path, questions_path = root / "corpus.jsonl", root / "questions.jsonl"
     listed = _listed(root)
     corpus_hash = _FileHash(hashlib.sha256(), corpus_path, root, corpus_path in listed)
-    chunks, corpus_hash = _read_chunks(corpus_path, corpus_hash)
-    known = {c.id for c in chunks}
-    questions_hash = _FileHash(corpus_hash.finish(), questions_path, root, questions_path in listed)
-    questions, questions_hash = _read_questions(questions_path, questions_hash, known, sample)
+    with surveying(questions_path, QuestionRecord) if sample else nullcontext() as pending:
+        chunks, corpus_hash = _read_chunks(corpus_path, corpus_hash)
+        known = {c.id for c in chunks}
+        questions_hash = _FileHash(corpus_hash.finish(), questions_path, root, questions_path in listed)
+        questions, questions_hash = _read_questions(questions_path, questions_hash, known, sample, pending)
     content = questions_hash.finish()
     manifest = _manifest(root)
     language, mismatch = _language(manifest.language, [c.text for c in chunks], questions.texts)
@@ -359,8 +369,15 @@ def _bench_chunks(path: Path, data: bytes) -> list[Chunk]:
     return chunks
 
 
-def _read_questions(path: Path, hashed: _FileHash, known: set[str], sample: Sampling | None
+def _read_questions(path: Path, hashed: _FileHash, known: set[str], sample: Sampling | None, pending: Any
                     ) -> tuple[_Questions, _FileHash]:
+    """The questions by the second process's survey when one ran (benchmarks.readers.survey), else streamed here,
+    else read whole the exact way: each way falls to the next on anything it does not handle."""
+    if pending is not None and sample is not None:
+        try:
+            return _surveyed_questions(path, hashed, known, sample, surveyed(pending)), hashed
+        except Unhandled:
+            hashed = hashed.again()
     try:
         return _streamed_questions(path, hashed, known, sample), hashed
     except Unhandled:
@@ -382,6 +399,23 @@ def _drawn_from_all(questions: list[Question], unknown: list[tuple[str, str]], s
     return _Questions(kept, len(questions), texts, unjudged)
 
 
+def _surveyed_questions(path: Path, hashed: _FileHash, known: set[str], sample: Sampling, survey: Survey
+                        ) -> _Questions:
+    """The drawn questions from a survey: its file's bytes read again into the content hash, and checked to be the
+    bytes it validated. A judgment of a chunk the corpus lacks is left to the streamed read, which keeps the
+    warning's examples in file order."""
+    if not survey.referenced <= known:
+        raise Unhandled
+    own = hashlib.sha256()
+    with open_input(path) as handle:
+        while block := handle.read(BLOCK_SIZE):
+            hashed.update(block)
+            own.update(block)
+    if own.hexdigest() != survey.sha256:
+        raise Unhandled
+    return _drawn_while_reading(path, known, sample, survey.starts, survey.checksums, _Unjudged())
+
+
 def _streamed_questions(path: Path, hashed: _FileHash, known: set[str], sample: Sampling | None) -> _Questions:
     """Every line validated and its id checked unique (by its hash: a clash, even a false one, is left to the
     exact read to word); with `sample`, only where each question's line starts is kept, and the drawn lines (and
@@ -389,7 +423,7 @@ def _streamed_questions(path: Path, hashed: _FileHash, known: set[str], sample: 
     kept: list[Question] = []
     ids: set[int] = set()
     unjudged = _Unjudged()
-    starts, line_hashes = array("q"), array("q")
+    starts, checksums = array("q"), array("L")
     for batch in read_records(path, QuestionRecord, hashed.digests(), starts=sample is not None):
         ids.update(map(hash, map(attrgetter("id"), batch.records)))
         judged = map(known.issuperset, map(attrgetter("relevant"), batch.records))
@@ -399,24 +433,24 @@ def _streamed_questions(path: Path, hashed: _FileHash, known: set[str], sample: 
             kept += [record.to_question(known) for record in batch.records]
         else:
             starts.extend(batch.starts)
-            line_hashes.extend(map(hash, batch.lines))
+            checksums.extend(map(line_checksum, batch.lines))
     total = len(starts) if sample else len(kept)
     if not total or len(ids) < total:  # the exact read words both
         raise Unhandled
     if sample is None:
         return _Questions(kept, total, [q.text for q in kept], unjudged)
-    return _drawn_while_reading(path, known, sample, starts, line_hashes, unjudged)
+    return _drawn_while_reading(path, known, sample, starts, checksums, unjudged)
 
 
 def _drawn_while_reading(path: Path, known: set[str], sample: Sampling, starts: array[int],
-                         line_hashes: array[int], unjudged: _Unjudged) -> _Questions:
+                         checksums: array[int], unjudged: _Unjudged) -> _Questions:
     """The drawn questions, and the texts language detection reads of all of them: its every-k-th sample of the
     `total` (`language.sample`, which leaves a list already that short as it is), read again by line start."""
     total = len(starts)
     drawn = seeded_indices(total, sample.n, sample.seed) if sample.n < total else range(total)
     read = script.sample(range(total))
     wanted = sorted(set(drawn).union(read))
-    lines = reread(path, [starts[i] for i in wanted], [line_hashes[i] for i in wanted])
+    lines = reread(path, [starts[i] for i in wanted], [checksums[i] for i in wanted])
     records = dict(zip(wanted, validated(QuestionRecord, lines), strict=True))
     kept = [records[i].to_question(known) for i in drawn]
     return _Questions(kept, total, [records[i].question for i in read], unjudged)

@@ -12,6 +12,7 @@ import pytest
 
 import benchmarks.readers.blocks as blocks
 import benchmarks.readers.datasets as datasets
+import benchmarks.readers.survey as survey
 from benchmarks.config import Settings
 from benchmarks.dataset import Chunk, Dataset
 from benchmarks.errors import InputError
@@ -59,6 +60,7 @@ def exact(monkeypatch):
         with monkeypatch.context() as patch:
             patch.setattr(datasets, "_streamed_chunks", refuse)
             patch.setattr(datasets, "_streamed_questions", refuse)
+            patch.setattr(datasets, "_surveyed_questions", refuse)
             return load_dataset(str(root), sample=sample)
 
     return load
@@ -332,3 +334,64 @@ def test_the_dataset_input_draws_while_reading_and_other_inputs_sample_once_load
     kind = TIERS["evaluate"].input
     assert not kind.draws_while_reading
     assert kind.load(str(samples), settings, Sampling(2, 5)) == kind.load(str(samples), settings).sample(2, 5)
+
+
+# --- the questions surveyed in a second process -----------------------------------------------------
+
+
+@pytest.fixture
+def surveyed(monkeypatch):
+    """Every questions file surveyed by a second process (however small), and the one-process streamed read of
+    the questions recorded, so a test can tell which way it was read."""
+    monkeypatch.setattr(survey, "WORTH_A_PROCESS", 0)
+    streamed: list[str] = []
+    real = datasets._streamed_questions
+
+    def recorded(path, *args):
+        streamed.append(path.name)
+        return real(path, *args)
+
+    monkeypatch.setattr(datasets, "_streamed_questions", recorded)
+    return streamed
+
+
+def judged_questions(count: int) -> list[str]:
+    """Questions that judge only chunks the corpus has (the survey's own case), half of them Cyrillic."""
+    return [json.dumps({"id": f"q{n}", "question": "Что такое альфа?" if n % 2 else "What is alpha?",
+                        "relevant": {"c1": 1, "c3": n % 3}}) for n in range(count)]
+
+
+@pytest.mark.parametrize(("n", "seed"), [(1, 0), (7, 3), (40, 1), (2500, 0)])
+def test_a_sample_from_a_survey_equals_the_whole_set_sampled(tmp_path, exact, surveyed, n, seed):
+    root = write(tmp_path / "d", questions=judged_questions(60))
+    drawn = load_dataset(str(root), sample=Sampling(n, seed))
+    assert drawn == exact(root).sample(n, seed) and drawn.content_sha256 == hashed(root)
+    assert surveyed == []  # the survey served it
+
+
+def test_a_judgment_of_a_missing_chunk_is_left_to_the_streamed_read(tmp_path, exact, surveyed):
+    root = write(tmp_path / "d")  # q4 and q5 judge chunks the corpus lacks: the warning names them in file order
+    drawn = load_dataset(str(root), sample=Sampling(3, 2))
+    assert drawn == exact(root).sample(3, 2) and drawn.warnings[0].count == 2
+    assert surveyed == ["questions.jsonl"]
+
+
+def test_a_bad_question_line_found_by_the_survey_gives_the_exact_error(tmp_path, exact, surveyed):
+    root = write(tmp_path / "d", questions=[*judged_questions(30), '{"id": "q99", "question": ""}'])
+    assert error_of(fast, root, Sampling(2, 0)) == error_of(exact, root) == (
+        f"{root / 'questions.jsonl'}:31: field 'question': empty")
+
+
+def test_questions_changed_after_the_survey_read_them_are_read_again(tmp_path, exact, surveyed, monkeypatch):
+    root = write(tmp_path / "d", questions=judged_questions(30))
+    real = survey.surveyed
+
+    def then_edited(pending):
+        found = real(pending)
+        write(root, questions=judged_questions(31))  # the file the loader hashes is no longer the one surveyed
+        return found
+
+    monkeypatch.setattr(datasets, "surveyed", then_edited)
+    drawn = load_dataset(str(root), sample=Sampling(4, 1))
+    assert drawn == exact(root).sample(4, 1) and drawn.content_sha256 == hashed(root)
+    assert surveyed == ["questions.jsonl"]
