@@ -159,10 +159,12 @@ class VectorStore:
         updated = sum(1 for c, _ in fresh if c.id in stored)
         unchanged = len(wanted) - len(fresh)
         del wanted, stored  # a million entries: not held while the vectors are
-        if stale:
+        if stale or fresh:  # the rows are about to change: no digest vouches for them until the sync completes
             with self.engine.begin() as conn:
-                conn.execute(sa.text("DELETE FROM chunks WHERE space_id = :s AND external_id = ANY(:ids)"),
-                             {"s": space_id, "ids": stale})
+                conn.execute(sa.text("UPDATE spaces SET corpus_sha256 = NULL WHERE id = :s"), {"s": space_id})
+                if stale:
+                    conn.execute(sa.text("DELETE FROM chunks WHERE space_id = :s AND external_id = ANY(:ids)"),
+                                 {"s": space_id, "ids": stale})
         written = 0
         for vectors in embed([c.text for c, _ in fresh]) if fresh else ():
             lock.execute(sa.text("SELECT 1"))  # the lock's session still lives: writing without it could race

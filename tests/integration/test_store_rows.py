@@ -139,3 +139,16 @@ def test_the_tables_own_order_pairs_every_id_with_its_own_vector(store, monkeypa
     monkeypatch.setattr(vectors_module, "_ids_and_urls", reversed_ids)
     again = store.embeddings(space, by_id=False)
     assert {i: (u, v.tobytes()) for i, u, v in zip(*again, strict=True)} == pairs
+
+
+def test_a_sync_stopped_halfway_leaves_no_digest_to_vouch_for_the_old_rows(store):
+    space = store.create_space("digest-cleared", "test-model", 8)
+    store.sync(space, "test-model", corpus(10), Embedder())
+    with pytest.raises(ConnectionError):  # c000-c003 edited: their old rows deleted, one new slice written
+        store.sync(space, "test-model", corpus(10, changed={0, 1, 2, 3}), Embedder(size=2, fail_after=1))
+    assert stored_digest(store, space) is None
+    embed = Embedder()
+    back = store.sync(space, "test-model", corpus(10), embed)  # the first corpus again: its rows are compared
+    assert (back.added, back.updated, back.removed, back.unchanged) == (2, 2, 0, 6)  # 2 rewritten, 2 deleted
+    assert embed.embedded == ["text 0", "text 1", "text 2", "text 3"]
+    assert dict(zip(*store.embeddings(space)[:2], strict=True)) == {c.id: c.url for c in corpus(10)}
