@@ -51,7 +51,7 @@ from benchmarks.readers.records import (
     validate,
     worded,
 )
-from benchmarks.readers.survey import Survey, surveyed, surveying
+from benchmarks.readers.survey import surveyed, surveying
 from benchmarks.shipped import shipped_dir
 
 SHIPPED = ("synthetic", "synthetic-ru")
@@ -305,7 +305,7 @@ def _load_bench(root: Path, name: str, sample: Sampling | None = None) -> Datase
     corpus_path, questions_path = root / "corpus.jsonl", root / "questions.jsonl"
     listed = _listed(root)
     corpus_hash = _FileHash(hashlib.sha256(), corpus_path, root, corpus_path in listed)
-    with surveying(questions_path, QuestionRecord) if sample else nullcontext() as pending:
+    with surveying(questions_path) if sample else nullcontext() as pending:
         chunks, corpus_hash = _read_chunks(corpus_path, corpus_hash)
         known = {c.id for c in chunks}
         questions_hash = _FileHash(corpus_hash.finish(), questions_path, root, questions_path in listed)
@@ -375,7 +375,7 @@ def _read_questions(path: Path, hashed: _FileHash, known: set[str], sample: Samp
     else read whole the exact way: each way falls to the next on anything it does not handle."""
     if pending is not None and sample is not None:
         try:
-            return _surveyed_questions(path, hashed, known, sample, surveyed(pending)), hashed
+            return _surveyed_questions(path, hashed, known, sample, pending), hashed
         except Unhandled:
             hashed = hashed.again()
     try:
@@ -399,19 +399,18 @@ def _drawn_from_all(questions: list[Question], unknown: list[tuple[str, str]], s
     return _Questions(kept, len(questions), texts, unjudged)
 
 
-def _surveyed_questions(path: Path, hashed: _FileHash, known: set[str], sample: Sampling, survey: Survey
+def _surveyed_questions(path: Path, hashed: _FileHash, known: set[str], sample: Sampling, pending: Any
                         ) -> _Questions:
-    """The drawn questions from a survey: its file's bytes read again into the content hash, and checked to be the
-    bytes it validated. A judgment of a chunk the corpus lacks is left to the streamed read, which keeps the
-    warning's examples in file order."""
-    if not survey.referenced <= known:
-        raise Unhandled
+    """The drawn questions from the worker's survey: the file's bytes read here into the content hash while the
+    worker finishes, then checked to be the bytes it validated. A judgment of a chunk the corpus lacks is left to
+    the streamed read, which keeps the warning's examples in file order."""
     own = hashlib.sha256()
     with open_input(path) as handle:
         while block := handle.read(BLOCK_SIZE):
             hashed.update(block)
             own.update(block)
-    if own.hexdigest() != survey.sha256:
+    survey = surveyed(pending)
+    if own.hexdigest() != survey.sha256 or not survey.referenced <= known:
         raise Unhandled
     return _drawn_while_reading(path, known, sample, survey.starts, survey.checksums, _Unjudged())
 

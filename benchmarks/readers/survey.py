@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import multiprocessing
 import os
+import pickle
+import subprocess
+import sys
 from array import array
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -64,18 +66,23 @@ def survey(path: Path, model: type[Any]) -> Survey:
 
 
 @contextmanager
-def surveying(path: Path, model: type[Any]) -> Iterator[Any]:
-    """A survey of `path` started in a second process, or None where one does not pay (a small file, one core).
-    The process never outlives the block: a corpus that fails first ends it at once."""
+def surveying(path: Path) -> Iterator[subprocess.Popen[bytes] | None]:
+    """A survey of the questions file `path` started in a second interpreter (`python -m` this module: a fresh
+    process imports nothing of its parent's, so it also serves a script without a main guard), or None where one
+    does not pay (a small file, one core). The process never outlives the block: a corpus that fails first ends
+    it at once."""
     if not path.is_file() or path.stat().st_size < WORTH_A_PROCESS or _cores() < 2:
         yield None
         return
-    pool = multiprocessing.get_context("spawn").Pool(1)
+    worker = subprocess.Popen([sys.executable, "-m", __name__, str(path)], stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL)
     try:
-        yield pool.apply_async(survey, (path, model))
+        yield worker
     finally:
-        pool.terminate()
-        pool.join()
+        worker.kill()
+        worker.wait()
+        if worker.stdout:
+            worker.stdout.close()
 
 
 def _cores() -> int:
@@ -83,11 +90,22 @@ def _cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
-def surveyed(pending: Any) -> Survey:
-    """The worker's survey; `Unhandled` for anything it could not vouch for, whatever it raised (the one-process
-    read then gives the result, or the located error)."""
+def surveyed(worker: subprocess.Popen[bytes]) -> Survey:
+    """The worker's survey; `Unhandled` for anything it could not vouch for (the one-process read then gives the
+    result, or the located error)."""
+    out, _ = worker.communicate()
+    if worker.returncode != 0:
+        raise Unhandled
+    found: Survey = pickle.loads(out)
+    return found
+
+
+if __name__ == "__main__":  # the worker: its survey pickled by the module's own name, as the loader knows it
+    from benchmarks.readers import survey as module
+    from benchmarks.readers.datasets import QuestionRecord
+
     try:
-        result: Survey = pending.get()
-    except Exception:  # the worker's Unhandled, or its failure: either way, the loader reads the file itself
-        raise Unhandled from None
-    return result
+        result = module.survey(Path(sys.argv[1]), QuestionRecord)
+    except Unhandled:
+        sys.exit(1)
+    sys.stdout.buffer.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))

@@ -388,7 +388,7 @@ def test_questions_changed_after_the_survey_read_them_are_read_again(tmp_path, e
 
     def then_edited(pending):
         found = real(pending)
-        write(root, questions=judged_questions(31))  # the file the loader hashes is no longer the one surveyed
+        write(root, questions=[q.replace("alpha", "gamma") for q in judged_questions(31)])  # every line edited
         return found
 
     monkeypatch.setattr(datasets, "surveyed", then_edited)
