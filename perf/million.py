@@ -40,6 +40,7 @@ SCALE = 2800
 QUESTIONS = 2000
 K = 10
 TIE = 2.0 ** -23  # cosines closer than float32 rounding near 1 are a tie: either chunk may take the 10th place
+EF_SWEEP = (100, 400)  # hnsw.ef_search values searched again after the default
 TARGETS = {"first_run_s": 300, "second_run_s": 60, "first_run_rss_mb": 3072, "second_run_rss_mb": 3072}
 
 
@@ -118,6 +119,14 @@ def _measure(work: Path) -> dict[str, Any]:
                   ef_search=report["provenance"]["index"]["ef_search"],
                   hnsw_latency_ms=report["volatile"]["retrieval"]["latency_ms"])
     _say(f"hnsw: {hnsw['seconds']} s")
+    sweep = []
+    for ef_search in EF_SWEEP:  # the index built above, searched wider: what recall costs at a million
+        _process([*tier1, "--index", "hnsw", "--consistency-runs", "1", "--ef-search", str(ef_search),
+                  "--latency-queries", "20", "-o", str(work / f"hnsw-ef{ef_search}")], env)
+        wider = json.loads((work / f"hnsw-ef{ef_search}" / "report.json").read_text(encoding="utf-8"))
+        sweep.append({"ef_search": ef_search, "qps": wider["volatile"]["retrieval"]["queries_per_second"],
+                      "ann_recall": wider["metrics"][f"ann_recall@{K}"]["value"]})
+    result["ef_sweep"] = sweep
     return result
 
 
@@ -232,17 +241,21 @@ def _write(r: dict[str, Any]) -> None:
         f"| loading it (`load_dataset`: {r['corpus_mb']} MB of corpus, {r['questions_mb']} MB of "
         f"{r['all_questions']:,} questions) | {r['load_s']} s, {r['load_rss_mb']:,} MB | | |",
         f"| first `bench tier1` (every chunk stored and indexed from the cached vectors) | **{r['first_run_s']} s** "
-        f"(indexing {r['first_indexing_s']:.1f} s) | **{r['first_run_rss_mb']:,} MB** | ≤ 300 s {met('first_run_s')}, "
+        f"(before the run: loading the set {r['first_run_s'] - r['first_report_s']:.1f} s; the run: storing and "
+        f"indexing {r['first_indexing_s']:.1f} s, reading the vectors back {r['first_read_s']:.1f} s, an exact pass "
+        f"{r['first_pass_s']:.1f} s) | **{r['first_run_rss_mb']:,} MB** | ≤ 300 s {met('first_run_s')}, "
         f"≤ 3 GB {met('first_run_rss_mb')} |",
-        f"| second `bench tier1` (the space reused) | **{r['second_run_s']} s** (report {r['second_report_s']:.1f} s: "
-        f"indexing check {r['second_indexing_s']:.1f} s, reading the vectors {r['second_read_s']:.1f} s, "
-        f"an exact pass {r['second_pass_s']:.1f} s) | **{r['second_run_rss_mb']:,} MB** | ≤ 60 s "
+        f"| second `bench tier1` (the space reused) | **{r['second_run_s']} s** (before the run: loading the set "
+        f"{r['second_run_s'] - r['second_report_s']:.1f} s; the run: indexing check {r['second_indexing_s']:.1f} s, "
+        f"reading the vectors {r['second_read_s']:.1f} s, an exact pass {r['second_pass_s']:.1f} s, twice for "
+        f"retrieval_consistency, then single questions on PostgreSQL for latency) "
+        f"| **{r['second_run_rss_mb']:,} MB** | ≤ 60 s "
         f"{met('second_run_s')}, ≤ 3 GB {met('second_run_rss_mb')} |",
         f"| exact search (benchmarks.nearest) vs numpy brute force on the same stored vectors | {r['exact_qps']} q/s "
         f"| {r['numpy_qps']} q/s ({r['baseline_rss_mb']:,} MB) | {r['exact_qps'] / r['numpy_qps']:.2f}× |",
         f"| top-10 equal to the brute force's | {r['top10_equal_to_numpy']:.2%} of {QUESTIONS:,} questions "
         f"({r['top10_ties']} more differ only among float32 ties, {r['top10_differing']} otherwise) | | |",
-        f"| `bench tier1 --index hnsw` (bench's sizing: {r['hnsw_memory']}, {r['hnsw_workers']} parallel workers"
+        f"| `bench tier1 --index hnsw` (bench's sizing: {r['hnsw_memory']}, parallel workers {r['hnsw_workers']}"
         f"{', spilled' if r['hnsw_spilled'] else ''}) | build {r['hnsw_build_s']:.0f} s, index "
         f"{r['hnsw_index_mb']:,.0f} MB; whole run {r['hnsw_run_s']} s, {r['hnsw_run_rss_mb']:,} MB | | |",
         f"| HNSW search at ef_search {r['ef_search']} | {r['hnsw_qps']} q/s, ann_recall@10 {r['ann_recall']:.3f}, "
@@ -262,9 +275,16 @@ def _write(r: dict[str, Any]) -> None:
         "",
         f"{measured_on()}.",
         "",
-        "| phase | time | peak RSS / baseline | target |",
+        "| phase | bench | peak RSS, or the baseline | target, or bench ÷ baseline |",
         "|---|---|---|---|",
         *rows,
+        "",
+        "The same index searched wider (`--ef-search`): " + "; ".join(
+            f"ef_search {w['ef_search']}: {w['qps']} q/s, ann_recall@10 {w['ann_recall']:.3f}" for w in r["ef_sweep"])
+        + ". On these stand-in vectors (many chunks share most of their words) the graph needs a wide search; "
+        "check ann_recall@10 in your own index's report before trusting HNSW numbers at this size.",
+        *([] if not r["hnsw_spilled"] else ["", "The HNSW graph outgrew the build's memory (pgvector's notice): give "
+                                            "the build more (`--hnsw-build-memory`) or build on a server with it."]),
         END_MARK,
     ])
     write_section(section, MARK, END_MARK)
