@@ -173,10 +173,12 @@ class VectorStore:
             written += len(vectors)
         if written != len(fresh):
             raise ValueError(f"the embedder gave {written} vectors for {len(fresh)} texts")
+        if stale or fresh:
+            # vacuumed as well as analysed, on the lock's autocommit session (VACUUM runs in no transaction): a
+            # million rows written would otherwise set the server's autovacuum off on them during the next run
+            lock.execute(sa.text("VACUUM (ANALYZE) chunks"))
         lock.execute(sa.text("SELECT 1"))
         with self.engine.begin() as conn:
-            if stale or fresh:
-                conn.execute(sa.text("ANALYZE chunks"))
             conn.execute(sa.text("UPDATE spaces SET corpus_sha256 = :d WHERE id = :s"), {"d": digest, "s": space_id})
         return SyncStats(
             added=len(fresh) - updated,
