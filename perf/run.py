@@ -71,7 +71,7 @@ def _embedding(data: Any, data_dir: Path) -> list[dict[str, Any]]:
     """bench's indexing path (hash, cache lookup, encode, cache write, COPY) vs plain encode."""
     from sentence_transformers import SentenceTransformer
 
-    from benchmarks.embedding.embedder import build_embedder
+    from benchmarks.embedding.backends import build_embedder
     from benchmarks.store.database import connect
     from benchmarks.store.vectors import VectorStore
 
@@ -102,7 +102,7 @@ def _embedding(data: Any, data_dir: Path) -> list[dict[str, Any]]:
 
 def _retrieval(data: Any, data_dir: Path) -> list[dict[str, Any]]:
     """Batched retrieval (one LATERAL statement per batch) vs one round trip per question."""
-    from benchmarks.embedding.embedder import build_embedder
+    from benchmarks.embedding.backends import build_embedder
     from benchmarks.store.database import connect
     from benchmarks.store.vectors import VectorStore
 

@@ -108,7 +108,7 @@ def _in_process(data_dir: Path, questions: list[str]) -> dict[str, Any]:
     exact scan on a sample, and the disk the space takes."""
     import sqlalchemy as sa
 
-    from benchmarks.embedding.embedder import build_embedder
+    from benchmarks.embedding.backends import build_embedder
     from benchmarks.nearest import ExactSpace
     from benchmarks.store.vectors import VectorStore
 

@@ -117,3 +117,15 @@ def markdown_without_reprs(monkeypatch):
         return markdown
 
     monkeypatch.setattr(report_markdown, "render", checked)
+
+
+@pytest.fixture
+def store(data_dir):
+    """The vector store of the session's data folder, its engine disposed after the test."""
+    from benchmarks.config import load_settings
+    from benchmarks.store.database import connect
+    from benchmarks.store.vectors import VectorStore
+
+    database = connect(load_settings({"data_dir": data_dir}, environ={})[0])
+    yield VectorStore(database.engine)
+    database.engine.dispose()

@@ -5,21 +5,10 @@ import numpy as np
 import pytest
 import sqlalchemy as sa
 
-from benchmarks.config import load_settings
 from benchmarks.dataset import Chunk
-from benchmarks.store.database import connect
-from benchmarks.store.vectors import VectorStore
 from tests.integration.test_tier1_cli import read_report
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-def store(data_dir):
-    settings, _ = load_settings({"data_dir": data_dir}, environ={})
-    database = connect(settings)
-    yield VectorStore(database.engine)
-    database.engine.dispose()
 
 
 def random_space(store, name, rows, dimension):

@@ -5,21 +5,11 @@ import numpy as np
 import pytest
 import sqlalchemy as sa
 
-from benchmarks.config import load_settings
 from benchmarks.dataset import Chunk
 from benchmarks.store import vectors as vectors_module
-from benchmarks.store.database import connect
-from benchmarks.store.vectors import VectorStore, corpus_digest
+from benchmarks.store.vectors import corpus_digest
 
 pytestmark = pytest.mark.integration
-
-
-@pytest.fixture
-def store(data_dir):
-    settings, _ = load_settings({"data_dir": data_dir}, environ={})
-    database = connect(settings)
-    yield VectorStore(database.engine)
-    database.engine.dispose()
 
 
 class Embedder:
