@@ -305,7 +305,7 @@ def _load_bench(root: Path, name: str, sample: Sampling | None = None) -> Datase
     corpus_path, questions_path = root / "corpus.jsonl", root / "questions.jsonl"
     listed = _listed(root)
     corpus_hash = _FileHash(hashlib.sha256(), corpus_path, root, corpus_path in listed)
-    with surveying(questions_path) if sample else nullcontext() as pending:
+    with surveying(questions_path, QuestionRecord) if sample else nullcontext() as pending:
         chunks, corpus_hash = _read_chunks(corpus_path, corpus_hash)
         known = {c.id for c in chunks}
         questions_hash = _FileHash(corpus_hash.finish(), questions_path, root, questions_path in listed)

@@ -66,16 +66,16 @@ def survey(path: Path, model: type[Any]) -> Survey:
 
 
 @contextmanager
-def surveying(path: Path) -> Iterator[subprocess.Popen[bytes] | None]:
-    """A survey of the questions file `path` started in a second interpreter (`python -m` this module: a fresh
-    process imports nothing of its parent's, so it also serves a script without a main guard), or None where one
-    does not pay (a small file, one core). The process never outlives the block: a corpus that fails first ends
-    it at once."""
+def surveying(path: Path, model: type[Any]) -> Iterator[subprocess.Popen[bytes] | None]:
+    """A survey of the questions file `path` (records of `model`, named to the worker by module and name) started
+    in a second interpreter (`python -m` this module: a fresh process imports nothing of its parent's, so it also
+    serves a script without a main guard), or None where one does not pay (a small file, one core). The process
+    never outlives the block: a corpus that fails first ends it at once."""
     if not path.is_file() or path.stat().st_size < WORTH_A_PROCESS or _cores() < 2:
         yield None
         return
-    worker = subprocess.Popen([sys.executable, "-m", __name__, str(path)], stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL)
+    worker = subprocess.Popen([sys.executable, "-m", __name__, str(path), f"{model.__module__}:{model.__qualname__}"],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     try:
         yield worker
     finally:
@@ -101,11 +101,13 @@ def surveyed(worker: subprocess.Popen[bytes]) -> Survey:
 
 
 if __name__ == "__main__":  # the worker: its survey pickled by the module's own name, as the loader knows it
-    from benchmarks.readers import survey as module
-    from benchmarks.readers.datasets import QuestionRecord
+    import importlib
 
+    from benchmarks.readers import survey as module
+
+    declared_in, name = sys.argv[2].split(":")
     try:
-        result = module.survey(Path(sys.argv[1]), QuestionRecord)
+        result = module.survey(Path(sys.argv[1]), getattr(importlib.import_module(declared_in), name))
     except Unhandled:
         sys.exit(1)
     sys.stdout.buffer.write(pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
