@@ -117,7 +117,7 @@ def test_the_tables_own_order_pairs_every_id_with_its_own_vector(store, monkeypa
     store.sync(space, "test-model", chunks, lambda texts: [vectors_of(texts, 8)])
     by_id = store.embeddings(space)
     as_stored = store.embeddings(space, by_id=False)
-    assert as_stored[0] == [c.id for c in chunks]  # as they were written
+    assert len(as_stored[0]) == len(chunks)  # in the table's order, which free space from other rows decides
     pairs = {i: (u, v.tobytes()) for i, u, v in zip(*by_id, strict=True)}
     assert {i: (u, v.tobytes()) for i, u, v in zip(*as_stored, strict=True)} == pairs
     real = vectors_module._ids_and_urls  # a plan that reads the ids in another order: they follow the vectors
