@@ -68,7 +68,7 @@ perf:                                   ## performance benchmarks; writes BENCHM
 perf-scale:                             ## retrieval at 10k / 30k / 100k chunks (about 15 minutes); writes BENCHMARKS.md
 	$(BIN)/python -m perf.scale
 
-perf-million:                           ## tier 1 end to end at a million chunks (about 25 minutes); writes BENCHMARKS.md
+perf-million:                           ## tier 1 end to end at a million chunks (about 45 minutes); writes BENCHMARKS.md
 	$(BIN)/python -m perf.million
 
 synthetic:                              ## regenerate the shipped synthetic datasets (deterministic)

@@ -1,6 +1,6 @@
 """A million chunks end to end on one machine: what `bench tier1` costs in time and memory, measured.
 
-    python -m perf.million               (make perf-million; about 25 minutes on 2 cores)
+    python -m perf.million               (make perf-million; about 45 minutes on 2 cores)
     python -m perf.million --work DIR    (keep the set, the data folder and the reports in DIR; a set already
                                           there is reused and its generation not timed again)
 
