@@ -25,6 +25,7 @@ from benchmarks.embedding.backends import build_embedder
 from benchmarks.embedding.embedder import ENGLISH_ONLY_MODELS, CachedEmbedder, embed_slices, embed_with_progress
 from benchmarks.errors import BenchError
 from benchmarks.inputs import Warning
+from benchmarks.machine import usable_cores
 from benchmarks.metrics.language import detect_language
 from benchmarks.nearest import ExactSpace
 from benchmarks.store.database import Database, connect, database_errors
@@ -211,7 +212,7 @@ def build_resources(settings: Settings, backend: str, rows: int, dimension: int)
         memory = f"{graph_megabytes(rows, dimension, settings.hnsw_m)}MB"
     if workers is None:
         needed = megabytes(memory) * 2**20
-        workers = max(_usable_cores() - 1, 0) if _shared_memory_free() >= needed else 0
+        workers = max(usable_cores() - 1, 0) if _shared_memory_free() >= needed else 0
     return memory, workers
 
 
@@ -224,14 +225,6 @@ def graph_megabytes(rows: int, dimension: int, m: int) -> int:
     wanted = math.ceil(rows * per_row * 1.25 / 2**20)
     quarter = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // 4 // 2**20
     return max(64, min(wanted, quarter))
-
-
-def _usable_cores() -> int:
-    """The cores this process may run on (a container's or taskset's share, not the machine's count)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not Linux
-        return os.cpu_count() or 1
 
 
 def _shared_memory_free() -> int:

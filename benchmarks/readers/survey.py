@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import gc
 import hashlib
-import os
 import pickle
 import subprocess
 import sys
@@ -27,6 +26,7 @@ from operator import attrgetter
 from pathlib import Path
 from typing import Any, Protocol
 
+from benchmarks.machine import usable_cores
 from benchmarks.readers.blocks import Unhandled, line_checksum, read_records
 
 WORTH_A_PROCESS = 64 << 20  # bytes of questions from which a second process pays for its start (about a second)
@@ -71,7 +71,7 @@ def surveying(path: Path, model: type[Any]) -> Iterator[subprocess.Popen[bytes] 
     in a second interpreter (`python -m` this module: a fresh process imports nothing of its parent's, so it also
     serves a script without a main guard), or None where one does not pay (a small file, one core). The process
     never outlives the block: a corpus that fails first ends it at once."""
-    if not path.is_file() or path.stat().st_size < WORTH_A_PROCESS or _cores() < 2:
+    if not path.is_file() or path.stat().st_size < WORTH_A_PROCESS or usable_cores() < 2:
         yield None
         return
     worker = subprocess.Popen([sys.executable, "-m", __name__, str(path), f"{model.__module__}:{model.__qualname__}"],
@@ -83,11 +83,6 @@ def surveying(path: Path, model: type[Any]) -> Iterator[subprocess.Popen[bytes] 
         worker.wait()
         if worker.stdout:
             worker.stdout.close()
-
-
-def _cores() -> int:
-    """The cores this process may run on (a container's or taskset's share, not the machine's count)."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def surveyed(worker: subprocess.Popen[bytes]) -> Survey:

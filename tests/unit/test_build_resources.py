@@ -8,10 +8,11 @@ from benchmarks import corpus_index
 from benchmarks.config import Settings, load_settings, megabytes
 from benchmarks.corpus_index import build_resources, graph_megabytes
 from benchmarks.errors import BenchError
+from benchmarks.machine import usable_cores
 
 
 def test_the_embedded_server_gets_memory_for_the_graph_and_every_core_but_one(monkeypatch):
-    monkeypatch.setattr(corpus_index, "_usable_cores", lambda: 4)
+    monkeypatch.setattr(corpus_index, "usable_cores", lambda: 4)
     monkeypatch.setattr(corpus_index, "_shared_memory_free", lambda: 2**40)
     # 100,000 vectors of 384 dimensions, m 16: (1536 + 528 + 128) bytes each, a quarter to spare
     assert graph_megabytes(100_000, 384, 16) == 262
@@ -26,7 +27,7 @@ def test_small_graphs_get_postgresqls_default_and_huge_ones_a_quarter_of_the_mem
 
 def test_cores_are_those_this_process_may_use(monkeypatch):
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1, 2})
-    assert corpus_index._usable_cores() == 3
+    assert usable_cores() == 3
 
 
 def test_an_external_server_keeps_its_own_settings_unless_asked():
