@@ -22,8 +22,6 @@ Prints one JSON line and writes its section of BENCHMARKS.md.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from perf.sections import measured_on, write_section
+from perf.sections import measured_on, whole_process, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 MARK, END_MARK = "<!-- perf.million -->", "<!-- /perf.million -->"
@@ -76,28 +74,28 @@ def _measure(work: Path) -> dict[str, Any]:
     dataset, data_dir = work / f"synthetic-x{SCALE}", work / "data"
     result: dict[str, Any] = {"generate_s": None, "generate_rss_mb": None}
     if not (dataset / "questions.jsonl").is_file():
-        generated = _process([sys.executable, "-m", "benchmarks.synthetic", "--out", str(work), "--scale",
+        generated = whole_process([sys.executable, "-m", "benchmarks.synthetic", "--out", str(work), "--scale",
                               str(SCALE), "--languages", "en"], {})
         result.update(generate_s=generated["seconds"], generate_rss_mb=generated["max_rss_mb"])
     _say(f"set ready: {result}")
-    loaded = _process([sys.executable, "-m", "perf.million", "--load", str(dataset)], {})
+    loaded = whole_process([sys.executable, "-m", "perf.million", "--load", str(dataset)], {})
     result.update(load_s=loaded["json"]["seconds"], load_rss_mb=loaded["max_rss_mb"], chunks=loaded["json"]["chunks"],
                   corpus_mb=round((dataset / "corpus.jsonl").stat().st_size / 2**20),
                   questions_mb=round((dataset / "questions.jsonl").stat().st_size / 2**20),
                   all_questions=loaded["json"]["questions"])
     _say(f"loaded: {result}")
     if not (data_dir / "standin-filled").exists():
-        filled = _process([sys.executable, "-m", "perf.million", "--fill", str(dataset), str(data_dir)], {})
+        filled = whole_process([sys.executable, "-m", "perf.million", "--fill", str(dataset), str(data_dir)], {})
         result["fill_s"] = filled["seconds"]
         (data_dir / "standin-filled").write_text("", encoding="utf-8")
     else:  # a kept folder: its chunks are dropped and the table compacted, as the first run on a new folder finds it
-        _process([sys.executable, "-m", "benchmarks.cli", "db", "drop-collection", dataset.name],
+        whole_process([sys.executable, "-m", "benchmarks.cli", "db", "drop-collection", dataset.name],
                  {"BENCH_DATA_DIR": str(data_dir)})
-        _process([sys.executable, "-m", "perf.million", "--compact", str(data_dir)], {})
+        whole_process([sys.executable, "-m", "perf.million", "--compact", str(data_dir)], {})
     tier1 = [sys.executable, "-m", "benchmarks.cli", "tier1", "--dataset", str(dataset), "--limit", str(QUESTIONS)]
     env = {"BENCH_DATA_DIR": str(data_dir)}
     for run in ("first", "second"):
-        done = _process([*tier1, "-o", str(work / run)], env)
+        done = whole_process([*tier1, "-o", str(work / run)], env)
         report = json.loads((work / run / "report.json").read_text(encoding="utf-8"))
         result.update({f"{run}_run_s": done["seconds"], f"{run}_run_rss_mb": done["max_rss_mb"],
                        f"{run}_report_s": report["volatile"]["duration_s"],
@@ -108,11 +106,11 @@ def _measure(work: Path) -> dict[str, Any]:
     second = json.loads((work / "second" / "report.json").read_text(encoding="utf-8"))
     result["exact_qps"] = second["volatile"]["retrieval"]["queries_per_second"]
     result["latency_ms"] = second["volatile"]["retrieval"]["latency_ms"]
-    baseline = _process([sys.executable, "-m", "perf.million", "--baseline", str(dataset), str(data_dir),
+    baseline = whole_process([sys.executable, "-m", "perf.million", "--baseline", str(dataset), str(data_dir),
                          str(work / "second" / "run.trec")], {})
     result.update(baseline["json"])
     _say(f"baseline: {baseline['json']}")
-    hnsw = _process([*tier1, "--index", "hnsw", "--consistency-runs", "1", "-o", str(work / "hnsw")], env)
+    hnsw = whole_process([*tier1, "--index", "hnsw", "--consistency-runs", "1", "-o", str(work / "hnsw")], env)
     report = json.loads((work / "hnsw" / "report.json").read_text(encoding="utf-8"))
     build = report["volatile"]["indexing"]["hnsw_build"]
     result.update(hnsw_run_s=hnsw["seconds"], hnsw_run_rss_mb=hnsw["max_rss_mb"], hnsw_build_s=build["seconds"],
@@ -125,30 +123,13 @@ def _measure(work: Path) -> dict[str, Any]:
     _say(f"hnsw: {hnsw['seconds']} s")
     sweep = []
     for ef_search in EF_SWEEP:  # the index built above, searched wider: what recall costs at a million
-        _process([*tier1, "--index", "hnsw", "--consistency-runs", "1", "--ef-search", str(ef_search),
+        whole_process([*tier1, "--index", "hnsw", "--consistency-runs", "1", "--ef-search", str(ef_search),
                   "--latency-queries", "20", "-o", str(work / f"hnsw-ef{ef_search}")], env)
         wider = json.loads((work / f"hnsw-ef{ef_search}" / "report.json").read_text(encoding="utf-8"))
         sweep.append({"ef_search": ef_search, "qps": wider["volatile"]["retrieval"]["queries_per_second"],
                       "ann_recall": wider["metrics"][f"ann_recall@{K}"]["value"]})
     result["ef_sweep"] = sweep
     return result
-
-
-def _process(command: list[str], env: dict[str, str]) -> dict[str, Any]:
-    """One whole process: its wall time, its own peak memory (os.wait4 gives the child's) and the JSON line it
-    printed last, if any."""
-    started = time.perf_counter()
-    child = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.PIPE,
-                             stderr=subprocess.DEVNULL, text=True)
-    assert child.stdout is not None
-    out = child.stdout.read()
-    _, status, usage = os.wait4(child.pid, 0)
-    seconds = time.perf_counter() - started
-    if os.waitstatus_to_exitcode(status):
-        raise SystemExit(f"{' '.join(command[1:])} exited {os.waitstatus_to_exitcode(status)}")
-    lines = out.strip().splitlines()
-    parsed = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else None
-    return {"seconds": round(seconds, 1), "max_rss_mb": round(usage.ru_maxrss / 1024), "json": parsed}
 
 
 def _load(dataset: Path) -> dict[str, Any]:

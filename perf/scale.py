@@ -20,7 +20,6 @@ blockwise search holds at a million chunks. Writes its section of BENCHMARKS.md.
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -30,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from perf.sections import best_time, measured_on, write_section
+from perf.sections import best_time, measured_on, whole_process, write_section
 
 ROOT = Path(__file__).resolve().parent.parent
 MARK, END_MARK = "<!-- perf.scale -->", "<!-- /perf.scale -->"
@@ -83,17 +82,10 @@ def _point(scale: int, work: Path) -> dict[str, Any]:
 
 
 def _bench(args: list[str], data_dir: Path, out: Path) -> dict[str, Any]:
-    """One whole `bench` command: its wall time, its own peak memory (os.wait4 gives the child's), its report."""
-    env = {**os.environ, "BENCH_DATA_DIR": str(data_dir)}
-    started = time.perf_counter()
-    child = subprocess.Popen([sys.executable, "-m", "benchmarks.cli", *args, "-o", str(out)], cwd=ROOT, env=env,
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    _, status, usage = os.wait4(child.pid, 0)
-    child.returncode = os.waitstatus_to_exitcode(status)
-    seconds = time.perf_counter() - started
-    if child.returncode:
-        raise SystemExit(f"bench {' '.join(args)} exited {child.returncode}")
-    return {"seconds": round(seconds, 1), "max_rss_mb": round(usage.ru_maxrss / 1024),
+    """One whole `bench` command (`whole_process`): its wall time, its own peak memory, its report."""
+    done = whole_process([sys.executable, "-m", "benchmarks.cli", *args, "-o", str(out)],
+                         {"BENCH_DATA_DIR": str(data_dir)})
+    return {"seconds": done["seconds"], "max_rss_mb": done["max_rss_mb"],
             "report": json.loads((out / "report.json").read_text(encoding="utf-8"))}
 
 

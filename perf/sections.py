@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import os
 import platform
+import subprocess
 import time
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-BENCHMARKS = Path(__file__).resolve().parent.parent / "BENCHMARKS.md"
+ROOT = Path(__file__).resolve().parent.parent  # where perf runs its commands
+BENCHMARKS = ROOT / "BENCHMARKS.md"
 
 
 def write_section(section: str, mark: str, end_mark: str) -> None:
@@ -54,3 +57,20 @@ def best_time(repeats: int, action: Callable[[], Any]) -> float:
         action()
         timings.append(time.perf_counter() - started)
     return min(timings)
+
+
+def whole_process(command: list[str], env: dict[str, str]) -> dict[str, Any]:
+    """One whole process: its wall time, its own peak memory (os.wait4 gives the child's) and the JSON line it
+    printed last, if any."""
+    started = time.perf_counter()
+    child = subprocess.Popen(command, cwd=ROOT, env={**os.environ, **env}, stdout=subprocess.PIPE,
+                             stderr=subprocess.DEVNULL, text=True)
+    assert child.stdout is not None
+    out = child.stdout.read()
+    _, status, usage = os.wait4(child.pid, 0)
+    seconds = time.perf_counter() - started
+    if os.waitstatus_to_exitcode(status):
+        raise SystemExit(f"{' '.join(command[1:])} exited {os.waitstatus_to_exitcode(status)}")
+    lines = out.strip().splitlines()
+    parsed = json.loads(lines[-1]) if lines and lines[-1].startswith("{") else None
+    return {"seconds": round(seconds, 1), "max_rss_mb": round(usage.ru_maxrss / 1024), "json": parsed}
