@@ -10,7 +10,7 @@ import math
 import os
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -20,7 +20,7 @@ import numpy as np
 from rich.progress import Progress
 
 from benchmarks.config import Settings, megabytes
-from benchmarks.dataset import Dataset
+from benchmarks.dataset import Chunk, Dataset
 from benchmarks.embedding.backends import build_embedder
 from benchmarks.embedding.embedder import ENGLISH_ONLY_MODELS, CachedEmbedder, embed_slices, embed_with_progress
 from benchmarks.errors import BenchError
@@ -28,6 +28,7 @@ from benchmarks.inputs import Warning
 from benchmarks.machine import usable_cores
 from benchmarks.metrics.language import detect_language
 from benchmarks.nearest import ExactSpace
+from benchmarks.store import vector_file
 from benchmarks.store.database import Database, connect, database_errors
 from benchmarks.store.vectors import Hit, HnswBuild, SyncStats, VectorStore
 
@@ -44,6 +45,9 @@ class IndexedCorpus:
     settings: Settings
     hnsw_used: str | None = None  # the index EXPLAIN showed the HNSW search using
     vectors_read_seconds: float | None = None
+    vectors_read_from: str | None = None  # "postgresql", or "file": kept by an earlier run (store.vector_file)
+    chunks: Sequence[Chunk] = ()  # the corpus the rows were made equal to, in its order
+    corpus_digest: str = ""
     _exact: tuple[ExactSpace, list[str]] | None = field(default=None, repr=False)
 
     @property
@@ -79,16 +83,35 @@ class IndexedCorpus:
         return hits
 
     def exact_space(self, progress: Progress) -> tuple[ExactSpace, list[str]]:
-        """The space's stored vectors and their urls, read from pgvector once per run (a caller that times
-        searches reads them first, so the one-time read is not charged to a search; `vectors_read_seconds`)."""
+        """The space's stored vectors and their urls, read once per run (a caller that times searches reads them
+        first, so the one-time read is not charged to a search; `vectors_read_seconds`)."""
         if self._exact is None:
             task = progress.add_task("reading the stored vectors", total=None)
             started = time.perf_counter()
-            ids, urls, matrix = self.store.embeddings(self.space_id, by_id=False)  # ties are settled by id
+            ids, urls, matrix = self._stored_vectors()  # in the table's order: ties are settled by id
             self._exact = ExactSpace(ids, matrix), urls
             self.vectors_read_seconds = time.perf_counter() - started
             progress.remove_task(task)
         return self._exact
+
+    def _stored_vectors(self) -> tuple[list[str], list[str], np.ndarray]:
+        """The vectors kept by an earlier run from these very rows (benchmarks.store.vector_file), memory-mapped;
+        else read from PostgreSQL and kept for the next run. They are kept only when the rows' key is the same
+        before and after the read: a sync that ran meanwhile changed what was read, and a later run reads again."""
+        data_dir = self.settings.data_dir
+        key = self.store.rows_key(self.space_id, self.corpus_digest)
+        kept = vector_file.read(data_dir, self.space_id, key, len(self.chunks), self.dimension) if key else None
+        if kept is not None:
+            self.vectors_read_from = "file"
+            rows = [self.chunks[i] for i in kept.places.tolist()]
+            return [c.id for c in rows], [c.url for c in rows], kept.matrix
+        ids, urls, matrix = self.store.embeddings(self.space_id, by_id=False)
+        self.vectors_read_from = "postgresql"
+        if key is not None and key == self.store.rows_key(self.space_id, self.corpus_digest):
+            place = {c.id: i for i, c in enumerate(self.chunks)}
+            vector_file.write(data_dir, self.space_id, key, matrix,
+                              np.fromiter(map(place.__getitem__, ids), dtype=np.int64, count=len(ids)))
+        return ids, urls, matrix
 
     def provenance(self) -> dict[str, Any]:
         s = self.settings
@@ -183,7 +206,7 @@ def _build(settings: Settings, dataset: Dataset, progress: Progress, database: D
         embedder.learn_dimension([c.text for c in dataset.chunks[:DIMENSION_PROBE]], purpose="corpus")
         space_id = store.create_space(dataset.name, embedder.model_id, embedder.dimension)
     sync = store.sync(space_id, embedder.model_id, dataset.chunks,
-                      lambda texts: embed_slices(embedder, texts, "corpus", progress))
+                      lambda texts: embed_slices(embedder, texts, "corpus", progress), digest=dataset.corpus_digest)
     hnsw_build, hnsw_used = None, None
     if settings.index == "hnsw":
         status = progress.add_task("building HNSW index", total=None)
@@ -193,7 +216,7 @@ def _build(settings: Settings, dataset: Dataset, progress: Progress, database: D
         hnsw_used = _checked_plan(store, space_id, embedder.dimension, settings)
         progress.remove_task(status)
     return IndexedCorpus(database, store, embedder, space_id, sync, hnsw_build, time.perf_counter() - started,
-                         settings, hnsw_used)
+                         settings, hnsw_used, chunks=dataset.chunks, corpus_digest=dataset.corpus_digest)
 
 
 def build_resources(settings: Settings, backend: str, rows: int, dimension: int) -> tuple[str | None, int | None]:

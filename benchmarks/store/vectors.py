@@ -10,25 +10,23 @@ from __future__ import annotations
 
 import hashlib
 import time
-from array import array
+import uuid
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from json.encoder import encode_basestring as encode_json_string  # type: ignore[attr-defined]
-from operator import attrgetter
 from typing import Any
 
 import numpy as np
 import sqlalchemy as sa
 
-from benchmarks.dataset import Chunk
+from benchmarks.dataset import Chunk, chunks_digest
 from benchmarks.errors import BenchError
 
 # the vectors of texts, in order, as consecutive slices: each slice is written as it arrives
 Embed = Callable[[list[str]], Iterable[np.ndarray]]
 READ_SLICE = 16_384  # rows fetched at once when a space's ids are read
 DECODE_ROWS = 2048  # vectors decoded at once when a space's vectors are read
-DIGEST_SLICE = 100_000  # chunks joined at once for the corpus digest
 SYNC_LOCK = 0x62656E63  # the first key of bench's advisory locks ("benc"), the space id is the second
 
 
@@ -61,21 +59,6 @@ class HnswBuild:
     parallel_workers: int  # max_parallel_maintenance_workers during the build: pgvector may start fewer
     bytes: int  # the index's size on disk
     notices: list[str]
-
-
-def corpus_digest(chunks: Sequence[Chunk]) -> str:
-    """One sha256 over every chunk's id and what `chunk_hash` covers, in the corpus's order: equal digests mean
-    equal rows, so a rerun need not compare them one by one. Each field of a slice of chunks goes in as its
-    values' lengths then their concatenation (which the lengths split back unambiguously), so the work per
-    chunk is done by C loops: at a million chunks, about a second."""
-    digest = hashlib.sha256()
-    for start in range(0, len(chunks), DIGEST_SLICE):
-        part = chunks[start : start + DIGEST_SLICE]
-        for name in ("id", "text", "title", "url"):
-            values = list(map(attrgetter(name), part))
-            digest.update(array("q", map(len, values)).tobytes())
-            digest.update("".join(values).encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
 
 
 def chunk_hash(chunk: Chunk) -> str:
@@ -118,15 +101,17 @@ class VectorStore:
         assert found is not None
         return found[0]
 
-    def sync(self, space_id: int, model_id: str, chunks: Sequence[Chunk], embed: Embed) -> SyncStats:
+    def sync(self, space_id: int, model_id: str, chunks: Sequence[Chunk], embed: Embed, *,
+             digest: str | None = None) -> SyncStats:
         """Make the stored rows equal the dataset, embedding only new or changed chunks.
 
-        A space remembers the digest of the corpus it was last made equal to (`corpus_digest`, written with
-        the sync's last statement), so a rerun on the same corpus compares one digest instead of a million
-        rows. Otherwise the stored rows' hashes are compared: stale rows are deleted first, then the fresh
-        chunks are embedded and written one slice at a time, each slice in its own short transaction, so a
-        million chunks never sit in memory at once and a run stopped halfway keeps every slice it wrote (the
-        rerun embeds only the rest).
+        A space remembers the digest of the corpus it was last made equal to (`digest`: the chunks'
+        `chunks_digest`, given by a caller that knows it already; written with the sync's last statement), so a
+        rerun on the same corpus compares one digest instead of a million rows; and a token that changes
+        whenever its rows are written (`rows_key`). Otherwise the stored rows' hashes are compared: stale rows
+        are deleted first, then the fresh chunks are embedded and written one slice at a time, each slice in its
+        own short transaction, so a million chunks never sit in memory at once and a run stopped halfway keeps
+        every slice it wrote (the rerun embeds only the rest).
 
         Runs under a per-space advisory lock: a nightly job running two tiers at once on one dataset
         then waits for the first sync and finds nothing left to embed, instead of failing on a
@@ -137,13 +122,12 @@ class VectorStore:
         with self.engine.connect().execution_options(isolation_level="AUTOCOMMIT") as lock:
             lock.execute(sa.text("SELECT pg_advisory_lock(:ns, :s)"), {"ns": SYNC_LOCK, "s": space_id})
             try:
-                return self._sync(space_id, model_id, chunks, embed, lock)
+                return self._sync(space_id, model_id, chunks, digest or chunks_digest(chunks), embed, lock)
             finally:
                 _unlock(lock, space_id)
 
-    def _sync(self, space_id: int, model_id: str, chunks: Sequence[Chunk], embed: Embed,
+    def _sync(self, space_id: int, model_id: str, chunks: Sequence[Chunk], digest: str, embed: Embed,
               lock: sa.Connection) -> SyncStats:
-        digest = corpus_digest(chunks)
         with self.engine.connect() as conn:
             if conn.execute(sa.text("SELECT corpus_sha256 FROM spaces WHERE id = :s"), {"s": space_id}
                             ).scalar() == digest:
@@ -154,14 +138,15 @@ class VectorStore:
                 ).all()
             )
         wanted = {c.id: (c, chunk_hash(c)) for c in chunks}
-        stale = [cid for cid, digest in stored.items() if cid not in wanted or wanted[cid][1] != digest]
-        fresh = [(c, digest) for cid, (c, digest) in wanted.items() if stored.get(cid) != digest]
+        stale = [cid for cid, hashed in stored.items() if cid not in wanted or wanted[cid][1] != hashed]
+        fresh = [(c, hashed) for cid, (c, hashed) in wanted.items() if stored.get(cid) != hashed]
         updated = sum(1 for c, _ in fresh if c.id in stored)
         unchanged = len(wanted) - len(fresh)
         del wanted, stored  # a million entries: not held while the vectors are
         if stale or fresh:  # the rows are about to change: no digest vouches for them until the sync completes
             with self.engine.begin() as conn:
-                conn.execute(sa.text("UPDATE spaces SET corpus_sha256 = NULL WHERE id = :s"), {"s": space_id})
+                conn.execute(sa.text("UPDATE spaces SET corpus_sha256 = NULL, rows_token = NULL WHERE id = :s"),
+                             {"s": space_id})
                 if stale:
                     conn.execute(sa.text("DELETE FROM chunks WHERE space_id = :s AND external_id = ANY(:ids)"),
                                  {"s": space_id, "ids": stale})
@@ -179,13 +164,23 @@ class VectorStore:
             lock.execute(sa.text("VACUUM (ANALYZE) chunks"))
         lock.execute(sa.text("SELECT 1"))
         with self.engine.begin() as conn:
-            conn.execute(sa.text("UPDATE spaces SET corpus_sha256 = :d WHERE id = :s"), {"d": digest, "s": space_id})
+            conn.execute(sa.text("UPDATE spaces SET corpus_sha256 = :d, rows_token = CASE WHEN :written OR "
+                                 "rows_token IS NULL THEN :t ELSE rows_token END WHERE id = :s"),
+                         {"d": digest, "written": bool(stale or fresh), "t": uuid.uuid4().hex, "s": space_id})
         return SyncStats(
             added=len(fresh) - updated,
             updated=updated,
             removed=len(stale) - updated,
             unchanged=unchanged,
         )
+
+    def rows_key(self, space_id: int, digest: str) -> str | None:
+        """A name for the space's rows as they stand, when a completed sync made them equal the corpus whose
+        digest is `digest`: that digest and the token of their last writing (`sync`). None otherwise."""
+        with self.engine.connect() as conn:
+            row = conn.execute(sa.text("SELECT corpus_sha256, rows_token FROM spaces WHERE id = :s"),
+                               {"s": space_id}).one()
+        return f"{digest}-{row[1]}" if row[0] == digest and row[1] is not None else None
 
     def ensure_hnsw(self, space_id: int, dimension: int, m: int, ef_construction: int, *,
                     memory: str | None = None, workers: int | None = None) -> HnswBuild | None:

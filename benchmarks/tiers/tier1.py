@@ -60,6 +60,7 @@ def run(ctx: RunContext) -> TierResult:
     volatile["retrieval"] = {
         "search": "pgvector HNSW, batched" if s.index == "hnsw" else "numpy exact (benchmarks.nearest)",
         "vectors_read_seconds": round(corpus.vectors_read_seconds or 0.0, 4),
+        **({"vectors_read_from": corpus.vectors_read_from} if corpus.vectors_read_from else {}),
         "seconds_per_pass": round(retrieval_seconds, 4),
         "queries_per_second": round(len(qids) / retrieval_seconds, 1) if retrieval_seconds else None,
         **({"exact_queries_per_second": round(len(qids) / ann[1], 1) if ann[1] else None} if ann else {}),

@@ -6,8 +6,8 @@ import pytest
 import sqlalchemy as sa
 
 from benchmarks.dataset import Chunk
+from benchmarks.dataset import chunks_digest as corpus_digest
 from benchmarks.store import vectors as vectors_module
-from benchmarks.store.vectors import corpus_digest
 
 pytestmark = pytest.mark.integration
 

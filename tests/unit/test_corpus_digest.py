@@ -8,7 +8,8 @@ from dataclasses import replace
 import pytest
 
 from benchmarks.dataset import Chunk
-from benchmarks.store.vectors import chunk_hash, corpus_digest
+from benchmarks.dataset import chunks_digest as corpus_digest
+from benchmarks.store.vectors import chunk_hash
 
 TEXTS = ["plain", 'quote " and \\ backslash', "tab\tnew\nline\r\x00\x1f", "кириллица — тире", "emoji 🙂 ́",
          "\u2028\u2029", ""]
