@@ -331,7 +331,9 @@ def db_drop_collection(
     data_dir: DataDirOpt = None,
     config: ConfigOpt = None,
 ) -> None:
-    """Delete a collection's stored chunks and indexes (every embedding model); the next run re-indexes."""
+    """Delete a collection's stored chunks and indexes (every embedding model), and the copies of their vectors kept
+    in the data folder; the next run re-indexes."""
+    from benchmarks.store import vector_file
     from benchmarks.store.database import connect, database_errors
     from benchmarks.store.vectors import drop_collection
 
@@ -342,7 +344,9 @@ def db_drop_collection(
             removed = drop_collection(database.engine, name)
     finally:
         database.engine.dispose()
-    stdout.print(f"{name}: {removed} embedding space(s) removed")
+    for space_id in removed:
+        vector_file.forget(settings.data_dir, space_id)
+    stdout.print(f"{name}: {len(removed)} embedding space(s) removed")
 
 
 if __name__ == "__main__":

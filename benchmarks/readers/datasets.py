@@ -40,6 +40,7 @@ from benchmarks.readers.blocks import (
     reread,
     validated,
 )
+from benchmarks.readers.checked import kept_or_read
 from benchmarks.readers.lines import decode_line, json_problem, read_file, read_jsonl, unique_id
 from benchmarks.readers.records import (
     FIELD,
@@ -166,23 +167,28 @@ class Manifest(BaseModel):
 BeirRecord = TypeVar("BeirRecord", BeirQuery, BeirDocument)
 
 
-def load_input(spec: str, settings: object, *, sample: Sampling | None = None) -> Dataset:
+def load_input(spec: str, settings: Any, *, sample: Sampling | None = None) -> Dataset:
     """The input of the dataset tiers (the `--dataset` of tier0–3, ux, real-users)."""
-    return load_dataset(spec, sample=sample)
+    return load_dataset(spec, sample=sample, data_dir=settings.data_dir)
 
 
-def load_dataset(spec: str, *, sample: Sampling | None = None) -> Dataset:
+def load_dataset(spec: str, *, sample: Sampling | None = None, data_dir: Path | None = None) -> Dataset:
     """Resolve a dataset name or path and load it with the loader its layout calls for. With `sample`, the result
     is `load_dataset(spec).sample(sample.n, sample.seed)`: a bench-format set draws it while reading, so the
-    questions left out are never held; a BEIR set is loaded whole and then drawn from."""
+    questions left out are never held; a BEIR set is loaded whole and then drawn from. With `data_dir`, a large
+    bench-format set is read back from the copy an earlier run kept of these very bytes (benchmarks.readers.checked)
+    and kept there otherwise."""
     path = resolve(spec)
     if (path / "qrels").is_dir():
         with _collection_paused():
             dataset = _load_beir(path)
         return dataset if sample is None else dataset.sample(sample.n, sample.seed)
     if (path / "questions.jsonl").is_file():
+        name = spec if spec in SHIPPED else path.resolve().name
         with _collection_paused():
-            return _load_bench(path, spec if spec in SHIPPED else path.resolve().name, sample)
+            if data_dir is None:
+                return _load_bench(path, name, sample)
+            return kept_or_read(path, name, sample, data_dir, lambda: _load_bench(path, name, sample))
     raise BenchError(
         f"{path}: not a dataset: expected corpus.jsonl + questions.jsonl (bench format) "
         "or corpus.jsonl + queries.jsonl + qrels/test.tsv (BEIR)"

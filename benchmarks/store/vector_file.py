@@ -67,6 +67,14 @@ def write(data_dir: Path, space_id: int, key: str, matrix: np.ndarray, places: n
     return True
 
 
+def forget(data_dir: Path, space_id: int) -> None:
+    """Remove what was kept for a space (a dropped one: its id is never given again, its files never read)."""
+    folder = data_dir / FOLDER
+    if folder.is_dir():
+        for kept in folder.glob(f"space{int(space_id)}-*.npy"):
+            kept.unlink(missing_ok=True)
+
+
 def _paths(data_dir: Path, space_id: int, key: str) -> tuple[Path, Path]:
     stem = data_dir / FOLDER / f"space{int(space_id)}-{key}"
     return stem.with_name(f"{stem.name}.vectors.npy"), stem.with_name(f"{stem.name}.places.npy")

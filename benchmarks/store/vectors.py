@@ -493,12 +493,12 @@ def _search_sql(space_id: int, dimension: int, k: int, *, hnsw: bool) -> str:
     )
 
 
-def drop_collection(engine: sa.Engine, collection: str) -> int:
-    """Delete every space of a collection (all models), its chunks and its HNSW indexes."""
+def drop_collection(engine: sa.Engine, collection: str) -> list[int]:
+    """Delete every space of a collection (all models), its chunks and its HNSW indexes; the spaces' ids."""
     with engine.begin() as conn:
         ids = conn.execute(sa.text("SELECT id FROM spaces WHERE collection = :c"), {"c": collection}).scalars().all()
         for space_id in ids:
             for name in _hnsw_indexes(conn, space_id):
                 conn.execute(sa.text(f'DROP INDEX "{name}"'))
         conn.execute(sa.text("DELETE FROM spaces WHERE collection = :c"), {"c": collection})
-    return len(ids)
+    return list(ids)

@@ -84,3 +84,15 @@ def test_kept_vectors_that_do_not_fit_are_ignored(tmp_path, spoil):
 def test_a_disk_that_refuses_is_no_error(tmp_path):
     (tmp_path / vector_file.FOLDER).write_text("a file where the folder goes")
     assert vector_file.write(tmp_path, 1, "k", np.ones((2, 2), dtype=np.float32), np.arange(2)) is False
+
+
+def test_dropping_a_collection_removes_its_kept_vectors(bench, data_dir, tmp_path):
+    from tests.integration.conftest import write_bench_dataset
+
+    dataset = write_bench_dataset(tmp_path / "kept-then-dropped")
+    assert bench("tier1", "--dataset", dataset, "-o", tmp_path / "out").exit_code == 0
+    kept = set((data_dir / vector_file.FOLDER).glob("*.npy"))
+    dropped = bench("db", "drop-collection", "kept-then-dropped")
+    assert dropped.exit_code == 0 and "1 embedding space(s) removed" in dropped.output
+    gone = kept - set((data_dir / vector_file.FOLDER).glob("*.npy"))
+    assert len(gone) == 2 and all(p.name.endswith((".vectors.npy", ".places.npy")) for p in gone)
