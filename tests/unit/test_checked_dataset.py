@@ -67,6 +67,14 @@ def test_changed_bytes_another_sample_or_other_code_read_the_files_again(tmp_pat
     assert len(counted) == 4
 
 
+def test_the_same_bytes_in_another_folder_are_read_again(tmp_path, counted):
+    """A warning may name the folder it was read from: a copy serves only the folder it was read in."""
+    data_dir = tmp_path / "data"
+    load_dataset(str(write(tmp_path / "one" / "set")), data_dir=data_dir)
+    load_dataset(str(write(tmp_path / "two" / "set")), data_dir=data_dir)
+    assert len(counted) == 2
+
+
 def test_a_copy_that_cannot_be_read_is_ignored_and_written_again(tmp_path, counted):
     root, data_dir = write(tmp_path / "set"), tmp_path / "data"
     first = load_dataset(str(root), data_dir=data_dir)
