@@ -50,6 +50,7 @@ def test_a_kept_copy_is_the_dataset_the_files_give(tmp_path, counted, sample):
     read = load_dataset(str(root), sample=sample, data_dir=data_dir)
     kept = load_dataset(str(root), sample=sample, data_dir=data_dir)
     assert len(counted) == 1 and len(copies(data_dir)) == 1
+    assert "corpus_digest" in vars(kept)  # the digest came with the copy, not computed again
     assert as_fields(kept) == as_fields(read) == as_fields(load_dataset(str(root), sample=sample))
     assert read.warnings and (read.limit is not None) == (sample is not None)  # both kept, not just empty ones
 
