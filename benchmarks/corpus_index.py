@@ -10,7 +10,7 @@ import math
 import os
 import shutil
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
@@ -20,7 +20,7 @@ import numpy as np
 from rich.progress import Progress
 
 from benchmarks.config import Settings, megabytes
-from benchmarks.dataset import Chunk, Dataset
+from benchmarks.dataset import Dataset
 from benchmarks.embedding.backends import build_embedder
 from benchmarks.embedding.embedder import ENGLISH_ONLY_MODELS, CachedEmbedder, embed_slices, embed_with_progress
 from benchmarks.errors import BenchError
@@ -43,11 +43,10 @@ class IndexedCorpus:
     hnsw_build: HnswBuild | None  # None: no index asked for, or the stored one was reused
     seconds: float
     settings: Settings
+    dataset: Dataset  # the corpus the rows were made equal to
     hnsw_used: str | None = None  # the index EXPLAIN showed the HNSW search using
     vectors_read_seconds: float | None = None
     vectors_read_from: str | None = None  # "postgresql", or "file": kept by an earlier run (store.vector_file)
-    chunks: Sequence[Chunk] = ()  # the corpus the rows were made equal to, in its order
-    corpus_digest: str = ""
     _exact: tuple[ExactSpace, list[str]] | None = field(default=None, repr=False)
 
     @property
@@ -98,17 +97,17 @@ class IndexedCorpus:
         """The vectors kept by an earlier run from these very rows (benchmarks.store.vector_file), memory-mapped;
         else read from PostgreSQL and kept for the next run. They are kept only when the rows' key is the same
         before and after the read: a sync that ran meanwhile changed what was read, and a later run reads again."""
-        data_dir = self.settings.data_dir
-        key = self.store.rows_key(self.space_id, self.corpus_digest)
-        kept = vector_file.read(data_dir, self.space_id, key, len(self.chunks), self.dimension) if key else None
+        data_dir, chunks, digest = self.settings.data_dir, self.dataset.chunks, self.dataset.corpus_digest
+        key = self.store.rows_key(self.space_id, digest)
+        kept = vector_file.read(data_dir, self.space_id, key, len(chunks), self.dimension) if key else None
         if kept is not None:
             self.vectors_read_from = "file"
-            rows = [self.chunks[i] for i in kept.places.tolist()]
+            rows = [chunks[i] for i in kept.places.tolist()]
             return [c.id for c in rows], [c.url for c in rows], kept.matrix
         ids, urls, matrix = self.store.embeddings(self.space_id, by_id=False)
         self.vectors_read_from = "postgresql"
-        if key is not None and key == self.store.rows_key(self.space_id, self.corpus_digest):
-            place = {c.id: i for i, c in enumerate(self.chunks)}
+        if key is not None and key == self.store.rows_key(self.space_id, digest):
+            place = {c.id: i for i, c in enumerate(chunks)}
             vector_file.write(data_dir, self.space_id, key, matrix,
                               np.fromiter(map(place.__getitem__, ids), dtype=np.int64, count=len(ids)))
         return ids, urls, matrix
@@ -127,20 +126,21 @@ class IndexedCorpus:
             "index": index,
         }
 
-    def warnings(self, dataset: Dataset) -> list[Warning]:
+    def warnings(self) -> list[Warning]:
         """What the user should act on: an HNSW build that outgrew its memory, and an English-only model on
         another language."""
         found = [Warning("hnsw_build_memory", f"pgvector while building the index: {notice} (set "
                          "--hnsw-build-memory higher, or the server's maintenance_work_mem)", 1)
                  for notice in (self.hnsw_build.notices if self.hnsw_build else []) if "maintenance_work_mem" in notice]
-        return found + self._language_warnings(dataset)
+        return found + self._language_warnings()
 
-    def _language_warnings(self, dataset: Dataset) -> list[Warning]:
+    def _language_warnings(self) -> list[Warning]:
         """Say so when an English-only model embeds another language: low scores are then the model's. The
         language is the declared one, or the texts' own (benchmarks.metrics.language) when the dataset is
         declared or detected as English but its texts say otherwise (a manifest they contradict)."""
         if self.embedder.model_id not in ENGLISH_ONLY_MODELS:
             return []
+        dataset = self.dataset
         language, how = dataset.language, ""
         if language == "en":
             detected = detect_language([c.text for c in dataset.chunks], [q.text for q in dataset.questions])
@@ -216,7 +216,7 @@ def _build(settings: Settings, dataset: Dataset, progress: Progress, database: D
         hnsw_used = _checked_plan(store, space_id, embedder.dimension, settings)
         progress.remove_task(status)
     return IndexedCorpus(database, store, embedder, space_id, sync, hnsw_build, time.perf_counter() - started,
-                         settings, hnsw_used, chunks=dataset.chunks, corpus_digest=dataset.corpus_digest)
+                         settings, dataset, hnsw_used)
 
 
 def build_resources(settings: Settings, backend: str, rows: int, dimension: int) -> tuple[str | None, int | None]:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from functools import cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pydantic
 import pydantic_core
@@ -35,8 +35,8 @@ from benchmarks.inputs import Limit, Sampling, Warning
 KEPT_FROM_BYTES = 64 << 20  # a set whose files hold fewer bytes is read from them each time
 FOLDER = "datasets"  # under data_dir
 FILES = ("corpus.jsonl", "questions.jsonl", "manifest.json")  # what the bench-format loader reads
-HASH_BLOCK = 4 << 20
 _PACKAGE = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
 
 
 def kept_or_read(root: Path, name: str, sample: Sampling | None, data_dir: Path, read: Callable[[], Dataset]
@@ -48,33 +48,30 @@ def kept_or_read(root: Path, name: str, sample: Sampling | None, data_dir: Path,
     if sum(f.stat().st_size for f in files) < KEPT_FROM_BYTES:
         return read()
     folder, prefix = data_dir / FOLDER, _name_hash(name)
-    with ThreadPoolExecutor(len(files), thread_name_prefix="hashing") as pool:
-        hashing = pool.map(_sha256, files)
-        copies = sorted(folder.glob(f"{prefix}-*.marshal")) if folder.is_dir() else []
-        kept = (copies[0], _read(copies[0], name)) if copies else None
-        hashes = list(zip([f.name for f in files], hashing, strict=True))
+    copies = sorted(folder.glob(f"{prefix}-*.marshal")) if folder.is_dir() else []
+    hashes, kept = _hashed_beside(files, lambda: _read(copies[0], name) if copies else None)
     path = folder / f"{prefix}-{_key(root, name, sample, hashes)}.marshal"
-    if kept is not None and kept[0] == path and kept[1] is not None:
-        return kept[1]
+    if kept is not None and copies[0] == path:
+        return kept
     kept = None  # not held while the files are read
     dataset = read()
-    if _file_hashes(files) == hashes:  # the bytes read are the bytes the key names
+    if _hashed_beside(files, lambda: None)[0] == hashes:  # the bytes read are the bytes the key names
         _write(path, dataset)
     return dataset
 
 
-def _file_hashes(files: Sequence[Path]) -> list[tuple[str, str]]:
-    """Each file's name and sha256, the files hashed side by side (hashlib lets go of the GIL on large blocks)."""
-    with ThreadPoolExecutor(max(1, len(files)), thread_name_prefix="hashing") as pool:
-        return list(zip([f.name for f in files], pool.map(_sha256, files), strict=True))
+def _hashed_beside(files: Sequence[Path], work: Callable[[], T]) -> tuple[list[tuple[str, str]], T]:
+    """Each file's name and sha256, the files hashed side by side in threads while `work` runs here (hashlib lets
+    go of the GIL on large blocks); and what `work` gave."""
+    with ThreadPoolExecutor(len(files), thread_name_prefix="hashing") as pool:
+        hashing = pool.map(_sha256, files)
+        done = work()
+        return list(zip([f.name for f in files], hashing, strict=True)), done
 
 
 def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
     with path.open("rb") as handle:
-        while block := handle.read(HASH_BLOCK):
-            digest.update(block)
-    return digest.hexdigest()
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def _key(root: Path, name: str, sample: Sampling | None, hashes: list[tuple[str, str]]) -> str:

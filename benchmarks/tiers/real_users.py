@@ -41,7 +41,7 @@ def run(ctx: RunContext) -> TierResult:
     with open_index(s, ctx.inputs, ctx.progress) as corpus:
         vectors = corpus.embed([e.question for e in entries], purpose="log questions", progress=ctx.progress)
         found = corpus.retrieve(vectors, s.top_k * URL_OVERSAMPLE, progress=ctx.progress)
-        provenance, warnings, volatile = corpus.provenance(), corpus.warnings(ctx.inputs), corpus.volatile()
+        provenance, warnings, volatile = corpus.provenance(), corpus.warnings(), corpus.volatile()
     run_map = {e.id: rank_results(hits, "url", s.top_k) for e, hits in zip(entries, found, strict=True)}
     labelled = [e for e in entries if e.url]
     qrels = {e.id: {str(e.url): 1} for e in labelled}

@@ -41,7 +41,7 @@ def run(ctx: RunContext) -> TierResult:
             kinds += ["question"] * len(questions)
             parts.append(corpus.embed([q.text for q in questions], purpose="questions", progress=ctx.progress))
         provenance = corpus.provenance()
-        warnings = corpus.warnings(dataset)
+        warnings = corpus.warnings()
         volatile = corpus.volatile()
     matrix = np.concatenate(parts).astype(np.float64)
     task = ctx.progress.add_task("neighbours and pairwise distances", total=len(matrix))

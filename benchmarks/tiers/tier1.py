@@ -38,7 +38,7 @@ def run(ctx: RunContext) -> TierResult:
         latencies = _latencies(corpus, vectors, ctx)
         ann = _ann_recall(corpus, vectors, repeats[0], ctx) if s.index == "hnsw" else None
         provenance = corpus.provenance()
-        warnings = corpus.warnings(dataset)
+        warnings = corpus.warnings()
         volatile = corpus.volatile()
     qids = [q.id for q in dataset.questions]
     ranked = [[rank_results(hits, s.relevance, s.top_k) for hits in repeat] for repeat in repeats]

@@ -49,7 +49,7 @@ def run(ctx: RunContext) -> TierResult:
             text_metrics, text_rows = answering.text_metrics(graded, s)
             repeat_metrics, repeat_rows = answering.repeat_metrics(graded, corpus.embedder, s, scale)
             provenance = {**corpus.provenance(), **answering.judge_provenance(s, plan, language, generator)}
-            warnings = corpus.warnings(dataset)
+            warnings = corpus.warnings()
             volatile = corpus.volatile()
     hits = [_hit(g.case) for g in graded]
     hit_name = f"retrieval_hit_rate@{s.e2e_top_k}"
