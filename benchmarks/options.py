@@ -29,7 +29,8 @@ from benchmarks.config import SETTING_FIELDS, help_for, setting_type
 JUDGE, METRIC_OPTIONS, EMBEDDER, DATABASE, RUN = "Judge / LLM", "Metric options", "Embedder", "Database", "Run & output"
 PANELS: tuple[str | None, ...] = (None, JUDGE, METRIC_OPTIONS, EMBEDDER, DATABASE, RUN)  # None: the command's own
 _PANEL_OF: Mapping[str, str] = {
-    **dict.fromkeys(("judge_backend", "judge_model", "judge_mode", "judge_verdicts", "language"), JUDGE),
+    **dict.fromkeys(("judge_backend", "local_model", "judge_model", "judge_mode", "judge_verdicts", "language"),
+                  JUDGE),
     **dict.fromkeys(("relevancy_questions", "similarity_threshold", "correctness_weights", "factual_mode",
                      "factual_beta", "noise_mode", "precision_against", "claim_counting"), METRIC_OPTIONS),
     "similarity_baseline": EMBEDDER,

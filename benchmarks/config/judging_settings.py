@@ -37,8 +37,15 @@ def check_rubrics(raw: Any, where: str) -> dict[str, dict[str, Any]]:
 
 @dataclass(frozen=True)
 class JudgingSettings:
-    judge_backend: Literal["llm", "offline"] = setting(
-        "llm", "llm: judge_model grades answers; offline: embedding and token-overlap proxies, no LLM."
+    judge_backend: Literal["llm", "local", "offline"] = setting(
+        "llm", "llm: judge_model at llm_base_url grades answers; local: bench starts llama.cpp's server on "
+        "local_model for the run and stops it after (pip install 'tierbench[local]'); offline: embedding and "
+        "token-overlap proxies, no LLM."
+    )
+    local_model: str = setting(
+        "qwen2.5-coder-1.5b", "--judge local: the weights, a path to a .gguf file or a known model "
+        "(qwen2.5-coder-1.5b, qwen2.5-coder-0.5b) fetched once from the Hugging Face Hub into data_dir/models and "
+        "checked by sha256."
     )
     judge_mode: Literal["direct", "reasoned"] = setting(
         "direct", "direct: the judge answers with the score alone; reasoned: it reasons first, then gives the "

@@ -128,6 +128,15 @@ class Generator(_OpenBlock):
     note: str | None = None
 
 
+class LocalJudge(_Block):
+    """The judge bench started (`--judge local`): what decides its numbers beside the prompts and the reading."""
+
+    model_file: str
+    sha256: str
+    runtime: str  # the runtime and its version: "xllamacpp 2026.10.11549"
+    context_size: int  # tokens a call may fill (a server slot's context)
+
+
 class Judge(_OpenBlock):
     """Who graded. Tiers 2 and 3 name one `model`, evaluate and judge their `models`; `metrics` are the
     report's metrics the judge graded, which compare makes not comparable when the judge changes."""
@@ -142,6 +151,7 @@ class Judge(_OpenBlock):
     verdicts: str | None = None
     verdict_reading: dict[str, str] | None = None
     prompts_sha256: dict[str, str] | None = None
+    local: LocalJudge | None = None
 
 
 class Similarity(_OpenBlock):

@@ -26,7 +26,7 @@ JUDGED = ("relevancy_questions", "similarity_threshold", "correctness_weights", 
           "noise_mode", "precision_against", "rubrics", "similarity_baseline", "claim_counting", "judge_verdicts")
 ANSWERING = (*EMBEDDING, *LLM, *JUDGED, *STATS, "generator", "generator_model", "generator_template",
              "generator_http_url", "generator_http_request", "generator_http_response_path", "generator_http_api_key",
-             "extractive_sentences", "judge_backend", "judge_mode", "repeats", "extra_metrics")
+             "extractive_sentences", "judge_backend", "local_model", "judge_mode", "repeats", "extra_metrics")
 LOGS = ("logs", "logs_database_url", "logs_table")
 
 DATASET = InputKind(
@@ -106,15 +106,16 @@ TIERS: dict[str, Tier] = {tier.name: tier for tier in (
          summary="RAGAS-style metrics on single-turn samples, judged by one or several LLMs (or offline proxies). "
                  f"Judged metrics: {', '.join(judged_metrics.names())}.",
          metrics=per_judge("{metrics}"),
-         reads=(*EMBEDDING, *LLM, *JUDGED, *STATS, "llm_models", "judge_backend", "language", "metrics", "limit",
+         reads=(*EMBEDDING, *LLM, *JUDGED, *STATS, "llm_models", "judge_backend", "local_model", "language", "metrics",
+                "limit",
                 "strict"),
          flags=EVALUATE_FLAGS, resumable=True),
     Tier("judge", "1.1", "Judge — repeatability, errors and latency of the LLM judge", "consistency_score",
          module="judge", input=RATED_ITEMS,
          summary="The LLM judge itself: repeatability of its scores, errors, latency; with --pairwise, position bias.",
          metrics=per_judge("consistency_score", "mean_abs_difference", "error_rate", "avg_{judge_rating}"),
-         reads=(*EMBEDDING, *LLM, *STATS, "llm_models", "judge_backend", "judge_mode", "repeats", "delta",
-                "judge_rating", "language", "limit", "similarity_baseline", "strict"),
+         reads=(*EMBEDDING, *LLM, *STATS, "llm_models", "judge_backend", "local_model", "judge_mode", "repeats",
+                "delta", "judge_rating", "language", "limit", "similarity_baseline", "strict"),
          flags={"judge_rating": ("--metric", "-m"), "judge_backend": ("--judge",), "judge_mode": ("--mode",)},
          resumable=True),
     Tier("judge-pairwise", "1.0", "Judge — position bias and accuracy on answer pairs", "position_consistency",
@@ -122,7 +123,7 @@ TIERS: dict[str, Tier] = {tier.name: tier for tier in (
          summary="The LLM judge on answer pairs, both orders: position bias, ties and, with labels, accuracy.",
          metrics=per_judge("position_consistency", "first_position_rate", "tie_rate", "pairwise_accuracy",
                            "error_rate"),
-         reads=(*LLM, *STATS, "llm_models", "judge_backend", "judge_mode", "language", "limit"),
+         reads=(*LLM, *STATS, "llm_models", "judge_backend", "local_model", "judge_mode", "language", "limit"),
          flags={"judge_backend": ("--judge",), "judge_mode": ("--mode",)}, resumable=True),
     Tier("judge-pipeline", "1.0", "Judge pipeline — production show/no-show judge", "accuracy",
          module="judge_pipeline", input=SHOW_ITEMS,

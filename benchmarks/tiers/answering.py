@@ -140,6 +140,10 @@ def check_plan(settings: Settings, plan: Plan) -> None:
     if settings.judge_backend == "offline":
         catalog.require_proxies(plan.extra_metrics, known)
         catalog.require_llm_counting(settings)
+    if settings.generator == "openai" and settings.judge_backend == "local":
+        raise BenchError("--judge local with --generator openai: the run has one chat endpoint, and the local judge's "
+                         "is its own; judge on the generator's endpoint (--judge llm), or answer with --generator "
+                         "http, extractive or precomputed")
     if settings.generator == "openai" or settings.judge_backend == "llm":
         try:
             require_llm(settings, roles=(("generator",) if settings.generator == "openai" else ())
@@ -156,7 +160,7 @@ async def require_reachable_services(settings: Settings) -> None:
     the corpus first), so that a service that is down fails a fresh run in seconds, not after that work.
     Awaited in the run's own event loop, the one its answering runs in."""
     roles = [role for role, used in (("generator", settings.generator == "openai"),
-                                     ("judge", settings.judge_backend == "llm")) if used]
+                                     ("judge", settings.judge_backend != "offline")) if used]
     if roles:
         await require_reachable(settings, {str(model_for(settings, role)) for role in roles})
     if settings.generator == "http":
@@ -180,10 +184,10 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
     s = ctx.settings
     language = language_of(ctx.inputs)
     known = judged_metrics(s)
-    if s.judge_backend == "llm":
+    if s.judge_backend != "offline":
         catalog.require_language(plan.extra_metrics, known, language)  # a rubric's criteria in the dataset's language
     embed = EmbeddingMemo(embedder, purpose="answers")
-    needs_llm = s.generator == "openai" or s.judge_backend == "llm"
+    needs_llm = s.generator == "openai" or s.judge_backend != "offline"
     offline_fields = _offline_fields(plan, known) if s.judge_backend == "offline" else frozenset()
     async with AsyncExitStack() as stack:
         service = await stack.enter_async_context(open_chat(s, roles=ROLES)) if needs_llm else None
@@ -192,7 +196,7 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
         embed.prefetch(_texts_ahead(todo, offline_fields, extractive=isinstance(generator, ExtractiveGenerator)),
                        ctx.progress, label="embedding the texts known before answering")
         judge_model = scorer(s)
-        rater = Rater(service, language, s.judge_mode) if s.judge_backend == "llm" and service else None
+        rater = Rater(service, language, s.judge_mode) if s.judge_backend != "offline" and service else None
         ragas = (LLMJudge(service, language, embed, JudgeOptions.from_settings(s), metrics=known, scale=scale)
                  if rater and service else None)
         task = progress_task(ctx.progress, f"answering ({generator.name}) and judging", cases, _case_key,
@@ -428,7 +432,7 @@ def item_scores(judged: Scores, computed: Scores, judge: str) -> dict[str, dict[
 
 def scorer(settings: Settings) -> str:
     """Who graded a run's answers: the judge model, or "offline" for the proxies."""
-    return str(model_for(settings, "judge")) if settings.judge_backend == "llm" else "offline"
+    return str(model_for(settings, "judge")) if settings.judge_backend != "offline" else "offline"
 
 
 def grading_counts(graded: Sequence[Graded], plan: Plan) -> dict[str, dict[str, int]]:
@@ -454,7 +458,7 @@ def status_counts(graded: Sequence[Graded], plan: Plan) -> dict[str, dict[str, i
 def judge_notes(settings: Settings, plan: Plan) -> dict[str, Any]:
     notes: dict[str, Any] = {
         "backend": settings.judge_backend,
-        "mode": settings.judge_mode if settings.judge_backend == "llm" else None,
+        "mode": settings.judge_mode if settings.judge_backend != "offline" else None,
         "graded_answer": "the first of each question's repeated answers",
         "repeats": settings.repeats,
         "means": "over questions whose value is determined; failed generations and failed judge calls are the "
@@ -478,7 +482,7 @@ def judge_provenance(settings: Settings, plan: Plan, language: Language, generat
     judge: dict[str, Any] = {"backend": settings.judge_backend, "language": language,
                              "metrics": [*(f"avg_{r}" for r in plan.ratings),
                                          *(m for m in plan.extra_metrics if known[m].calls)]}
-    if settings.judge_backend == "llm":
+    if settings.judge_backend != "offline":
         judge.update(model=model_for(settings, "judge"), mode=settings.judge_mode, url=llm_url(settings),
                      prompts_sha256={**prompt_hashes(language, settings.judge_mode, plan.ratings),
                                      **catalog.prompt_hashes(plan.extra_metrics, known, language,

@@ -151,7 +151,7 @@ def _sample_text(sample: Sample) -> str:
 @contextmanager
 def _embedder(settings: Settings, metrics: Sequence[str], judged: Judged) -> Iterator[CachedEmbedder | None]:
     """The cached embedder, only when a chosen metric or the offline backend needs embeddings."""
-    if settings.judge_backend == "llm" and not any(judged[m].embeddings for m in metrics):
+    if settings.judge_backend != "offline" and not any(judged[m].embeddings for m in metrics):
         yield None
         return
     with open_embedder(settings) as embedder:
@@ -242,7 +242,7 @@ def _result(settings: Settings, judged: Judged, samples: SampleSet, by_key: Mapp
         notes["rubrics"] = rubrics
     provenance: dict[str, Any] = {"judge": {"backend": backend, "models": list(models), "language": language,
                                             "metrics": graded_metrics(metric_names, judged, models)}}
-    if backend == "llm":
+    if backend != "offline":
         provenance["judge"]["url"] = llm_url(settings)
         provenance["prompts_sha256"] = catalog.prompt_hashes(metric_names, judged, language, settings.judge_verdicts)
         if any(judged[m].yes_no for m in metric_names):

@@ -85,7 +85,7 @@ def check(settings: Settings, origins: Origins) -> None:
         raise BenchError(f"--judge offline cannot rate {rating}: {describe_rating(rating)}")
     if offline and "llm_models" in origins.typed():
         raise BenchError(f"{origins.named('llm_models')}: not used with --judge offline, which asks no model")
-    if not offline:
+    if settings.judge_backend == "llm":
         require_llm(settings, roles=("judge",))
 
 

@@ -50,7 +50,8 @@ from benchmarks.tiers.judge import (
 def check(settings: Settings, origins: Origins) -> None:
     if settings.judge_backend == "offline":
         raise BenchError("--pairwise needs an LLM judge: there is no offline A/B verdict")
-    require_llm(settings, roles=("judge",))
+    if settings.judge_backend == "llm":
+        require_llm(settings, roles=("judge",))
 
 
 def run(ctx: RunContext) -> TierResult:
@@ -158,7 +159,7 @@ def _pairwise_result(pairs: Sequence[AnswerPair], verdicts: Verdicts, models: Se
         notes["agreement"] = preference_agreement(
             [[_preference(verdicts[pair.id, model]) for pair in pairs] for model in models])
     # every metric here describes the judge, the system this tier measures: none is graded by it
-    provenance = {"judge": {"backend": "llm", "models": list(models), "language": language,
+    provenance = {"judge": {"backend": settings.judge_backend, "models": list(models), "language": language,
                             "mode": settings.judge_mode, "url": llm_url(settings), "metrics": [],
                             "prompts_sha256": prompt_hashes(language, settings.judge_mode, (), pairwise=True)}}
     rows = [_pair_row(pair, {m: verdicts[pair.id, m] for m in models}) for pair in pairs]

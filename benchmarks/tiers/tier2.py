@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from benchmarks.config import Origins, Settings
 from benchmarks.dataset import Dataset
 from benchmarks.embedding.backends import open_embedder
 from benchmarks.embedding.similarity_calibration import require_calibratable, similarity_scale
@@ -29,6 +30,11 @@ def cases(dataset: Dataset) -> list[Case]:
         if ids:
             found.append(Case(q, tuple(text_of[cid] for cid in ids), ids))
     return found
+
+
+def check(settings: Settings, origins: Origins) -> None:
+    """What the run could not do, refused before its services start (a local judge's server among them)."""
+    answering.check_plan(settings, Plan(RATINGS, settings.extra_metrics or ()))
 
 
 def run(ctx: RunContext) -> TierResult:

@@ -13,7 +13,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.config import Settings
+from benchmarks.config import Origins, Settings
 from benchmarks.corpus_index import IndexedCorpus, open_index
 from benchmarks.dataset import Dataset, Question
 from benchmarks.embedding.similarity_calibration import require_calibratable, similarity_scale
@@ -25,6 +25,11 @@ from benchmarks.tiers.answering import Case, Graded, Plan
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 RATINGS = ("e2e_score",)
+
+
+def check(settings: Settings, origins: Origins) -> None:
+    """What the run could not do, refused before its services start (a local judge's server among them)."""
+    answering.check_plan(settings, Plan(RATINGS, settings.extra_metrics or ()))
 
 
 def run(ctx: RunContext) -> TierResult:

