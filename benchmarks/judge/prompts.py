@@ -56,9 +56,12 @@ def judge_call(name: str, shape: type[shapes.Shape], *variables: str, tokens: in
 # `text` is whichever side is decomposed (the response or the reference); `statements` is a JSON
 # list from `statements_block`; `context` is one context or the joined contexts, as the metric says.
 STATEMENTS = judge_call("statements", shapes.Statements, "question", "text", tokens=64, echoes=("text",))
-# yes-no judging: one claim against one text, the text first, so a server's prompt cache serves every claim of
-# every answer over the same context; the answer is one word
-CLAIM_SUPPORT = judge_call("claim_support", shapes.YesNo, "context", "claim", tokens=1)
+# yes-no judging, extract then verify: first the answer the text itself gives to the question (a short phrase),
+# then one claim at a time, read as an answer to that question with the text's own answer in view, so that
+# "Carolina Panthers." is supported as the winner and not as the loser. The text first, then the question, so a
+# server's prompt cache serves the extraction and every claim of an answer; the verdict is one word.
+KNOWLEDGE_ANSWER = judge_call("knowledge_answer", shapes.ShortAnswer, "context", "question", tokens=32)
+CLAIM_SUPPORT = judge_call("claim_support", shapes.YesNo, "context", "question", "answer", "claim", tokens=1)
 STATEMENT_VERDICTS = judge_call("statement_verdicts", shapes.StatementVerdicts, "context", "statements",
                                 tokens=160, echoes=("statements",))
 # Direct ratings (docs/metrics.md#generation-tiers-2-and-3, docs/commands/judge.md) and the pairwise
@@ -85,6 +88,7 @@ RUBRIC = judge_call("rubric", shapes.RubricScore, "criteria", "low", "high", "sa
 
 # Declared here, for `catalog.CALLS`; every other call is declared with the one metric that makes it.
 SHARED_CALLS: tuple[JudgeCall, ...] = (
+    KNOWLEDGE_ANSWER,
     CLAIM_SUPPORT,
     STATEMENTS,
     STATEMENT_VERDICTS,

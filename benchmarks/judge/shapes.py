@@ -172,6 +172,13 @@ class YesNo(Shape):
     answer: Literal["Yes", "No"]
 
 
+class ShortAnswer(Shape):
+    """The answer a text gives to a question, in a short phrase of its own (yes-no judging's first step): read as
+    the reply's text, never sent as a schema, since a small model answers a phrase best in its own words."""
+
+    answer: str
+
+
 class StatementVerdicts(Shape):
     """One verdict per statement sent, in the order sent (faithfulness, noise sensitivity,
     factual correctness). Never empty: the call is only made when there are statements.

@@ -35,7 +35,7 @@ class KnownModel:
     sha256: str
 
 
-# The default is the smallest model that reaches the judge's targets on the labelled families (docs/judges.md):
+# The default is the smallest model that reaches the judge's targets on the labelled families (docs/concepts.md):
 # Qwen2.5-Coder-0.5B does not on short answers to another question, the 1.5B does.
 DEFAULT_MODEL = "qwen2.5-coder-1.5b"
 KNOWN_MODELS: dict[str, KnownModel] = {

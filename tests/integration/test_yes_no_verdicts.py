@@ -1,5 +1,6 @@
-"""Yes-no verdicts (the default judge_verdicts): one question per claim, read as the probability of Yes where the
-server returns token log-probabilities, else as the word it answers; judged over real HTTP by a scripted local
+"""Yes-no verdicts (the default judge_verdicts): the context's own answer to the question first, then one question
+per claim with it in view, read as the probability of Yes where the server returns token log-probabilities, else
+as the word it answers; judged over real HTTP by a scripted local
 OpenAI-compatible server, so the real client, the probe and the parsing run."""
 
 from __future__ import annotations
@@ -21,10 +22,21 @@ SAMPLE = {"id": "s1", "user_input": "When and where was the first Super Bowl pla
 P_YES = {"January": 0.8, "Los Angeles": 0.3}  # each claim's probability of Yes, as the scripted model gives it
 
 
+CLAIM = "Statement from an answer to the question: "
+EXTRACTED = "January 15, 1967, at the Los Angeles Memorial Coliseum"
+
+
+def extraction(body):
+    """The extraction step's reply, or None for a verdict call."""
+    return Reply(text=EXTRACTED) if "shortest phrase" in body["messages"][-1]["content"] else None
+
+
 def logprob_judge(body):
     """Yes and No among the first token's alternatives, weighted as P_YES says; a little mass elsewhere."""
+    if reply := extraction(body):
+        return reply
     prompt = body["messages"][-1]["content"]
-    claim = prompt.split("Statement: ", 1)[1] if "Statement: " in prompt else ""
+    claim = prompt.split(CLAIM, 1)[1] if CLAIM in prompt else ""
     p = next((value for word, value in P_YES.items() if word in claim), 0.5)
     rest = 0.1  # "The", "Based" ...: not a verdict, left out of the normalisation
     return Reply(text="Yes" if p >= 0.5 else "No", top_logprobs=[
@@ -32,8 +44,10 @@ def logprob_judge(body):
 
 
 def word_judge(body):
+    if reply := extraction(body):
+        return reply
     prompt = body["messages"][-1]["content"]
-    return Reply(text="No." if "Los Angeles" in prompt.split("Statement: ", 1)[-1] else "Yes")
+    return Reply(text="No." if "Los Angeles" in prompt.split(CLAIM, 1)[-1].split("\n")[0] else "Yes")
 
 
 @pytest.fixture
@@ -60,22 +74,30 @@ def test_probability_verdicts_give_the_expected_share_of_supported_claims(bench,
         report, outcome = run(bench, server, samples, tmp_path / "p", monkeypatch)
         requests = [r for r in server.requests if r["path"].endswith("/chat/completions")]
     assert outcome["value"] == pytest.approx((0.8 + 0.3) / 2)  # two claims; P(yes) normalised over Yes and No
-    assert outcome["calls"] == 2 and outcome["status"] == "ok"
+    assert outcome["calls"] == 3 and outcome["status"] == "ok"  # the context's answer, then a call a claim
+    assert f"the knowledge's answer: «{EXTRACTED}»" in outcome["explanation"]
     assert "«and it was held in Los Angeles.»: P(yes) 0.30" in outcome["explanation"]
-    assert sorted(r["p_yes"] for r in outcome["raw"]) == [pytest.approx(0.3), pytest.approx(0.8)]  # as answered
+    assert sorted(r["p_yes"] for r in outcome["raw"] if "p_yes" in r) == [pytest.approx(0.3), pytest.approx(0.8)]
     judge = report["provenance"]["judge"]
     assert judge["verdicts"] == "yes-no" and judge["verdict_reading"] == {"judge-a": "probability"}
-    assert set(report["provenance"]["prompts_sha256"]) == {"en/claim_support"}
+    assert set(report["provenance"]["prompts_sha256"]) == {"en/knowledge_answer", "en/claim_support"}
     asked = [r["body"] for r in requests]
-    assert asked[0]["max_tokens"] == 1 and asked[0]["logprobs"] is True  # the probe, once a run
-    verdict_calls = [b for b in asked if "Statement: " in b["messages"][-1]["content"]]
+    extract = [b for b in asked if "shortest phrase" in b["messages"][-1]["content"]]
+    assert len(extract) == 1 and extract[0]["max_tokens"] == 32 and "response_format" not in extract[0]
+    verdict_calls = [b for b in asked if CLAIM in b["messages"][-1]["content"]]
     assert len(verdict_calls) == 2
+    probes = [b for b in asked if b not in extract and b not in verdict_calls]  # whether logprobs come, once a run
+    assert len(probes) == 1 and probes[0]["max_tokens"] == 1 and probes[0]["logprobs"] is True
     assert all(b["max_tokens"] == 1 and b["top_logprobs"] == 10 and "response_format" not in b for b in verdict_calls)
-    # the instructions, then the context, then the claim: a server's prompt cache serves every claim over it
+    assert all(b["messages"][0] == {"role": "system", "content": "You are a strict fact-checking judge."}
+               for b in [*extract, *verdict_calls])
+    # the context, the question and the context's answer, then the claim: a server's prompt cache serves every
+    # claim over them, and the extraction's prompt is their common start
     prompts = [b["messages"][-1]["content"] for b in verdict_calls]
-    assert prompts[0].split("Statement: ")[0] == prompts[1].split("Statement: ")[0]
-    assert all(p.startswith("Decide whether a statement") and p.index("The first Super Bowl") < p.index("Statement: ")
-               for p in prompts)
+    assert prompts[0].split(CLAIM)[0] == prompts[1].split(CLAIM)[0]
+    assert all(p.startswith("Knowledge:\nThe first Super Bowl") and f"gives as the answer: {EXTRACTED}\n" in p
+               and p.index(SAMPLE["user_input"]) < p.index(CLAIM) for p in prompts)
+    assert prompts[0].startswith(extract[0]["messages"][-1]["content"].split("\n\nAnswer the question")[0])
 
 
 def test_without_logprobs_the_word_is_read_and_the_report_says_so(bench, samples, tmp_path, monkeypatch):
@@ -84,7 +106,7 @@ def test_without_logprobs_the_word_is_read_and_the_report_says_so(bench, samples
         report, outcome = run(bench, server, samples, tmp_path / "w", monkeypatch)
     assert outcome["value"] == 0.5  # Yes, then "No."
     assert report["provenance"]["judge"]["verdict_reading"] == {"judge-a": "parsed"}
-    assert [r["read"] for r in outcome["raw"]] == ["word", "word"]
+    assert [r.get("read") for r in outcome["raw"]] == [None, "word", "word"]  # the extraction is text, not read
 
 
 def test_an_answer_that_is_neither_yes_nor_no_is_repaired_once_then_a_parse_error(bench, samples, tmp_path,
@@ -93,7 +115,7 @@ def test_an_answer_that_is_neither_yes_nor_no_is_repaired_once_then_a_parse_erro
         server.responder = lambda body: Reply(text="Maybe, it depends.")
         _, outcome = run(bench, server, samples, tmp_path / "m", monkeypatch, code=3)  # it measured nothing
         repairs = [r["body"]["messages"] for r in server.requests
-                   if r["path"].endswith("/chat/completions") and len(r["body"]["messages"]) == 3]
+                   if r["path"].endswith("/chat/completions") and len(r["body"]["messages"]) == 4]
     assert outcome["status"] == "parse_error"
     assert "neither Yes nor No in 'Maybe, it depends.'" in outcome["explanation"]
     assert repairs and repairs[0][-1]["content"] == "Answer with one word: Yes or No."

@@ -53,10 +53,10 @@ def test_a_declaration_with_both_or_neither_offline_answer_is_refused():
 
 @pytest.mark.parametrize(("metric", "options", "calls"), [
     ("faithfulness", JudgeOptions(verdicts="statements"), 2),
-    ("faithfulness", JudgeOptions(), 1),  # yes-no: 1 per claim of the response
+    ("faithfulness", JudgeOptions(), 2),  # yes-no: the context's answer, then 1 per claim of the response
     ("context_precision", JudgeOptions(), 2),  # 1 per context
     ("context_recall", JudgeOptions(verdicts="statements"), 1),
-    ("context_recall", JudgeOptions(), 1),  # yes-no: 1 per claim of the reference
+    ("context_recall", JudgeOptions(), 2),  # yes-no: the context's answer, then 1 per claim of the reference
     ("context_entity_recall", JudgeOptions(), 2),
     ("noise_sensitivity", JudgeOptions(), 7),  # 3 + 2 per context
     ("response_relevancy", JudgeOptions(), 3),
@@ -75,8 +75,8 @@ def test_planned_calls_follow_the_documented_counts(metric, options, calls):
 
 def test_yes_no_counts_follow_the_claims():
     sample = Sample(id="s", response="Leave is 16 weeks, and it is paid in full. Ask HR.", reference="")
-    assert BUILTINS["faithfulness"].planned_calls(sample, JudgeOptions()) == 3
-    assert BUILTINS["context_recall"].planned_calls(sample, JudgeOptions()) == 0
+    assert BUILTINS["faithfulness"].planned_calls(sample, JudgeOptions()) == 1 + 3  # the extraction, 3 claims
+    assert BUILTINS["context_recall"].planned_calls(sample, JudgeOptions()) == 0  # no claim: nothing to extract for
 
 
 def test_per_context_counts_follow_the_sample():
@@ -163,13 +163,14 @@ def test_prompt_hashes_of_built_ins_are_the_templates_their_verdicts_send():
         "ru/statements": template_sha256("statements", "ru"),
         "ru/statement_verdicts": template_sha256("statement_verdicts", "ru")}
     assert BUILTINS["faithfulness"].prompt_hashes("ru", "yes-no") == {
+        "ru/knowledge_answer": template_sha256("knowledge_answer", "ru"),
         "ru/claim_support": template_sha256("claim_support", "ru")}
     assert BUILTINS["semantic_similarity"].prompt_hashes("en", "yes-no") == {}
     assert catalog.prompt_hashes(["faithfulness", "noise_sensitivity"], BUILTINS, "en", "statements").keys() == {
         "en/statements", "en/statement_verdicts"}
     # noise_sensitivity has no yes-no form: it sends its statements calls under either setting
     assert catalog.prompt_hashes(["faithfulness", "noise_sensitivity"], BUILTINS, "en", "yes-no").keys() == {
-        "en/claim_support", "en/statements", "en/statement_verdicts"}
+        "en/knowledge_answer", "en/claim_support", "en/statements", "en/statement_verdicts"}
 
 
 def test_a_rubrics_prompt_hash_covers_the_template_and_its_criteria():
@@ -192,7 +193,7 @@ def test_a_rubrics_prompt_hash_covers_the_template_and_its_criteria():
 
 def test_prompt_text_for_the_dry_run_estimate():
     assert BUILTINS["faithfulness"].prompt_text("en", "statements") == load_template("statements", "en")
-    assert BUILTINS["faithfulness"].prompt_text("en", "yes-no") == load_template("claim_support", "en")
+    assert BUILTINS["faithfulness"].prompt_text("en", "yes-no") == load_template("knowledge_answer", "en")
     assert BUILTINS["semantic_similarity"].prompt_text("en", "yes-no") == ""
     politeness = catalog.metrics(POLITENESS)["politeness"]
     assert politeness.prompt_text("ru", "yes-no") == load_template("rubric", "ru") + "Вежлив ли ответ?"

@@ -151,4 +151,4 @@ def test_a_report_without_a_judge_has_no_judge_identity():
     tier2 = reported({"judge": {"backend": "llm", "model": "m", "prompts_sha256": {"x": "1"}}}, {"llm": None})
     assert judge_identity(tier2) == {"backend": "llm", "model": ["m"], "mode": None, "verdicts": None,
                                      "verdict_reading": None, "prompts_sha256": {"x": "1"},
-                                     "language": None, "structured_output": {}}
+                                     "language": None, "structured_output": {}, "local": None}

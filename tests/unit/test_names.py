@@ -49,9 +49,9 @@ def test_a_refused_setting_is_named_as_the_user_gave_it(tmp_path):
 
 
 def test_a_value_is_named_as_an_option_on_the_command_line_and_as_written_in_python():
-    with pytest.raises(BenchError, match=r"^--judge: expected one of llm, offline, got 'ofline'$"):
+    with pytest.raises(BenchError, match=r"^--judge: expected one of llm, local, offline, got 'ofline'$"):
         load_settings({"judge_backend": "ofline"}, environ={}, flags={"judge_backend": "--judge"})
-    with pytest.raises(BenchError, match=r"^judge='ofline': expected one of llm, offline, got 'ofline'$"):
+    with pytest.raises(BenchError, match=r"^judge='ofline': expected one of llm, local, offline, got 'ofline'$"):
         load_settings({"judge_backend": "ofline"}, environ={}, flags={"judge_backend": "judge='ofline'"},
                       given_by="api")
     with pytest.raises(BenchError, match=r"^settings\['top_k'\]: must be at least 1, got 0$"):

@@ -146,7 +146,7 @@ def test_a_folder_is_checked_by_creating_one_and_nothing_is_left(tmp_path):
 
 
 def test_an_unknown_setting_names_the_closest_ones(tmp_path):
-    assert unknown_setting("llm_modle") == "unknown setting (did you mean llm_model or llm_models or llm_max_tokens?)"
+    assert unknown_setting("llm_modle") == "unknown setting (did you mean llm_model or llm_models or local_model?)"
     assert "known: bootstrap_resamples" in unknown_setting("zzzz")
     config = tmp_path / "bench.toml"
     config.write_text("top_kk = 5\n")

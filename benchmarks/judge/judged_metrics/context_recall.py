@@ -1,9 +1,10 @@
 """context_recall: the share of the reference's sentences attributable to the retrieved contexts.
 
-Yes-no verdicts (the default): one question per claim of the reference against the joined contexts, read as
-faithfulness reads its claims (the mean probability of Yes, or the share of Yes answers). Statements verdicts:
-one call, the judge splits the reference into sentences and classifies each against the joined contexts, so
-the number of sentences is its own; bench's splitter only bounds it.
+Yes-no verdicts (the default): one question per claim of the reference against the joined contexts, each read
+as an answer to the user's question, scored as faithfulness scores its claims (the mean probability of Yes, or
+the share of Yes answers). Statements verdicts: one call, the judge splits the reference into sentences and
+classifies each against the joined contexts, so the number of sentences is its own; bench's splitter only bounds
+it.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from benchmarks.judge.claims import split_claims, split_sentences
 from benchmarks.judge.judged_metric import JudgedMetric, per_claim
 from benchmarks.judge.llm_judge import SENTENCE_SLACK, LLMJudge, Trace, claims_supported, joined, rejected
 from benchmarks.judge.offline import OfflineProxy
-from benchmarks.judge.prompts import CLAIM_SUPPORT, judge_call
+from benchmarks.judge.prompts import CLAIM_SUPPORT, KNOWLEDGE_ANSWER, judge_call
 from benchmarks.judge.shapes import Binary, Bounded, Reason, Shape, Text
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
@@ -50,8 +51,8 @@ async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[O
     # in METRIC.needs, which the judge checks before scoring
     assert s.user_input is not None and s.reference is not None
     if judge.options.verdicts == "yes-no":
-        return await claims_supported(judge, split_claims(s.reference), joined(s.retrieved_contexts), model, trace,
-                                      nothing="the reference has no statements")
+        return await claims_supported(judge, s.user_input, split_claims(s.reference), joined(s.retrieved_contexts),
+                                      model, trace, nothing="the reference has no statements")
     answer = await judge.ask(REFERENCE_ATTRIBUTION, {"question": s.user_input, "context": joined(s.retrieved_contexts),
                                                      "reference": s.reference}, model, trace,
                              Attributions.at_most(len(split_sentences(s.reference)) + SENTENCE_SLACK))
@@ -64,7 +65,7 @@ METRIC = JudgedMetric(
     help="share of the reference's sentences attributable to the retrieved contexts",
     needs=("user_input", "retrieved_contexts", "reference"),
     calls=(REFERENCE_ATTRIBUTION,),
-    yes_no=(CLAIM_SUPPORT,),
+    yes_no=(KNOWLEDGE_ANSWER, CLAIM_SUPPORT),
     planned_calls=per_claim("reference", statements=1),
     score=score,
     offline=OfflineProxy(("reference", "retrieved_contexts"), offline.context_recall,

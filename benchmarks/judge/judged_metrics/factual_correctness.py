@@ -28,11 +28,13 @@ class Claims(Bounded):
     claims: list[Text]
 
 
-CLAIMS = judge_call("claims", Claims, "text", tokens=64, echoes=("text",))
+CLAIMS = judge_call("claims", Claims, "question", "text", tokens=64, echoes=("text",))
 
 
-async def _claims(judge: LLMJudge, text: str, model: str, trace: Trace) -> list[str]:
-    return list((await judge.ask(CLAIMS, {"text": text}, model, trace, Claims.at_most(statement_bound(text)))).claims)
+async def _claims(judge: LLMJudge, question: str | None, text: str, model: str, trace: Trace) -> list[str]:
+    """The text's claims, a short answer completed with the question it answers ("—" where the sample gives none)."""
+    return list((await judge.ask(CLAIMS, {"question": question or "—", "text": text}, model, trace,
+                                 Claims.at_most(statement_bound(text)))).claims)
 
 
 async def _none() -> None:
@@ -44,8 +46,8 @@ async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[O
     assert s.response is not None and s.reference is not None
     mode, ragas = judge.options.factual_mode, judge.options.claim_counting == "ragas"
     response_claims, reference_claims = await asyncio.gather(  # RAGAS counts the response's claims in every mode
-        _claims(judge, s.response, model, trace) if mode != "recall" or ragas else _none(),
-        _claims(judge, s.reference, model, trace) if mode != "precision" else _none(),
+        _claims(judge, s.user_input, s.response, model, trace) if mode != "recall" or ragas else _none(),
+        _claims(judge, s.user_input, s.reference, model, trace) if mode != "precision" else _none(),
     )
     precision_side, recall_side = await asyncio.gather(
         judge.verdicts(s.reference, response_claims, model, trace) if response_claims is not None else _none(),

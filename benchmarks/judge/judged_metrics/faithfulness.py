@@ -1,10 +1,11 @@
 """faithfulness: the share of the response's statements that the retrieved contexts support.
 
 Yes-no verdicts (the default): one question per claim of the response (`claims.split_claims`), each against
-the joined contexts, the contexts first; the value is the mean probability of Yes, the expected share of
-supported claims (`judged.expected_share`), or the share of Yes answers where the server gives no token
-probabilities. Statements verdicts: two calls whatever the response, its statements, then one verdict list on
-all of them against the joined contexts (both shared calls of the judge's toolkit), as RAGAS.
+the joined contexts and read as an answer to the user's question, the contexts first; the value is the mean
+probability of Yes, the expected share of supported claims (`judged.expected_share`), or the share of Yes answers
+where the server gives no token probabilities. Statements verdicts: two calls whatever the response, its
+statements, then one verdict list on all of them against the joined contexts (both shared calls of the judge's
+toolkit), as RAGAS.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from benchmarks.judge.claims import split_claims
 from benchmarks.judge.judged_metric import JudgedMetric, per_claim
 from benchmarks.judge.llm_judge import LLMJudge, Trace, claims_supported, joined, rejected
 from benchmarks.judge.offline import OfflineProxy
-from benchmarks.judge.prompts import CLAIM_SUPPORT, STATEMENT_VERDICTS, STATEMENTS
+from benchmarks.judge.prompts import CLAIM_SUPPORT, KNOWLEDGE_ANSWER, STATEMENT_VERDICTS, STATEMENTS
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
@@ -24,8 +25,8 @@ async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[O
     # in METRIC.needs, which the judge checks before scoring
     assert s.user_input is not None and s.response is not None
     if judge.options.verdicts == "yes-no":
-        return await claims_supported(judge, split_claims(s.response), joined(s.retrieved_contexts), model, trace,
-                                      nothing="the response has no statements")
+        return await claims_supported(judge, s.user_input, split_claims(s.response), joined(s.retrieved_contexts),
+                                      model, trace, nothing="the response has no statements")
     statements = await judge.statements(s.user_input, s.response, model, trace)
     verdicts = await judge.verdicts(joined(s.retrieved_contexts), statements, model, trace)
     return judged.faithfulness([v.verdict for v in verdicts]), rejected(verdicts, "verdict")
@@ -36,7 +37,7 @@ METRIC = JudgedMetric(
     help="share of the response's statements that the retrieved contexts support",
     needs=("user_input", "response", "retrieved_contexts"),
     calls=(STATEMENTS, STATEMENT_VERDICTS),
-    yes_no=(CLAIM_SUPPORT,),
+    yes_no=(KNOWLEDGE_ANSWER, CLAIM_SUPPORT),
     planned_calls=per_claim("response", statements=2),
     score=score,
     offline=OfflineProxy(("response", "retrieved_contexts"), offline.faithfulness,

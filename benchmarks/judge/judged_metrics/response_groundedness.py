@@ -5,7 +5,9 @@ The third of NVIDIA's judge metrics beside context_relevance and answer_accuracy
 response against the joined contexts, at NVIDIA's temperature: faithfulness asks one question per claim and
 is the finer measure; this is the cheap one (one call whatever the response's length), which a judge gives
 in the same time for a long answer as for a short one. RAGAS asks two differently worded prompts and
-averages them; here one prompt is asked once, so the number costs half and rests on that prompt alone.
+averages them; here one prompt is asked once, so the number costs half and rests on that prompt alone. Unlike
+RAGAS's, the prompt shows the user's question where the sample gives one ("—" where not): a short answer is
+grounded only as an answer to what was asked.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ class GroundednessRating(Shape):
     rating: Rating
 
 
-GROUNDEDNESS = judge_call("response_groundedness", GroundednessRating, "context", "answer", tokens=256)
+GROUNDEDNESS = judge_call("response_groundedness", GroundednessRating, "context", "question", "answer", tokens=256)
 
 
 def groundedness(rating: int) -> Outcome:
@@ -41,8 +43,8 @@ def groundedness(rating: int) -> Outcome:
 async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
     # in METRIC.needs, which the judge checks before scoring
     assert s.response is not None
-    answer = await judge.ask(GROUNDEDNESS, {"context": joined(s.retrieved_contexts), "answer": s.response}, model,
-                             trace, temperature=TEMPERATURE)
+    answer = await judge.ask(GROUNDEDNESS, {"context": joined(s.retrieved_contexts), "question": s.user_input or "—",
+                                            "answer": s.response}, model, trace, temperature=TEMPERATURE)
     return groundedness(answer.rating), f"{answer.rating}: {answer.reason}"
 
 
