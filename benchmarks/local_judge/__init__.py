@@ -8,16 +8,21 @@ that another model, runtime or context makes judged metrics not comparable in `b
 
 from __future__ import annotations
 
+import _thread
+import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Any
 
+from benchmarks.errors import BenchError, RunInterrupted
 from benchmarks.local_judge import server, weights
 from benchmarks.local_judge.server import INSTALL, ServerPlan
 from benchmarks.local_judge.weights import DEFAULT_MODEL, KNOWN_MODELS, Weights
 
 __all__ = ["DEFAULT_MODEL", "INSTALL", "KNOWN_MODELS", "LocalJudge", "check_model", "started"]
+
+WATCH_INTERVAL_S = 0.5
 
 
 @dataclass(frozen=True)
@@ -49,9 +54,31 @@ def check_model(value: str) -> str | None:
 @contextmanager
 def started(model: str, models_dir: Any, *, say: Callable[[str], None]) -> Iterator[LocalJudge]:
     """The local judge for one run: its runtime checked first (one line naming the extra), its weights found or
-    fetched, its server ready; stopped when the block ends, however it ends."""
+    fetched, its server ready; stopped when the block ends, however it ends. A server that dies during the run
+    stops it as Ctrl-C would, so the finished items are kept, and is then said in one line."""
     version = server.runtime_version()
     found = weights.resolve(model, models_dir, say=say)
     plan = server.plan(found.path, found.name)
-    with server.serving(plan, say=say) as address:
-        yield LocalJudge(f"{address}/v1", found, plan, version)
+    with server.serving(plan, say=say) as running:
+        watching = threading.Event()
+        threading.Thread(target=_watch, args=(running, watching), name="bench-local-judge-watch", daemon=True).start()
+        try:
+            yield LocalJudge(f"{running.address}/v1", found, plan, version)
+        except KeyboardInterrupt as interrupted:
+            code = running.died()
+            if code is None:
+                raise
+            kept = (f"; {interrupted.finished} finished item(s) are kept in {interrupted.directory}: rerun the "
+                    f"command with --resume {interrupted.directory}" if isinstance(interrupted, RunInterrupted)
+                    else "")
+            raise BenchError(f"llama.cpp's server stopped during the run (exit code {code}){kept}") from None
+        finally:
+            watching.set()
+
+
+def _watch(running: server.LocalServer, done: threading.Event) -> None:
+    """Stop the run, as Ctrl-C does, when the server's process ends before the run does."""
+    while not done.wait(WATCH_INTERVAL_S):
+        if running.died() is not None:
+            _thread.interrupt_main()
+            return

@@ -1,8 +1,11 @@
-"""llama.cpp's OpenAI-compatible server, started inside bench's own process for one run.
+"""llama.cpp's OpenAI-compatible server, started by bench in a child process for one run.
 
 The runtime is the `xllamacpp` wheel (the `local` extra): llama.cpp's server built for every CPU, nothing to
-compile. Its threads live in this process, so no server outlives a run, whether it ends normally, on an error,
-on Ctrl-C or by a kill; the server is released, and its port closed, as the block of `serving` ends.
+compile. It runs in a child process, so that a crash of llama.cpp (an abort, the kernel's OOM killer) ends the
+server, not bench: the run says so in one line and keeps its finished items (`LocalServer.died`). No server
+outlives its run: the child stops when the block of `serving` ends (normally, on an error, on Ctrl-C), when bench
+exits, and when bench is killed outright (the kernel sends it SIGTERM as its parent dies, Linux's
+PR_SET_PDEATHSIG).
 
 What it is started with:
 - port 0 on 127.0.0.1: the system picks a free port as the server binds, so two runs never collide;
@@ -14,14 +17,20 @@ What it is started with:
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import importlib.metadata
 import json
+import multiprocessing
+import signal
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing.connection import Connection
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +45,7 @@ INSTALL = "pip install 'tierbench[local]'"
 CTX_PER_SLOT = 4096
 HEALTH_TIMEOUT_S = 120.0
 LOG_VERBOSITY = 1  # llama.cpp's errors only: no per-request lines on bench's stderr
+PR_SET_PDEATHSIG = 1  # prctl(2)
 
 
 @dataclass(frozen=True)
@@ -75,7 +85,6 @@ def runtime_version() -> str:
 
 def start(p: ServerPlan) -> Any:
     """xllamacpp's server for the plan, bound and loading; it stops when the returned object is released."""
-    runtime_version()
     import xllamacpp
 
     params = xllamacpp.CommonParams()
@@ -90,10 +99,45 @@ def start(p: ServerPlan) -> Any:
     params.endpoint_metrics = p.metrics
     params.use_jinja = True  # the chat template the GGUF carries
     params.verbosity = LOG_VERBOSITY
+    return xllamacpp.Server(params)
+
+
+def _child(p: ServerPlan, pipe: Connection) -> None:
+    """The server process: started, its address sent, then alive until the parent says stop or is gone."""
+    _die_with_parent()
     try:
-        return xllamacpp.Server(params)
+        running = start(p)
     except RuntimeError as error:
-        raise BenchError(f"llama.cpp's server did not start on {p.model}: {error}") from None
+        pipe.send(("failed", str(error)))
+        return
+    pipe.send(("listening", str(running.listening_address).rstrip("/")))
+    try:
+        pipe.recv()  # "stop", or EOFError when the parent's end closes
+    except (EOFError, OSError):
+        pass
+    del running
+
+
+def _die_with_parent() -> None:
+    """Ask the kernel for SIGTERM when the parent dies (Linux); elsewhere the pipe's end is the only signal."""
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):
+        pass
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the parent decides
+
+
+@dataclass
+class LocalServer:
+    """The running server as the run sees it: its address, and whether its process has died."""
+
+    address: str
+    process: BaseProcess
+
+    def died(self) -> int | None:
+        """The exit code of a server process that ended before it was told to stop, else None."""
+        return None if self.process.is_alive() else self.process.exitcode
 
 
 def wait_healthy(address: str, timeout_s: float) -> None:
@@ -114,26 +158,47 @@ def wait_healthy(address: str, timeout_s: float) -> None:
         time.sleep(0.1)
 
 
-def healthy(address: str) -> bool:
-    """Whether the server still answers (asked after a call failed, to tell a dead server from a bad call)."""
-    try:
-        with urllib.request.urlopen(f"{address}/health", timeout=5) as reply:
-            return bool(json.loads(reply.read() or b"{}").get("status") == "ok")
-    except (OSError, ValueError):
-        return False
-
-
 @contextmanager
 def serving(p: ServerPlan, *, say: Callable[[str], None], health_timeout_s: float = HEALTH_TIMEOUT_S
-            ) -> Iterator[str]:
-    """The server, ready, until the block ends; yields its base URL, `http://127.0.0.1:PORT` (no `/v1`)."""
+            ) -> Iterator[LocalServer]:
+    """The server, ready, until the block ends; its address is `http://127.0.0.1:PORT` (no `/v1`)."""
+    runtime_version()
     started = time.monotonic()
-    server = start(p)
+    context = multiprocessing.get_context("spawn")  # a fresh interpreter: no copy of bench's threads or pools
+    ours, theirs = context.Pipe()
+    process = context.Process(target=_child, args=(p, theirs), name="bench-local-judge", daemon=True)
+    process.start()
+    theirs.close()
     try:
-        address = str(server.listening_address).rstrip("/")
-        wait_healthy(address, health_timeout_s)
-        say(f"local judge: {p.model.name} ready at {address} in {time.monotonic() - started:.1f} s "
+        if not ours.poll(health_timeout_s):
+            raise BenchError(f"llama.cpp's server did not start on {p.model} in {health_timeout_s:.0f} s")
+        try:
+            state, detail = ours.recv()
+        except EOFError:
+            process.join(5)
+            raise BenchError(f"llama.cpp's server stopped while loading {p.model} (exit code {process.exitcode})"
+                             ) from None
+        if state == "failed":
+            raise BenchError(f"llama.cpp's server did not start on {p.model}: {detail}")
+        wait_healthy(detail, max(1.0, health_timeout_s - (time.monotonic() - started)))
+        say(f"local judge: {p.model.name} ready at {detail} in {time.monotonic() - started:.1f} s "
             f"({p.slots} slots of {p.ctx_per_slot} tokens, {p.batch_threads} threads)")
-        yield address
+        yield LocalServer(detail, process)
     finally:
-        del server  # the last reference: the server stops and closes its port
+        _stop(process, ours)
+
+
+def _stop(process: BaseProcess, pipe: Connection) -> None:
+    """Tell the server to stop, then make sure: terminated, then killed, if it lingers."""
+    try:
+        pipe.send("stop")
+    except (OSError, ValueError):
+        pass
+    pipe.close()
+    process.join(10)
+    if process.is_alive():
+        process.terminate()
+        process.join(5)
+    if process.is_alive():
+        process.kill()
+        process.join()

@@ -11,14 +11,14 @@ import importlib.util
 import json
 import re
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import psutil
 import pytest
 
 from benchmarks.local_judge import weights
-from tests.local_server import closed, shipped_weights
+from tests.local_server import closed, servers, shipped_weights
 
 pytestmark = pytest.mark.integration
 
@@ -52,7 +52,7 @@ def test_the_local_judge_judges_names_its_weights_and_stops(bench, samples, tmp_
     assert result.exit_code == 0, result.output
     address = address_of(result.output)
     assert closed(address), "the server still answers after the run"
-    assert psutil.Process().children(recursive=True) == []  # in-process: nothing was left running
+    assert servers() == []  # the server's process ended with the run
     report = json.loads((out / "report.json").read_text())
     judge = report["provenance"]["judge"]
     assert judge["backend"] == "local" and judge["url"] == "local"
@@ -72,6 +72,30 @@ def test_a_rerun_is_answered_from_the_cache_on_a_new_port(bench, samples, tmp_pa
     assert all(r.exit_code == 0 for r in runs), runs[-1].output
     usage = json.loads((tmp_path / "second" / "report.json").read_text())["volatile"]["llm"]
     assert usage["calls"] == 0 and usage["cache_hits"] > 0, usage
+
+
+def test_a_server_that_dies_is_one_line_and_the_finished_items_are_kept(bench, tmp_path, monkeypatch):
+    monkeypatch.setenv("BENCH_JUDGE_VERDICTS", "yes-no")
+    many = tmp_path / "many.jsonl"
+    many.write_text("".join(json.dumps({**SAMPLES[i % 2], "id": f"s{i:02d}"}) + "\n" for i in range(40)))
+    out = tmp_path / "run"
+
+    def kill_after_the_first_items() -> None:
+        while not ((out / "items.jsonl").exists() and (out / "items.jsonl").read_text().count("\n") >= 2):
+            time.sleep(0.1)
+        for child in servers():
+            child.kill()
+
+    threading.Thread(target=kill_after_the_first_items, daemon=True).start()
+    result = bench("evaluate", "--dataset", many, "--metrics", "faithfulness", "--judge", "local",
+                   "--local-model", shipped_weights(), "--no-cache", "-o", out)
+    assert result.exit_code == 2, result.output
+    last = result.output.strip().splitlines()[-1]
+    assert last.startswith("error: llama.cpp's server stopped during the run (exit code -9); ")
+    assert f"--resume {out}" in last
+    kept = (out / "items.jsonl").read_text().splitlines()
+    assert 2 <= len(kept) < 40
+    assert servers() == []
 
 
 @pytest.mark.parametrize(("value", "said"), [

@@ -152,3 +152,28 @@ def test_a_report_without_a_judge_has_no_judge_identity():
     assert judge_identity(tier2) == {"backend": "llm", "model": ["m"], "mode": None, "verdicts": None,
                                      "verdict_reading": None, "prompts_sha256": {"x": "1"},
                                      "language": None, "structured_output": {}, "local": None}
+
+
+def local(sha256: str, runtime: str = "xllamacpp 2026.10.11549", context: int = 4096) -> dict:
+    return {"judge": {"backend": "local", "models": ["qwen2.5-coder-1.5b"], "language": "en", "url": "local",
+                      "metrics": ["faithfulness"],
+                      "local": {"model_file": "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "sha256": sha256,
+                                "runtime": runtime, "context_size": context}},
+            "prompts_sha256": LLM["prompts_sha256"]}
+
+
+@pytest.mark.parametrize(("cand", "why"), [
+    (local("b" * 64), "other weights under the same name"),
+    (local("a" * 64, runtime="xllamacpp 2027.1.1"), "another runtime"),
+    (local("a" * 64, context=2048), "another context size"),
+])
+def test_a_local_judge_with_other_weights_runtime_or_context_is_not_comparable(tmp_path, cand, why):
+    base, changed = shifted(N, -0.2)
+    b = evaluate_run(tmp_path / "base", base, base, local("a" * 64), model="qwen2.5-coder-1.5b")
+    c = evaluate_run(tmp_path / "cand", changed, changed, cand, model="qwen2.5-coder-1.5b")
+    result = result_of(b, c)
+    assert result["judge_changed"] == ["local"], why
+    assert row(result, "faithfulness")["status"] == "not comparable"
+    assert row(result, "semantic_similarity")["status"] != "not comparable"
+    same = evaluate_run(tmp_path / "same", changed, changed, local("a" * 64), model="qwen2.5-coder-1.5b")
+    assert result_of(b, same)["judge_changed"] == []
