@@ -186,8 +186,9 @@ def evaluate(samples: Iterable[SampleLike], metrics: Names | None, *, models: Na
     `response`, `reference`) or bench's (`question`, `contexts`, `answer`, `reference_answer`), and an optional
     `id` (default: `s00001`, `s00002`... by position); other keys are ignored. `metrics`: names such as
     `["faithfulness", "semantic_similarity"]` (a rubric of bench.toml or of `settings["rubrics"]` too).
-    `models`: judge models compared side by side (default: the configured judge model); `judge`: "llm" or
-    "offline" (embedding and token-overlap proxies, no LLM); `language`: "en" or "ru". Arguments left None
+    `models`: judge models compared side by side (default: the configured judge model); `judge`: "llm", "local"
+    (bench starts llama.cpp's server on `settings["local_model"]` for the call) or "offline" (embedding and
+    token-overlap proxies, no LLM); `language`: "en" or "ru". Arguments left None
     take the value from `settings`, the environment (BENCH_*), bench.toml (or the `config` file) or the
     default, in that order; `settings` holds any other setting by its bench.toml name, e.g.
     `{"llm_base_url": ..., "llm_concurrency": 4}`. Files (report.json, report.md, items.jsonl) are written

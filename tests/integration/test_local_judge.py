@@ -44,7 +44,7 @@ def address_of(output: str) -> str:
     return found[1]
 
 
-def test_the_local_judge_judges_names_its_weights_and_stops(bench, samples, tmp_path):
+def test_the_local_judge_judges_names_its_weights_and_stops(bench, samples, tmp_path, data_dir):
     model = shipped_weights()
     out = tmp_path / "run"
     result = bench("evaluate", "--dataset", samples, "--metrics", "faithfulness", "--judge", "local",
@@ -61,6 +61,8 @@ def test_the_local_judge_judges_names_its_weights_and_stops(bench, samples, tmp_
                               "context_size": 4096}
     assert judge["verdict_reading"] == {model.name: "probability"}
     assert report["settings"]["llm_base_url"] is None  # the port is not the run's identity
+    assert not model.with_name(f"{model.name}.verified").exists()  # the user's folder is left as it was
+    assert list((data_dir / "models").glob(f"*-{model.name}.verified"))  # the sha256, kept in bench's own
     items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
     assert all(0 <= item["scores"]["faithfulness"][model.name]["value"] <= 1 for item in items)
 
@@ -222,3 +224,17 @@ def test_a_download_that_is_not_the_pinned_file_is_refused_and_not_kept(bench, s
     assert result.exit_code == 2
     assert "not the pinned" in result.output.strip().splitlines()[-1]
     assert list((tmp_path / "data" / "models").iterdir()) == []
+
+
+def test_tier2_judges_with_the_local_judge(bench, tmp_path, monkeypatch):
+    monkeypatch.setenv("BENCH_JUDGE_VERDICTS", "yes-no")
+    out = tmp_path / "tier2"
+    result = bench("tier2", "--dataset", "synthetic", "--generator", "extractive", "--judge", "local",
+                   "--local-model", shipped_weights(), "--metrics", "faithfulness", "--limit", "2", "--repeats", "1",
+                   "--no-cache", "-o", out)
+    assert result.exit_code == 0, result.output
+    judge = json.loads((out / "report.json").read_text())["provenance"]["judge"]
+    assert judge["backend"] == "local" and judge["url"] == "local" and judge["local"]["context_size"] == 4096
+    assert judge["model"] == shipped_weights().name
+    assert {"en/knowledge_answer", "en/claim_support"} <= set(judge["prompts_sha256"])
+    assert servers() == []

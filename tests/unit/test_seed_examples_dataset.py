@@ -130,7 +130,7 @@ def test_calibration_takes_the_labelled_examples_from_the_file(samples):
     """tests/calibration/cases.py uses the file's samples for the examples it holds, under the same metric and
     language, so the texts have one home."""
     from_file = {case: c for case, c in CASES.items() if c[2].id.startswith("seed-")}
-    assert len(from_file) == 5
+    assert len(from_file) == 9
     for case, (language, metric, sample, *_) in from_file.items():
         assert sample == samples[sample.id], case
         found = ID.fullmatch(sample.id)
