@@ -132,6 +132,14 @@ def judged_metrics(settings: Settings) -> Mapping[str, catalog.JudgedMetric]:
     return catalog.metrics(settings.rubrics)
 
 
+def check_local_judge(settings: Settings) -> None:
+    """Refuse, before the local judge's server starts, what it cannot serve: the run has one chat endpoint."""
+    if settings.generator == "openai" and settings.judge_backend == "local":
+        raise BenchError("--judge local with --generator openai: the run has one chat endpoint, and the local judge's "
+                         "is its own; judge on the generator's endpoint (--judge llm), or answer with --generator "
+                         "http, extractive or precomputed")
+
+
 def check_plan(settings: Settings, plan: Plan) -> None:
     """Refuse before any work what the run could not do: an unknown metric, a proxy that does not exist."""
     known = judged_metrics(settings)
@@ -140,10 +148,6 @@ def check_plan(settings: Settings, plan: Plan) -> None:
     if settings.judge_backend == "offline":
         catalog.require_proxies(plan.extra_metrics, known)
         catalog.require_llm_counting(settings)
-    if settings.generator == "openai" and settings.judge_backend == "local":
-        raise BenchError("--judge local with --generator openai: the run has one chat endpoint, and the local judge's "
-                         "is its own; judge on the generator's endpoint (--judge llm), or answer with --generator "
-                         "http, extractive or precomputed")
     if settings.generator == "openai" or settings.judge_backend == "llm":
         try:
             require_llm(settings, roles=(("generator",) if settings.generator == "openai" else ())

@@ -33,8 +33,7 @@ def cases(dataset: Dataset) -> list[Case]:
 
 
 def check(settings: Settings, origins: Origins) -> None:
-    """What the run could not do, refused before its services start (a local judge's server among them)."""
-    answering.check_plan(settings, Plan(RATINGS, settings.extra_metrics or ()))
+    answering.check_local_judge(settings)
 
 
 def run(ctx: RunContext) -> TierResult:

@@ -190,11 +190,14 @@ def hub(monkeypatch) -> Iterator[tuple[Hub, Path]]:
                                sha256=hashlib.sha256(data).hexdigest())
     monkeypatch.setitem(weights.KNOWN_MODELS, "smollm2-test", known)
     with Hub({model.name: data}) as server:
+        # an earlier test's packaged embedder sets HF_HUB_OFFLINE for this process (embedding/embedder.py)
+        monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
         monkeypatch.setenv("HF_ENDPOINT", server.url)
         monkeypatch.setenv("HF_HUB_DISABLE_XET", "1")
         import huggingface_hub.constants as hub_constants
 
         monkeypatch.setattr(hub_constants, "ENDPOINT", server.url)
+        monkeypatch.setattr(hub_constants, "HF_HUB_OFFLINE", False, raising=False)
         monkeypatch.setattr(hub_constants, "HUGGINGFACE_CO_URL_TEMPLATE",
                             server.url + "/{repo_id}/resolve/{revision}/{filename}")
         yield server, model
