@@ -83,7 +83,8 @@ def test_probability_verdicts_give_the_expected_share_of_supported_claims(bench,
     assert set(report["provenance"]["prompts_sha256"]) == {"en/knowledge_answer", "en/claim_support"}
     asked = [r["body"] for r in requests]
     extract = [b for b in asked if "shortest phrase" in b["messages"][-1]["content"]]
-    assert len(extract) == 1 and extract[0]["max_tokens"] == 32 and "response_format" not in extract[0]
+    assert len(extract) == 1 and extract[0]["max_tokens"] == 16 and extract[0]["stop"] == ["\n"]
+    assert "response_format" not in extract[0]
     verdict_calls = [b for b in asked if CLAIM in b["messages"][-1]["content"]]
     assert len(verdict_calls) == 2
     probes = [b for b in asked if b not in extract and b not in verdict_calls]  # whether logprobs come, once a run
