@@ -2,7 +2,8 @@
 
 Items a stopped session finished come back from the run journal; the rest are started in order
 with only `open_at_once` of them open together, so items finish (and reach the journal) all along
-rather than all at once after every first call is in, and a kill loses at most those open.
+rather than all at once after every first call is in, and a kill loses at most those open. An open item's
+calls go before those of items opened after it (`transport.concurrency.unit_order`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from rich.progress import Progress, TaskID
 
 from benchmarks.errors import InputError
 from benchmarks.run_files.journal import Key, RunJournal, shown
+from benchmarks.transport.concurrency import unit_order
 
 U = TypeVar("U")
 T = TypeVar("T")
@@ -36,7 +38,8 @@ async def each_once(units: Sequence[U], key: Callable[[U], Key], work: Callable[
                                  f"item '{shown(key(unit))}' is not a row this command wrote ({exc})") from None
     gate = asyncio.Semaphore(open_at_once)
 
-    async def one(unit: U) -> None:
+    async def one(order: int, unit: U) -> None:
+        unit_order.set(order)  # this unit's calls go before those of units opened after it
         async with gate:
             result = await work(unit)
         if journal is not None:
@@ -45,7 +48,7 @@ async def each_once(units: Sequence[U], key: Callable[[U], Key], work: Callable[
         if advance is not None:
             advance()
 
-    await asyncio.gather(*(one(u) for u in units if key(u) not in done))
+    await asyncio.gather(*(one(n, u) for n, u in enumerate(units) if key(u) not in done))
     return [done[key(u)] for u in units]
 
 

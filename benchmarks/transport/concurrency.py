@@ -12,14 +12,27 @@ embeddings endpoint's threads read it under their own lock, with `episode` for `
 
 A server that says how many requests it serves at once (llama.cpp's `/props` `total_slots`) sets the ceiling
 at once: calls beyond its slots only queue there, and a local judge's queue is minutes long.
+
+Waiting calls go in the order of the units they serve (`unit_order`, set by `resumable.each_once`), oldest
+first, and in their order of arrival within a unit. A judged sample is a chain of calls over one context (the
+knowledge's answer, then each claim); taken first come first served, the next link of the first sample queued
+behind the first calls of every other open sample, and by its turn the server slot that held its context had
+read another. Oldest first, a sample's calls follow each other on the slot that holds its context, and the
+open units finish in order.
 """
 
 from __future__ import annotations
 
 import asyncio
+import heapq
+import itertools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from contextvars import ContextVar
 from typing import Any
+
+# The position of the unit (item, sample) a call serves, in its run's order; calls outside a unit come last.
+unit_order: ContextVar[int] = ContextVar("unit_order", default=1 << 62)
 
 
 class AdaptiveLimit:
@@ -35,6 +48,8 @@ class AdaptiveLimit:
         self.episode = 0  # how many times the limit was halved: a call remembers the one it started in
         self._successes = 0
         self._condition: asyncio.Condition | None = None  # made by the first call, in its run's event loop
+        self._waiting: list[tuple[int, int]] = []  # (unit order, arrival): a heap, the next call to go on top
+        self._arrivals = itertools.count()
 
     @asynccontextmanager
     async def slot(self) -> AsyncIterator[int]:
@@ -42,9 +57,19 @@ class AdaptiveLimit:
         if self._condition is None:
             self._condition = asyncio.Condition()
         condition = self._condition
+        ticket = (unit_order.get(), next(self._arrivals))
         async with condition:
-            await condition.wait_for(lambda: self.in_flight < self.limit)
+            heapq.heappush(self._waiting, ticket)
+            try:
+                await condition.wait_for(lambda: self.in_flight < self.limit and self._waiting[0] == ticket)
+            except BaseException:  # cancelled while waiting: the calls behind it must not wait for it
+                self._waiting.remove(ticket)
+                heapq.heapify(self._waiting)
+                condition.notify_all()
+                raise
+            heapq.heappop(self._waiting)
             self.in_flight += 1
+            condition.notify_all()  # the next in line may fit too
         try:
             yield self.episode
         finally:

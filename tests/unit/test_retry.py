@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from benchmarks.transport.concurrency import AdaptiveLimit
+from benchmarks.transport.concurrency import AdaptiveLimit, unit_order
 from benchmarks.transport.retry import Failed, RetryPolicy
 
 
@@ -77,3 +77,38 @@ def test_timeouts_and_overloads_halve_the_limit_and_a_final_failure_is_not_retri
     assert (outcome.failure.error, outcome.attempts) == ("bad request", 2)
     assert outcome.explain("bad request") == "bad request"
     assert limit.report() == {"ceiling": 4, "final": 2, "lowest": 2, "reductions": 1, "server_slots": None}
+
+
+def test_waiting_calls_go_oldest_unit_first_and_a_cancelled_wait_blocks_no_one():
+    """Units 0 and 1 open at once over one slot, each a chain of two calls: unit 0's second call goes before
+    unit 1's first, though it asked later; a waiter cancelled in line lets the ones behind it through."""
+    limit, log = AdaptiveLimit(1), []
+
+    async def unit(order: int) -> None:
+        unit_order.set(order)
+        for step in (1, 2):
+            async with limit.slot():
+                log.append((order, step))
+                await asyncio.sleep(0.01)
+
+    async def go():
+        first = asyncio.create_task(unit(0))
+        await asyncio.sleep(0)  # unit 0 holds the slot
+        second = asyncio.create_task(unit(1))
+        await asyncio.gather(first, second)
+
+        async def wait_in_line(order: int) -> None:
+            unit_order.set(order)
+            async with limit.slot():
+                log.append((order, "in"))
+
+        async with limit.slot():  # the slot held while two wait; the first in line gives up
+            cancelled, after = asyncio.create_task(wait_in_line(5)), asyncio.create_task(wait_in_line(6))
+            await asyncio.sleep(0.01)
+            cancelled.cancel()
+        await after
+        return cancelled
+
+    cancelled = asyncio.run(go())
+    assert log == [(0, 1), (0, 2), (1, 1), (1, 2), (6, "in")]
+    assert cancelled.cancelled() and limit.in_flight == 0
