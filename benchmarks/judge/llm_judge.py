@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
-from benchmarks.chat.request import TOP_LOGPROBS, ResponseSchema
+from benchmarks.chat.request import TOP_LOGPROBS, Message, ResponseSchema
 from benchmarks.config import Settings, correctness_weights
 from benchmarks.judge import shapes
 from benchmarks.judge.claims import split_sentences
@@ -110,6 +110,16 @@ class JudgeFailed(Exception):
         self.status = status
 
 
+@dataclass(frozen=True)
+class Extraction:
+    """The answer a text gives to a question, as the judge extracted it: the phrase, for the explanation, and the
+    conversation that asked it (the question and the reply exactly as sent), which each claim's question
+    continues, so that a server's prompt cache holds all of it when the claims come."""
+
+    answer: str
+    turns: tuple[Message, Message]
+
+
 @dataclass
 class Trace:
     calls: int = 0
@@ -186,17 +196,19 @@ class LLMJudge:
             self._readings[model] = "probability" if await self.service.gives_logprobs(model) else "parsed"
         return self._readings[model]
 
-    async def yes(self, call: JudgeCall, variables: Mapping[str, str], model: str, trace: Trace) -> float:
+    async def yes(self, call: JudgeCall, variables: Mapping[str, str], model: str, trace: Trace, *,
+                  after: Sequence[Message] = ()) -> float:
         """One yes-no question: P(Yes) / (P(Yes) + P(No)) over the first token's alternatives in probability
         reading (G-Eval's probability-weighted score, for a two-point scale), 1.0 or 0.0 from the first word in
-        parsed reading, or when no Yes or No token is among the alternatives; repaired once."""
+        parsed reading, or when no Yes or No token is among the alternatives; repaired once. `after`: the turns
+        of the conversation the question follows (the extraction's, in yes-no judging)."""
         reading = await self.reading(model)
         asked: dict[str, Any] = (
             {"max_tokens": 1, "logprobs": True, "top_logprobs": TOP_LOGPROBS} if reading == "probability"
             else {"max_tokens": _PARSED_TOKENS}
         )
-        messages: list[dict[str, Any]] = [{"role": "system", "content": FACT_CHECKER[self.language]},
-                                          {"role": "user", "content": render(call, self.language, variables)}]
+        messages: list[Message] = [{"role": "system", "content": FACT_CHECKER[self.language]}, *after,
+                                   {"role": "user", "content": render(call, self.language, variables)}]
         for attempt in ("first", "repair"):
             completion = await self.service.complete(messages, role="judge", model=model, prefix=True, **asked)
             trace.calls += 1
@@ -220,12 +232,13 @@ class LLMJudge:
         raise JudgeFailed("parse_error", f"{call.name}: neither Yes nor No in {completion.text!r} (after one repair "
                                          "attempt)")
 
-    async def knowledge_answer(self, context: str, question: str, model: str, trace: Trace) -> str:
-        """The answer `context` itself gives to `question`, as the judge extracts it: a short phrase (its reply's
-        text, up to the call's few tokens), the first step of yes-no judging."""
-        messages = [{"role": "system", "content": FACT_CHECKER[self.language]},
-                    {"role": "user", "content": render(KNOWLEDGE_ANSWER, self.language,
-                                                       {"context": context, "question": question})}]
+    async def knowledge_answer(self, context: str, question: str, model: str, trace: Trace) -> Extraction:
+        """The answer `context` itself gives to `question`, as the judge extracts it (a short phrase: its reply's
+        text, up to the call's few tokens), with the conversation that asked it: the first step of yes-no
+        judging, which every claim's question then continues."""
+        messages: list[Message] = [{"role": "system", "content": FACT_CHECKER[self.language]},
+                                   {"role": "user", "content": render(KNOWLEDGE_ANSWER, self.language,
+                                                                      {"context": context, "question": question})}]
         completion = await self.service.complete(messages, role="judge", model=model, prefix=True,
                                                  max_tokens=KNOWLEDGE_ANSWER.answer_tokens, stop=["\n"])
         trace.calls += 1
@@ -234,7 +247,9 @@ class LLMJudge:
                           "text": completion.text, "cached": completion.cached})
         if completion.status != "ok":
             raise JudgeFailed("api_error", f"{KNOWLEDGE_ANSWER.name}: {completion.error or completion.status}")
-        return " ".join((completion.text or "").split()) or "—"
+        text = completion.text or ""
+        return Extraction(answer=" ".join(text.split()) or "—",
+                          turns=(messages[1], {"role": "assistant", "content": text}))
 
     def vectors(self, texts: Sequence[str]) -> tuple[np.ndarray, SimilarityScale]:
         """The texts' embeddings, with the scale their similarities are read on."""
@@ -318,12 +333,11 @@ async def claims_supported(judge: LLMJudge, question: str, claims: Sequence[str]
     each reading the context again."""
     if not claims:
         return judged.expected_share([], "claim support", nothing), ""
-    answer = await judge.knowledge_answer(context, question, model, trace)
-    found = [await judge.yes(CLAIM_SUPPORT, {"context": context, "question": question, "answer": answer, "claim": c},
-                             model, trace) for c in claims]
+    extraction = await judge.knowledge_answer(context, question, model, trace)
+    found = [await judge.yes(CLAIM_SUPPORT, {"claim": c}, model, trace, after=extraction.turns) for c in claims]
     doubted = [f"«{c}»: P(yes) {p:.2f}" for c, p in zip(claims, found, strict=True) if p < 0.5]
-    return judged.expected_share(found, "claim support", nothing), " | ".join([f"the knowledge's answer: «{answer}»",
-                                                                             *doubted])
+    return judged.expected_share(found, "claim support", nothing), " | ".join(
+        [f"the knowledge's answer: «{extraction.answer}»", *doubted])
 
 
 def verdict_readings(outcomes: Iterable[Outcome]) -> dict[str, Reading]:

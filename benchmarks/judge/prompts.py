@@ -58,10 +58,11 @@ def judge_call(name: str, shape: type[shapes.Shape], *variables: str, tokens: in
 STATEMENTS = judge_call("statements", shapes.Statements, "question", "text", tokens=64, echoes=("text",))
 # yes-no judging, extract then verify: first the answer the text itself gives to the question (a short phrase),
 # then one claim at a time, read as an answer to that question with the text's own answer in view, so that
-# "Carolina Panthers." is supported as the winner and not as the loser. The text first, then the question, so a
-# server's prompt cache serves the extraction and every claim of an answer; the verdict is one word.
+# "Carolina Panthers." is supported as the winner and not as the loser. Each claim's question is a turn after the
+# extraction's conversation (the text, the question, the judge's reply), so a server's prompt cache holds all of it
+# when the claims come; the verdict is one word.
 KNOWLEDGE_ANSWER = judge_call("knowledge_answer", shapes.ShortAnswer, "context", "question", tokens=16)
-CLAIM_SUPPORT = judge_call("claim_support", shapes.YesNo, "context", "question", "answer", "claim", tokens=1)
+CLAIM_SUPPORT = judge_call("claim_support", shapes.YesNo, "claim", tokens=1)
 STATEMENT_VERDICTS = judge_call("statement_verdicts", shapes.StatementVerdicts, "context", "statements",
                                 tokens=160, echoes=("statements",))
 # Direct ratings (docs/metrics.md#generation-tiers-2-and-3, docs/commands/judge.md) and the pairwise

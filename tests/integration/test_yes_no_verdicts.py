@@ -22,7 +22,7 @@ SAMPLE = {"id": "s1", "user_input": "When and where was the first Super Bowl pla
 P_YES = {"January": 0.8, "Los Angeles": 0.3}  # each claim's probability of Yes, as the scripted model gives it
 
 
-CLAIM = "Statement from an answer to the question: "
+CLAIM = "\n\nStatement: "
 EXTRACTED = "January 15, 1967, at the Los Angeles Memorial Coliseum"
 
 
@@ -92,13 +92,15 @@ def test_probability_verdicts_give_the_expected_share_of_supported_claims(bench,
     assert all(b["max_tokens"] == 1 and b["top_logprobs"] == 10 and "response_format" not in b for b in verdict_calls)
     assert all(b["messages"][0] == {"role": "system", "content": "You are a strict fact-checking judge."}
                for b in [*extract, *verdict_calls])
-    # the context, the question and the context's answer, then the claim: a server's prompt cache serves every
-    # claim over them, and the extraction's prompt is their common start
-    prompts = [b["messages"][-1]["content"] for b in verdict_calls]
-    assert prompts[0].split(CLAIM)[0] == prompts[1].split(CLAIM)[0]
-    assert all(p.startswith("Knowledge:\nThe first Super Bowl") and f"gives as the answer: {EXTRACTED}\n" in p
-               and p.index(SAMPLE["user_input"]) < p.index(CLAIM) for p in prompts)
-    assert prompts[0].startswith(extract[0]["messages"][-1]["content"].split("\n\nAnswer the question")[0])
+    # each claim's question continues the extraction's conversation, word for word as the server answered it: a
+    # server's prompt cache holds the context, the question and the reply when the claims come
+    system, asked_extraction = extract[0]["messages"]
+    assert all(b["messages"][:3] == [system, asked_extraction, {"role": "assistant", "content": EXTRACTED}]
+               and len(b["messages"]) == 4 for b in verdict_calls)
+    assert asked_extraction["content"].startswith("Knowledge:\nThe first Super Bowl")
+    assert SAMPLE["user_input"] in asked_extraction["content"]
+    assert [b["messages"][-1]["content"].split(CLAIM)[1].split("\n")[0] for b in verdict_calls] == [
+        "It was played on January 15, 1967", "and it was held in Los Angeles."]
 
 
 def test_without_logprobs_the_word_is_read_and_the_report_says_so(bench, samples, tmp_path, monkeypatch):
@@ -115,11 +117,11 @@ def test_an_answer_that_is_neither_yes_nor_no_is_repaired_once_then_a_parse_erro
     with FakeOpenAI() as server:
         server.responder = lambda body: Reply(text="Maybe, it depends.")
         _, outcome = run(bench, server, samples, tmp_path / "m", monkeypatch, code=3)  # it measured nothing
-        repairs = [r["body"]["messages"] for r in server.requests
-                   if r["path"].endswith("/chat/completions") and len(r["body"]["messages"]) == 4]
+        repairs = [r["body"]["messages"] for r in server.requests if r["path"].endswith("/chat/completions")
+                   and r["body"]["messages"][-1]["content"] == "Answer with one word: Yes or No."]
     assert outcome["status"] == "parse_error"
     assert "neither Yes nor No in 'Maybe, it depends.'" in outcome["explanation"]
-    assert repairs and repairs[0][-1]["content"] == "Answer with one word: Yes or No."
+    assert repairs and repairs[0][-2]["content"] == "Maybe, it depends."  # the claim's turn, answered
 
 
 def test_a_change_of_reading_makes_faithfulness_not_comparable(bench, samples, tmp_path, monkeypatch):
