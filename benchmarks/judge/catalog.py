@@ -19,8 +19,8 @@ from benchmarks.config import Settings
 from benchmarks.errors import BenchError, SettingError, closest
 from benchmarks.judge import judged_metrics, offline
 from benchmarks.judge.judged_metric import JudgedMetric, fixed
-from benchmarks.judge.llm_judge import Verdicts
 from benchmarks.judge.offline import OfflineProxy
+from benchmarks.judge.options import JudgeOptions, Verdicts
 from benchmarks.judge.prompts import RUBRIC, SHARED_CALLS, JudgeCall, Language, TemplateError
 from benchmarks.judge.rubric import NO_PROXY, Rubric, rubrics_of
 from benchmarks.judge.rubric import score as score_rubric
@@ -124,17 +124,24 @@ def rubric_notes(names: Sequence[str], known: Mapping[str, JudgedMetric]) -> dic
     return {m: r.describe() for m in names if (r := known[m].rubric)}
 
 
-def require_llm_counting(settings: Settings) -> None:
-    """RAGAS's claim counting is a way of counting an LLM judge's claims: the offline proxies count sentences."""
+def require_offline_settings(names: Sequence[str], settings: Settings) -> None:
+    """The settings the offline proxies cannot honour, refused in one line before any work (the others they read
+    as the LLM form does: `offline.score_with`'s options). RAGAS's claim counting counts the claims an LLM judge
+    extracts; offline context_precision has only the reference to judge the contexts by."""
     if settings.claim_counting == "ragas":
         raise BenchError("claim_counting ragas counts the claims an LLM judge extracts; --judge offline scores "
                          "sentences, so it has no RAGAS number to give (leave claim_counting at sides)")
+    if "context_precision" in names and settings.precision_against == "response":
+        raise BenchError("precision_against response: offline context_precision judges the contexts by the "
+                         "reference only; leave precision_against at auto or reference, or use an LLM judge")
 
 
 def offline_score(metric: str, sample: Sample, embed: offline.Embed, *, scale: SimilarityScale,
-                  language: str = "en", **thresholds: float) -> Outcome:
-    """The offline proxy a built-in metric declares, on one sample (`offline.score_with`)."""
-    return offline.score_with(_proxy(metric), sample, embed, scale=scale, language=language, **thresholds)
+                  language: str = "en", options: JudgeOptions = JudgeOptions(), **thresholds: float) -> Outcome:
+    """The offline proxy a built-in metric declares, on one sample (`offline.score_with`), under the run's
+    options."""
+    return offline.score_with(_proxy(metric), sample, embed, scale=scale, language=language, options=options,
+                              **thresholds)
 
 
 def describe(metric: str) -> str:

@@ -12,8 +12,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from benchmarks.judge.claims import split_claims
-from benchmarks.judge.llm_judge import JudgeOptions, Scorer, Verdicts
+from benchmarks.judge.llm_judge import Scorer
 from benchmarks.judge.offline import OfflineProxy
+from benchmarks.judge.options import JudgeOptions, Verdicts
 from benchmarks.judge.prompts import RUBRIC, JudgeCall, Language, load_template, template_sha256
 from benchmarks.judge.rubric import Rubric
 from benchmarks.samples import Sample
@@ -37,6 +38,11 @@ class JudgedMetric:
     no_offline: str = ""  # why there is no offline proxy
     rubric: Rubric | None = None  # the user's rubric behind a bench.toml metric
     yes_no: tuple[JudgeCall, ...] = ()  # its calls under yes-no verdicts; empty: it asks `calls` under either
+
+    def reads(self, backend: str) -> tuple[str, ...]:
+        """The sample fields it reads under the run's judge backend: its offline proxy's under `offline` (offline
+        context_precision reads the reference, which the LLM form does without), else its own `needs`."""
+        return self.offline.needs if backend == "offline" and self.offline else self.needs
 
     def calls_for(self, verdicts: Verdicts) -> tuple[JudgeCall, ...]:
         """The calls it makes under the judge_verdicts setting."""

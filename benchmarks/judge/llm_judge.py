@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import numpy as np
 
 from benchmarks.chat.request import TOP_LOGPROBS, Message, ResponseSchema
-from benchmarks.config import Settings, correctness_weights
 from benchmarks.judge import shapes
 from benchmarks.judge.claims import split_sentences
+from benchmarks.judge.options import JudgeOptions
 from benchmarks.judge.parsing import parse_output
 from benchmarks.judge.prompts import (
     CLAIM_SUPPORT,
@@ -59,7 +59,6 @@ class Scored(Protocol):
     @property
     def score(self) -> Scorer: ...
 
-Verdicts = Literal["yes-no", "statements"]
 Reading = Literal["probability", "parsed"]  # how a yes-no verdict is read: the Yes token's probability, or the word
 
 CONTEXT_SEPARATOR = "\n\n"
@@ -79,27 +78,6 @@ REPAIR = {
     "ru": "Ваш ответ не удалось использовать: {error}. Ответьте ещё раз только одним JSON-объектом такого вида: "
           "{form}",
 }
-
-
-@dataclass(frozen=True)
-class JudgeOptions:
-    questions: int = 3  # response_relevancy: questions generated per response
-    threshold: float | None = None  # semantic_similarity: calibrated similarity >= threshold -> 1.0, else 0.0
-    weights: str | judged.AnswerCorrectnessWeights = "default"
-    factual_mode: judged.FactualMode = "f1"
-    beta: float = 1.0
-    claim_counting: judged.ClaimCounting = "sides"  # factual and answer correctness: bench's counts or RAGAS's
-    noise_mode: judged.NoiseMode = "relevant"
-    precision_against: Literal["auto", "reference", "response"] = "auto"  # context_precision's yardstick
-    verdicts: Verdicts = "yes-no"  # faithfulness and context_recall: a question per claim, or RAGAS's lists
-
-    @classmethod
-    def from_settings(cls, settings: Settings) -> JudgeOptions:
-        """The options the settings name: one constructor for `bench evaluate` and tiers 2 and 3's --metrics."""
-        return cls(questions=settings.relevancy_questions, threshold=settings.similarity_threshold,
-                   weights=correctness_weights(settings), factual_mode=settings.factual_mode,
-                   beta=settings.factual_beta, claim_counting=settings.claim_counting, noise_mode=settings.noise_mode,
-                   precision_against=settings.precision_against, verdicts=settings.judge_verdicts)
 
 
 class JudgeFailed(Exception):

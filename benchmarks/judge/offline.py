@@ -46,6 +46,7 @@ import numpy as np
 
 from benchmarks.judge import claims
 from benchmarks.judge.claims import Claim, split_claims, split_sentences
+from benchmarks.judge.options import JudgeOptions
 from benchmarks.metrics import judged
 from benchmarks.metrics.judged import ClaimVerdicts
 from benchmarks.metrics.similarity_scale import SimilarityScale
@@ -212,7 +213,7 @@ class OfflineProxy:
     and the line a report prints beside its number."""
 
     needs: tuple[str, ...]
-    score: Callable[[Sample, SupportFor], Outcome]
+    score: Callable[[Sample, SupportFor, JudgeOptions], Outcome]  # the run's options, as the LLM form reads them
     description: str
 
 
@@ -221,7 +222,7 @@ def _contexts(sample: Sample) -> _Passage:
     return _together([_passage(c) for c in sample.retrieved_contexts or ()])
 
 
-def faithfulness(sample: Sample, support_for: SupportFor) -> Outcome:
+def faithfulness(sample: Sample, support_for: SupportFor, options: JudgeOptions) -> Outcome:
     """Verdict per response claim: supported by the retrieved contexts read together."""
     found = split_claims(sample.response or "")
     contexts = _contexts(sample)
@@ -231,7 +232,7 @@ def faithfulness(sample: Sample, support_for: SupportFor) -> Outcome:
                       support.unsupported("unsupported by the contexts", found, verdicts, contexts))
 
 
-def context_recall(sample: Sample, support_for: SupportFor) -> Outcome:
+def context_recall(sample: Sample, support_for: SupportFor, options: JudgeOptions) -> Outcome:
     """Verdict per reference claim: supported by the retrieved contexts read together."""
     found = split_claims(sample.reference or "")
     contexts = _contexts(sample)
@@ -241,7 +242,7 @@ def context_recall(sample: Sample, support_for: SupportFor) -> Outcome:
                       support.unsupported("reference claims the contexts do not support", found, verdicts, contexts))
 
 
-def context_precision(sample: Sample, support_for: SupportFor) -> Outcome:
+def context_precision(sample: Sample, support_for: SupportFor, options: JudgeOptions) -> Outcome:
     """Verdict per context, in rank order: relevant when it alone supports some reference claim, or when a
     claim the contexts support together is unsupported without it (it gives a fact the claim joins from
     several chunks); average precision as for the LLM metric. Reference-based: without an LLM, "useful for
@@ -264,15 +265,17 @@ def context_precision(sample: Sample, support_for: SupportFor) -> Outcome:
                       f"contexts supporting no reference claim: {' | '.join(irrelevant)}" if irrelevant else "")
 
 
-def semantic_similarity(sample: Sample, support_for: SupportFor) -> Outcome:
+def semantic_similarity(sample: Sample, support_for: SupportFor, options: JudgeOptions) -> Outcome:
     """The metric itself (it never needed an LLM): calibrated similarity of the whole response and the whole
     reference."""
     response, reference = sample.response or "", sample.reference or ""
     support = support_for([response, reference])
-    return judged.semantic_similarity(support.vectors[response], support.vectors[reference], scale=support.scale)
+    return judged.semantic_similarity(support.vectors[response], support.vectors[reference], scale=support.scale,
+                                      threshold=options.threshold)
 
 
-def _both_ways(sample: Sample, support_for: SupportFor) -> tuple[Outcome, Outcome]:
+def _both_ways(sample: Sample, support_for: SupportFor, mode: judged.FactualMode = "f1", beta: float = 1.0
+               ) -> tuple[Outcome, Outcome]:
     """Claim-support F1 and semantic similarity from one embedder call.
 
     Per-side verdicts (the seed's ClaimVerdicts) rather than TP/FP/FN counts: recall then counts
@@ -292,24 +295,25 @@ def _both_ways(sample: Sample, support_for: SupportFor) -> tuple[Outcome, Outcom
     precision_side = tuple(support(c, against_reference) for c in said)
     recall_side = tuple(support(c, against_response) for c in truths)
     factual = _explained(
-        judged.factual_correctness(ClaimVerdicts(precision_side, recall_side), mode="f1"),
+        judged.factual_correctness(ClaimVerdicts(precision_side, recall_side), mode=mode, beta=beta),
         support.unsupported("not in the reference", said, precision_side, against_reference),
         support.unsupported("missing from the response", truths, recall_side, against_response))
     return factual, judged.semantic_similarity(support.vectors[response], support.vectors[reference],
                                                scale=support.scale)
 
 
-def factual_correctness(sample: Sample, support_for: SupportFor) -> Outcome:
-    """F1 of response claims supported by the reference (precision side) and reference claims supported by
-    the response (recall side)."""
-    return _both_ways(sample, support_for)[0]
+def factual_correctness(sample: Sample, support_for: SupportFor, options: JudgeOptions) -> Outcome:
+    """F-beta (or precision, or recall: the run's factual_mode and beta) of response claims supported by the
+    reference (precision side) and reference claims supported by the response (recall side)."""
+    return _both_ways(sample, support_for, options.factual_mode, options.beta)[0]
 
 
-def answer_correctness(sample: Sample, support_for: SupportFor) -> Outcome:
-    """That F1 and semantic similarity, weighted 0.75 / 0.25 as the LLM metric; the explanation keeps the
+def answer_correctness(sample: Sample, support_for: SupportFor, options: JudgeOptions) -> Outcome:
+    """That F1 and semantic similarity, weighted as the LLM metric (the run's weights, 0.75 / 0.25 by default); the
+    explanation keeps the
     similarity's cosine and the F1's unmatched claims."""
-    factual, similarity = _both_ways(sample, support_for)
-    return _explained(judged.answer_correctness(factual, similarity, weights="default"), factual.explanation)
+    factual, similarity = _both_ways(sample, support_for)  # F1 and the raw similarity, as the LLM form
+    return _explained(judged.answer_correctness(factual, similarity, weights=options.weights), factual.explanation)
 
 
 def score_with(
@@ -319,6 +323,7 @@ def score_with(
     *,
     scale: SimilarityScale,
     language: str = "en",
+    options: JudgeOptions = JudgeOptions(),
     support_threshold: float = DEFAULT_SUPPORT_THRESHOLD,
     overlap_threshold: float = DEFAULT_OVERLAP_THRESHOLD,
 ) -> Outcome:
@@ -339,4 +344,4 @@ def score_with(
     def support_for(texts: Sequence[str]) -> _Support:
         return _Support(_embed_once(embed, texts), scale, stop_words, support_threshold, overlap_threshold)
 
-    return proxy.score(sample, support_for)
+    return proxy.score(sample, support_for, options)

@@ -41,8 +41,9 @@ from benchmarks.generation.openai_generator import OpenAIGenerator, load_rag_tem
 from benchmarks.generation.precomputed import PrecomputedGenerator
 from benchmarks.judge import catalog, offline
 from benchmarks.judge.catalog import offline_score
-from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
+from benchmarks.judge.llm_judge import LLMJudge
 from benchmarks.judge.offline_ratings import OFFLINE_RATINGS, describe_rating, offline_rating, proxy_fields
+from benchmarks.judge.options import JudgeOptions
 from benchmarks.judge.prompts import Language
 from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes, read_from_a_lone_number
 from benchmarks.metrics import names, text
@@ -147,7 +148,7 @@ def check_plan(settings: Settings, plan: Plan) -> None:
         catalog.require_known(plan.extra_metrics, known, setting="extra_metrics")
     if settings.judge_backend == "offline":
         catalog.require_proxies(plan.extra_metrics, known)
-        catalog.require_llm_counting(settings)
+        catalog.require_offline_settings(plan.extra_metrics, settings)
     if settings.generator == "openai" or settings.judge_backend == "llm":
         try:
             require_llm(settings, roles=(("generator",) if settings.generator == "openai" else ())
@@ -226,7 +227,7 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
             else:
                 await embed.gather(offline.texts_to_embed(_sample(case, graded.first, reference_answer(case)),
                                                           offline_fields))
-                _grade_offline(graded, plan, embed, scale, language)
+                _grade_offline(graded, plan, embed, scale, language, JudgeOptions.from_settings(s))
             return graded
 
         # a generator over HTTP without an LLM service keeps as many open as the LLM setting would
@@ -310,7 +311,7 @@ async def _llm_rating(rater: Rater, name: str, variables: dict[str, str], model:
 
 
 def _grade_offline(item: Graded, plan: Plan, embed: Callable[[Sequence[str]], np.ndarray], scale: SimilarityScale,
-                   language: Language) -> None:
+                   language: Language, options: JudgeOptions) -> None:
     reference = reference_answer(item.case)
     variables = _variables(item.case, str(item.first.text), reference)
     for name in plan.ratings:
@@ -320,7 +321,8 @@ def _grade_offline(item: Graded, plan: Plan, embed: Callable[[Sequence[str]], np
             item.grades[name] = offline_rating(name, variables, embed, scale=scale, language=language)
     for metric in plan.extra_metrics:
         sample = _sample(item.case, item.first, reference)
-        item.grades[metric_key(metric)] = offline_score(metric, sample, embed, scale=scale, language=language)
+        item.grades[metric_key(metric)] = offline_score(metric, sample, embed, scale=scale, language=language,
+                                                        options=options)
 
 
 # --- numbers ------------------------------------------------------------------------------------

@@ -31,8 +31,9 @@ from benchmarks.embedding.similarity_calibration import similarity_scale
 from benchmarks.errors import BenchError
 from benchmarks.judge import catalog
 from benchmarks.judge.catalog import offline_score
-from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge, verdict_readings
+from benchmarks.judge.llm_judge import LLMJudge, verdict_readings
 from benchmarks.judge.offline import texts_to_embed as offline_texts
+from benchmarks.judge.options import JudgeOptions
 from benchmarks.metrics.inter_rater import mean_over_models, model_agreement
 from benchmarks.metrics.label_agreement import labelled_entry
 from benchmarks.metrics.language import detected_or
@@ -79,7 +80,7 @@ def run(ctx: RunContext) -> TierResult:
             advance=lambda: ctx.progress.advance(task))
         if offline:
             assert embed is not None and scale is not None
-            found, usage = asyncio.run(_offline(settings.language, each_unit, embed, scale)), None
+            found, usage = asyncio.run(_offline(settings, each_unit, embed, scale)), None
         else:
             found, usage = asyncio.run(_judge(settings, judged, each_unit, embed, scale))
         outcomes = {unit_key(unit): outcome for unit, outcome in zip(units, found, strict=True)}
@@ -170,7 +171,7 @@ def texts_ahead(units: Sequence[Unit], judged: Judged, *, offline: bool) -> list
     texts: list[str] = []
     for sample, metric, _ in units:
         declared = judged[metric]
-        if sample.missing(declared.needs):
+        if sample.missing(declared.reads("offline" if offline else "llm")):
             continue  # undetermined without embedding anything
         if offline and declared.offline is not None:
             texts += offline_texts(sample, declared.offline.needs)
@@ -194,12 +195,14 @@ async def _judge(settings: Settings, judged: Judged, each_unit: EachUnit, embed:
         return await each_unit(one, open_at_once=await service.open_at_once()), service.usage_report()
 
 
-async def _offline(language: str, each_unit: EachUnit, embed: EmbeddingMemo, scale: SimilarityScale
+async def _offline(settings: Settings, each_unit: EachUnit, embed: EmbeddingMemo, scale: SimilarityScale
                    ) -> list[Outcome]:
+    options = JudgeOptions.from_settings(settings)  # a threshold, a mode, weights: as the LLM form reads them
+
     async def one(unit: Unit) -> Outcome:
         sample, metric, _ = unit
-        return replace(offline_score(metric, sample, embed, scale=scale, language=language), name=metric,
-                       model="offline")
+        return replace(offline_score(metric, sample, embed, scale=scale, language=settings.language,
+                                     options=options), name=metric, model="offline")
 
     return await each_unit(one, open_at_once=1)  # CPU work: one unit at a time
 

@@ -27,7 +27,7 @@ def checked_metrics(settings: Settings) -> Judged:
     catalog.require_known(names, judged)
     if settings.judge_backend == "offline":
         catalog.require_proxies(names, judged)
-        catalog.require_llm_counting(settings)
+        catalog.require_offline_settings(names, settings)
     catalog.require_language(names, judged, settings.language)
     return judged
 
@@ -39,16 +39,16 @@ def check(settings: Settings, origins: Origins) -> None:
 
 
 def check_inputs(settings: Settings, samples: SampleSet) -> list[str]:
-    """Every chosen metric's fields against the samples, before any embedding or judge call: a field no sample
-    gives is an error naming the column and the metrics that need it (the run would measure nothing of them);
-    one some samples lack, or give as whitespace alone, is a line saying how many will be undetermined; labels
-    under a name that is no metric, a line per name."""
+    """Every chosen metric's fields (those it reads under the run's judge) against the samples, before any
+    embedding or judge call: a field no sample gives is an error naming the column and the metrics that need it
+    (the run would measure nothing of them); one some samples lack, or give as whitespace alone, is a line saying
+    how many will be undetermined; labels under a name that is no metric, a line per name."""
     judged, total = checked_metrics(settings), len(samples.samples)
     lacking: dict[str, int] = {}
     blank: dict[str, int] = {}
     needed_by: dict[str, list[str]] = {}
     for metric in settings.metrics or ():
-        for name in judged[metric].needs:
+        for name in judged[metric].reads(settings.judge_backend):
             lacking[name] = sum(getattr(sample, name) is None for sample in samples.samples)
             blank[name] = sum(sample.blank(name) for sample in samples.samples)
             needed_by.setdefault(name, []).append(metric)

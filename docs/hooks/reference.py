@@ -225,7 +225,8 @@ def metrics_page() -> str:
             out += [f"- **Embeds**: {', '.join(code(f) for f in m.embeds)}"]
         out += [f"- **Direction**: {'higher' if m.higher_is_better else 'lower'} is better"]
         if m.offline:
-            out += [f"- **Offline proxy** (`--judge offline`): {text(m.offline.description)}"]
+            out += [f"- **Offline proxy** (`--judge offline`): {text(m.offline.description)}; it reads "
+                    f"{', '.join(code(f) for f in m.reads('offline'))}, which bench checks before any work"]
         else:
             out += [f"- **No offline proxy**: {text(m.no_offline)}"]
         if m.calls:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
-from benchmarks.judge.llm_judge import JudgeOptions
+from benchmarks.judge.options import JudgeOptions
 from benchmarks.readers.samples import load_samples
 from benchmarks.samples import Sample
 

@@ -75,6 +75,34 @@ def test_a_field_no_sample_gives_is_refused_before_any_work_naming_its_columns_a
     assert not out.exists()  # nothing started: no run folder
 
 
+def test_a_field_only_the_offline_proxy_reads_is_checked_before_any_work_under_the_offline_judge(bench, tmp_path):
+    """Offline context_precision reads the reference, which the LLM form does without: refused up front (exit 2),
+    as context_recall is, not a run that measures nothing (exit 3)."""
+    path = tmp_path / "noref.jsonl"
+    path.write_text(json.dumps({"user_input": "When?", "response": "In 1889.",
+                                "retrieved_contexts": ["The tower was completed in 1889."]}) + "\n", encoding="utf-8")
+    out = tmp_path / "out"
+    result = bench("evaluate", "--dataset", path, "--metrics", "context_precision", "--judge", "offline", "-o", out)
+    assert result.exit_code == 2, result.output
+    assert "no sample of noref gives reference (a column reference or reference_answer or ground_truth), which " \
+           "context_precision needs" in result.output
+    assert not out.exists()
+
+
+@pytest.mark.parametrize(("flags", "message"), [
+    (("--metrics", "context_precision", "--precision-against", "response"),
+     "precision_against response: offline context_precision judges the contexts by the reference only"),
+    (("--metrics", "factual_correctness", "--claim-counting", "ragas"),
+     "claim_counting ragas counts the claims an LLM judge extracts")])
+def test_a_setting_the_offline_judge_cannot_honour_is_refused_in_one_line(bench, tmp_path, flags, message):
+    path = tmp_path / "s.jsonl"
+    path.write_text(json.dumps({"user_input": "When?", "response": "In 1889.", "reference": "In 1889.",
+                                "retrieved_contexts": ["The tower was completed in 1889."]}) + "\n", encoding="utf-8")
+    result = bench("evaluate", "--dataset", path, "--judge", "offline", *flags, "-o", tmp_path / "out")
+    assert result.exit_code == 2 and message in result.output, result.output
+    assert not (tmp_path / "out").exists()
+
+
 def test_a_field_some_samples_lack_is_one_line_and_those_samples_are_undetermined(bench, tmp_path):
     path = tmp_path / "some.jsonl"
     rows = [{"user_input": "What is the VPN?", "response": "A private network.", "reference": "A VPN.",

@@ -23,7 +23,8 @@ import pytest
 from benchmarks.chat.client import LLMService
 from benchmarks.config import load_settings
 from benchmarks.judge.catalog import BUILTINS, CALLS
-from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge
+from benchmarks.judge.llm_judge import LLMJudge
+from benchmarks.judge.options import JudgeOptions
 from benchmarks.judge.prompts import load_template
 from benchmarks.metrics.judged import AnswerCorrectnessWeights
 from benchmarks.metrics.similarity_scale import SimilarityScale

@@ -15,6 +15,8 @@ import pytest
 
 from benchmarks.judge.catalog import OFFLINE_METRICS, describe, offline_score
 from benchmarks.judge.claims import split_sentences, tokens
+from benchmarks.judge.options import JudgeOptions
+from benchmarks.metrics.weights import AnswerCorrectnessWeights
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.samples import Sample
 
@@ -178,6 +180,22 @@ def test_answer_correctness_weights_support_f1_and_similarity_three_to_one():
     score = offline_score("answer_correctness", ANSWER, embed, scale=RAW)
     assert score.value == pytest.approx(0.75 * 2 / 3 + 0.25 / math.sqrt(2), abs=1e-15)
     assert len(embed.calls) == 1
+
+
+def test_the_runs_options_are_read_as_the_llm_form_reads_them():
+    """semantic_similarity's threshold, factual_correctness's mode and beta, answer_correctness's weights: a
+    setting the report records is one the number obeys (seed 003: a threshold gives 0.0 or 1.0)."""
+    embed = TableEmbed(ANSWER_TABLE)  # similarity 1/sqrt(2) = 0.707; precision 1/2, recall 1/1
+
+    def value(metric: str, **options) -> float | None:
+        return offline_score(metric, ANSWER, embed, scale=RAW, options=JudgeOptions(**options)).value
+
+    assert (value("semantic_similarity", threshold=0.8), value("semantic_similarity", threshold=0.7)) == (0.0, 1.0)
+    assert value("factual_correctness", factual_mode="precision") == pytest.approx(0.5, abs=1e-15)
+    assert value("factual_correctness", factual_mode="recall") == 1.0
+    assert value("factual_correctness", beta=2.0) == pytest.approx(5 * 0.5 / (4 * 0.5 + 1), abs=1e-15)
+    assert value("answer_correctness", weights=AnswerCorrectnessWeights(factual=1.0, semantic=1.0)) == pytest.approx(
+        (2 / 3 + 1 / math.sqrt(2)) / 2, abs=1e-15)
 
 
 # --- explanations -------------------------------------------------------------------------------

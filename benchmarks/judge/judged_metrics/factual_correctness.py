@@ -12,8 +12,9 @@ from typing import ClassVar
 
 from benchmarks.judge import offline
 from benchmarks.judge.judged_metric import JudgedMetric
-from benchmarks.judge.llm_judge import JudgeOptions, LLMJudge, Trace, rejected, statement_bound
+from benchmarks.judge.llm_judge import LLMJudge, Trace, rejected, statement_bound
 from benchmarks.judge.offline import OfflineProxy
+from benchmarks.judge.options import JudgeOptions
 from benchmarks.judge.prompts import STATEMENT_VERDICTS, judge_call
 from benchmarks.judge.shapes import Bounded, Text
 from benchmarks.metrics import judged
