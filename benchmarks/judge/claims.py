@@ -37,8 +37,12 @@ group of one to three digits), and "3,5" and "3.5" are one (a decimal comma befo
 more digits); trailing decimal zeros do not count ("2.50" is "2.5"). "849" stays another number than
 "8,849". A comma before exactly three digits is read as a thousands separator in both languages: a
 Russian "1,642" meaning 1.642 reads as 1642, the same on both sides of a comparison, so only a text
-that writes one value both ways is misread. Unit words are folded to one name per unit ("m", "metres",
-"м", "метра" are all "metre"), so "8,849 m" states what "8849 metres" does.
+that writes one value both ways is misread. Unit words are folded to one name per unit ("m" after a number,
+"metres", "м", "метра", "метров" are all "metre"), so "8,849 m" states what "8849 metres" does.
+
+Dates. A date is read by its parts in any of the forms `_DATES` reads (ISO, dotted, words in either language,
+month first or day first), the month as "--07": "14.07.1789" states what "14 July 1789" does, "15.07.1789"
+and "14 August 1789" do not, and "in 1789" is supported by either.
 
 Names. A word of three letters or more that starts with a capital anywhere but at the start of its
 sentence, or holds a capital after its first letter ("MyDeposits"), is a name: swapping one for another
@@ -88,15 +92,20 @@ _STOP_WORDS: Mapping[str, frozenset[str]] = {
 
 _ALL_STOP_WORDS = frozenset().union(*_STOP_WORDS.values())
 
-# One name per unit, by the forms a text writes it in; Russian forms by their stem. Only unambiguous units:
-# "г" (year or gram) and "m" read alone as a letter stay out.
+# One name per unit, by the forms a text writes it in (a whole token, else its first five characters). Only
+# unambiguous units: "г" (year or gram) stays out, and "m" counts only right after a number ("8849 m"). The
+# metre's Russian forms are listed whole, since "метро" shares their stem; so are the thousandths, whose stem
+# "milli" / "милли" a million shares.
 _UNITS: Mapping[str, str] = {
-    **dict.fromkeys(("metre", "meter", "метр", "м"), "metre"),
+    **dict.fromkeys(("metre", "meter", "метр", "метра", "метров", "метрах", "метрам", "метрами", "метре", "метру",
+                     "м"), "metre"),
     **dict.fromkeys(("km", "kilom", "килом", "км"), "kilometre"),
     **dict.fromkeys(("cm", "centi", "санти", "см"), "centimetre"),
-    **dict.fromkeys(("mm", "milli", "милли", "мм"), "millimetre"),
+    **dict.fromkeys(("mm", "millimetre", "millimetres", "millimeter", "millimeters", "миллиметр", "миллиметра",
+                     "миллиметров", "мм"), "millimetre"),
     **dict.fromkeys(("kg", "kilog", "килог", "кг"), "kilogram"),
-    **dict.fromkeys(("mg", "milligram", "мг"), "milligram"),
+    **dict.fromkeys(("mg", "milligram", "milligrams", "миллиграмм", "миллиграмма", "миллиграммов", "мг"),
+                    "milligram"),
     **dict.fromkeys(("perce", "проце", "%"), "percent"),
     **dict.fromkeys(("min", "minut", "минут", "мин"), "minute"),
     **dict.fromkeys(("hour", "hours", "hr", "hrs", "час", "часа", "часов", "ч"), "hour"),
@@ -178,7 +187,54 @@ def split_claims(text: str) -> tuple[Claim, ...]:
 
 _SPACE = " \u00a0\u202f\u2009"
 _NUMBER = re.compile(rf"\d{{1,3}}(?:[,{_SPACE}]\d{{3}}(?!\d))+(?:\.\d+)?|\d+(?:[.,]\d+)?")
-_TOKEN = re.compile(rf"{_NUMBER.pattern}|\w+|[%$€₽]")
+_TOKEN = re.compile(rf"--\d{{2}}|{_NUMBER.pattern}|\w+|[%$€₽]")
+
+# Dates. A date is read as its parts, each a value as a number is: the day and the year as numbers, the month
+# as ISO 8601 writes a month alone ("--07"). ISO "1789-07-14", dotted "14.07.1789", "14 July 1789", "July 14,
+# 1789" and "14 июля 1789 года" are all "14 --07 1789": one day written two ways is one value, another day or
+# month is a value the context lacks, and a claim that gives only the year or the month is still supported by a
+# context that gives the day. Parts, not one token, since contexts write days in ways no pattern foresees
+# ("16 (27) мая 1703 года", "26 августа (7 сентября) 1812 года"). English month words count as months only
+# beside a day or a year ("may" and "march" are words too); Russian ones wherever they stand. Month words by the
+# start every form of them shares (the text already case folded).
+_MONTHS_EN = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
+_SOFT, _HARD = "(?:ь|я|е|ю|ем)", "(?:а|е|у|ом)?"  # a month's Russian case endings: "июль, июля, июле, июлем"
+_MONTHS_RU = (f"январ{_SOFT}", f"феврал{_SOFT}", f"март{_HARD}", f"апрел{_SOFT}", "ма(?:й|я|е|ю|ем)", f"июн{_SOFT}",
+              f"июл{_SOFT}", f"август{_HARD}", f"сентябр{_SOFT}", f"октябр{_SOFT}", f"ноябр{_SOFT}", f"декабр{_SOFT}")
+_MONTH_WORD = "|".join(f"(?P<m{n}>{en}\\w*\\.?|{ru}\\b)"
+                       for n, (en, ru) in enumerate(zip(_MONTHS_EN, _MONTHS_RU, strict=True), 1))
+_DAY, _YEAR = r"(?P<d>\d{1,2})(?:st|nd|rd|th)?", r"(?P<y>\d{4})(?:\s+(?:года|году|год|г)\b\.?)?"
+_DATES = (
+    re.compile(r"\b(?P<y>\d{4})-(?P<m>\d{1,2})-(?P<d>\d{1,2})\b"),
+    re.compile(r"\b(?P<d>\d{1,2})\.(?P<m>\d{1,2})\.(?P<y>\d{4})\b"),
+    re.compile(rf"\b{_DAY}\s+(?:of\s+)?(?:{_MONTH_WORD}),?(?:\s+{_YEAR})?(?!\w)"),
+    re.compile(rf"\b(?:{_MONTH_WORD})\s+{_DAY}(?!\d)(?:,?\s+{_YEAR})?(?!\w)"),
+    re.compile(rf"\b(?:{_MONTH_WORD}),?\s+{_YEAR}(?!\w)"),
+    re.compile("|".join(f"(?P<m{n}>\\b{ru}\\b)" for n, ru in enumerate(_MONTHS_RU, 1))),
+)
+_ISO_MONTH = re.compile(r"--\d{2}")
+# English months are capitalised but are no names: a date is compared by its parts, "July" or "14.07." alike
+_MONTH_NAMES = frozenset("january february march april may june july august september october november december "
+                         "jan feb mar apr jun jul aug sep sept oct nov dec".split())
+_METRE_AFTER_NUMBER = re.compile(r"(?<=\d)(\s*)m\b")
+
+
+def _date(match: re.Match[str]) -> str:
+    """The parts of the date a match writes, " 14 --07 1789 " (those it gives), or the text as written when it
+    is no calendar date."""
+    found = {key: value for key, value in match.groupdict().items() if value}
+    month = int(found["m"]) if "m" in found else next(n for n in range(1, 13) if f"m{n}" in found)
+    day = int(found["d"]) if "d" in found else None
+    if not 1 <= month <= 12 or (day is not None and not 1 <= day <= 31):
+        return match.group()
+    return " " + " ".join(p for p in (day and str(day), f"--{month:02d}", found.get("y")) if p) + " "
+
+
+def _values_read(text: str) -> str:
+    """A case-folded text with its dates in parts and a metre sign after a number named as a unit."""
+    for form in _DATES:
+        text = form.sub(_date, text)
+    return _METRE_AFTER_NUMBER.sub(r"\1metre", text)
 
 
 def _number(written: str) -> str:
@@ -189,13 +245,15 @@ def _number(written: str) -> str:
 
 
 def tokens(text: str) -> tuple[str, ...]:
-    """Case-folded tokens: numbers by value ("8,849" is "8849"), words by Unicode `\\w+`, the same rule for
-    Latin and Cyrillic, and the signs %, $, €, ₽ (units written as a sign)."""
-    return tuple(_number(t) if t[0].isdigit() else t for t in _TOKEN.findall(text.casefold().replace("ё", "е")))
+    """Case-folded tokens: numbers by value ("8,849" is "8849"), dates by their parts (a month as "--07"), words by
+    Unicode `\\w+`, the same rule for Latin and Cyrillic, and the signs %, $, €, ₽ (units written as a sign)."""
+    read = _values_read(text.casefold().replace("ё", "е"))
+    return tuple(_number(t) if t[0].isdigit() else t for t in _TOKEN.findall(read))
 
 
 def is_number(token: str) -> bool:
-    return token[0].isdigit()
+    """A number, or a month read as a value ("--07"): a fact a context must give."""
+    return token[0].isdigit() or _ISO_MONTH.fullmatch(token) is not None
 
 
 def stem(token: str) -> str:
@@ -224,7 +282,7 @@ def names(claim: Claim) -> tuple[str, ...]:
     for position, word in enumerate(_WORD.findall(claim)):
         opening = position == 0 and claim.opens_sentence
         capital_inside = any(ch.isupper() for ch in word[1:])
-        if len(word) >= MIN_NAME_LENGTH and not word[0].isdigit() and (
+        if len(word) >= MIN_NAME_LENGTH and not word[0].isdigit() and word.casefold() not in _MONTH_NAMES and (
                 capital_inside or (word[0].isupper() and not opening)):
             found.append(word)
     return tuple(dict.fromkeys(found))

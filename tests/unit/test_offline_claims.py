@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.judge.catalog import offline_score
-from benchmarks.judge.claims import Claim, names, numbers, split_claims, tokens
+from benchmarks.judge.claims import Claim, names, numbers, split_claims, stem, tokens
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.samples import Sample
 from tests.unit.test_offline_judge import TableEmbed
@@ -80,7 +80,8 @@ def test_numbers_are_read_by_value():
     assert numbers("1 642 метра, 12 300 человек, 1 000 000 рублей") == {"1642", "12300", "1000000"}
     assert numbers("in 2019 150 people; 1 or 2 tablets") == {"2019", "150", "1", "2"}  # no group after 4 digits
     assert numbers("849 metres") == {"849"}
-    assert tokens("8,849 m, 1 642 метра") == ("8849", "m", "1642", "метра")
+    assert tokens("8,849 m, 1 642 метра") == ("8849", "metre", "1642", "метра")  # "m" is a unit after a number
+    assert tokens("m is a letter") == ("m", "is", "a", "letter")
 
 
 def test_the_explanation_names_a_missing_number_as_one_number():
@@ -161,3 +162,59 @@ def test_a_terse_reference_is_read_beside_its_question(language, question, refer
     # the answer names the subject the question asked about: that is not a claim the reference lacks
     assert score("factual_correctness", language, question=question, response=right, reference=reference) == 1.0
     assert score("factual_correctness", language, question=question, response=wrong, reference=reference) == 0.0
+
+
+# --- units and dates as values --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("language, question, reference, answers", [
+    ("en", "How high is Mount Everest?", "8,849 metres.", ["8849 m", "8849 meters", "8 849 metre"]),
+    ("ru", "Какова наибольшая глубина Байкала?", "1642 метра.", ["1642 м", "1642 метров", "1 642 метрах"]),
+])
+def test_a_unit_written_in_any_form_is_one_unit(language, question, reference, answers):
+    for response in answers:
+        assert score("factual_correctness", language, question=question, response=response,
+                     reference=reference) == 1.0, response
+
+
+def test_the_words_that_share_a_units_stem_are_not_the_unit():
+    assert [stem(t) for t in tokens("метро, миллион, million")] == ["метро", "милли", "milli"]
+    assert stem("миллиметров") == stem("mm") == "millimetre"
+
+
+@pytest.mark.parametrize("language, context, same, other", [
+    ("en", "The Bastille was stormed on 14 July 1789.",
+     ["The Bastille was stormed on 1789-07-14.", "The Bastille was stormed on 14.07.1789.",
+      "The Bastille was stormed on July 14, 1789.", "The Bastille was stormed in 1789."],
+     ["The Bastille was stormed on 1789-07-15.", "The Bastille was stormed on 14.08.1789."]),
+    ("ru", "Бастилию взяли 14 июля 1789 года.",
+     ["Бастилию взяли 1789-07-14.", "Бастилию взяли 14.07.1789.", "Бастилию взяли 14 июля 1789 года.",
+      "Бастилию взяли в 1789 году."],
+     ["Бастилию взяли 15.07.1789.", "Бастилию взяли 14 августа 1789 года."]),
+    ("ru", "Бородинское сражение произошло 26 августа (7 сентября) 1812 года.",
+     ["Бородинское сражение произошло 7 сентября 1812 года.", "Бородинское сражение произошло 7.09.1812."],
+     ["Бородинское сражение произошло 8 сентября 1812 года."]),
+])
+def test_one_day_written_two_ways_is_one_value_and_another_day_another(language, context, same, other):
+    for response in same:
+        assert score("faithfulness", language, response=response, retrieved_contexts=(context,)) == 1.0, response
+    for response in other:
+        assert score("faithfulness", language, response=response, retrieved_contexts=(context,)) == 0.0, response
+
+
+def test_dates_are_read_by_their_parts_the_month_as_iso_writes_it_alone():
+    assert tokens("14 июля 1789 года") == ("14", "--07", "1789")  # the year's word belongs to the date
+    assert tokens("Sept. 3, 2001") == tokens("2001-09-03") == ("3", "--09", "2001")
+    assert numbers("16 (27) мая 1703 года") == {"16", "27", "--05", "1703"}  # a day written two ways
+    assert numbers("completed in March 1889") == {"--03", "1889"}
+    # a word that only looks like a month is a word: a modal, a name, a lighthouse, an impossible date
+    assert numbers("You may submit it in march. Мартин, маяк, 31.13.2020") == {"31.13", "2020"}
+
+
+@pytest.mark.parametrize("language, question, reference", [
+    ("en", "When was the Bastille stormed?", "14 July 1789."), ("ru", "Когда взяли Бастилию?", "14 июля 1789 года.")])
+def test_a_date_answers_a_reference_that_writes_the_day_another_way(language, question, reference):
+    for response in ("1789-07-14", "14.07.1789"):
+        assert score("factual_correctness", language, question=question, response=response,
+                     reference=reference) == 1.0, response
+    assert score("factual_correctness", language, question=question, response="15.07.1789", reference=reference) == 0.0

@@ -16,8 +16,8 @@ import pytest
 from benchmarks.judge.catalog import OFFLINE_METRICS, describe, offline_score
 from benchmarks.judge.claims import split_sentences, tokens
 from benchmarks.judge.options import JudgeOptions
-from benchmarks.metrics.weights import AnswerCorrectnessWeights
 from benchmarks.metrics.similarity_scale import SimilarityScale
+from benchmarks.metrics.weights import AnswerCorrectnessWeights
 from benchmarks.samples import Sample
 
 # Baseline 0: the support test and semantic similarity read the raw cosines below as they are
