@@ -37,6 +37,7 @@ from benchmarks.judge.prompts import (
     render,
     statements_block,
 )
+from benchmarks.judge.wording import said
 from benchmarks.metrics import judged
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome, Status
@@ -131,15 +132,16 @@ class LLMJudge:
         declared = self.metrics[metric]
         missing = sample.missing(declared.needs)
         if missing:
-            found = Outcome.undetermined(f"missing field(s): {', '.join(missing)}")
+            found = Outcome.undetermined(f"{said('missing field(s)', self.language)}: {', '.join(missing)}")
         else:
             try:
                 score, explanation = await declared.score(self, sample, model, trace)
             except JudgeFailed as failure:
                 found = Outcome.failed(failure.status, str(failure))
             else:
-                reasons = "; ".join(p for p in (score.explanation, explanation) if p)
-                found = replace(score, explanation=reasons) if score.ok else score
+                own = said(score.explanation, self.language)  # the metric's reason, in the run's language
+                reasons = "; ".join(p for p in (own, explanation) if p)
+                found = replace(score, explanation=reasons if score.ok else own)
         return replace(found, name=metric, model=model, calls=trace.calls,
                        duration_ms=round((time.perf_counter() - started) * 1000, 3), raw=tuple(trace.raw))
 
@@ -296,6 +298,9 @@ def statement_bound(text: str) -> int:
     return STATEMENTS_PER_SENTENCE * max(1, len(split_sentences(text))) + SENTENCE_SLACK
 
 
+KNOWLEDGES_ANSWER = "the knowledge's answer"  # what an explanation of yes-no verdicts starts with
+
+
 async def claims_supported(judge: LLMJudge, question: str, claims: Sequence[str], context: str, model: str,
                            trace: Trace, *, nothing: str) -> tuple[Outcome, str]:
     """Yes-no verdicts on the claims of an answer to `question` against one text (faithfulness, context recall),
@@ -315,7 +320,7 @@ async def claims_supported(judge: LLMJudge, question: str, claims: Sequence[str]
     found = [await judge.yes(CLAIM_SUPPORT, {"claim": c}, model, trace, after=extraction.turns) for c in claims]
     doubted = [f"«{c}»: P(yes) {p:.2f}" for c, p in zip(claims, found, strict=True) if p < 0.5]
     return judged.expected_share(found, "claim support", nothing), " | ".join(
-        [f"the knowledge's answer: «{extraction.answer}»", *doubted])
+        [f"{said(KNOWLEDGES_ANSWER, judge.language)}: «{extraction.answer}»", *doubted])
 
 
 def verdict_readings(outcomes: Iterable[Outcome]) -> dict[str, Reading]:

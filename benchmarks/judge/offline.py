@@ -47,6 +47,7 @@ import numpy as np
 from benchmarks.judge import claims
 from benchmarks.judge.claims import Claim, split_claims, split_sentences
 from benchmarks.judge.options import JudgeOptions
+from benchmarks.judge.wording import said
 from benchmarks.metrics import judged
 from benchmarks.metrics.judged import ClaimVerdicts
 from benchmarks.metrics.similarity_scale import SimilarityScale
@@ -97,9 +98,10 @@ class _Match:
         """Which of several matches came closest: one holding the facts first, then by similarity."""
         return not self.missing, -math.inf if self.similarity is None else self.similarity, self.overlap or 0.0
 
-    def describe(self) -> str:
-        missing = f"{', '.join(self.missing)} not found; " if self.missing else ""
-        return f"{missing}similarity {_shown(self.similarity)}, overlap {_shown(self.overlap)}"
+    def describe(self, language: str) -> str:
+        missing = f"{', '.join(self.missing)} {said('not found', language)}; " if self.missing else ""
+        return (f"{missing}{said('similarity', language)} {_shown(self.similarity)}, "
+                f"{said('overlap', language)} {_shown(self.overlap)}")
 
 
 _NO_MATCH = _Match((), None, None)  # no passage to compare with (no context retrieved)
@@ -124,6 +126,7 @@ class _Support:
     stop_words: frozenset[str]
     support_threshold: float
     overlap_threshold: float
+    language: str  # of the explanations
 
     def __call__(self, claim: Claim, passage: _Passage) -> bool:
         found = self.match(claim, passage)
@@ -143,9 +146,9 @@ class _Support:
     def unsupported(self, what: str, found: Sequence[Claim], supported: Sequence[bool], passage: _Passage) -> str:
         """`what: «claim» (what the passages lack, similarity, overlap) | …` for each claim the passages do not
         support, as an LLM judge names the statements it rejected and why; "" when none."""
-        shown = [f"«{_truncated(c)}» ({self.match(c, passage).describe()})"
+        shown = [f"«{_truncated(c)}» ({self.match(c, passage).describe(self.language)})"
                  for c, ok in zip(found, supported, strict=True) if not ok]
-        return f"{what}: {' | '.join(shown)}" if shown else ""
+        return f"{said(what, self.language)}: {' | '.join(shown)}" if shown else ""
 
 
 SHOWN_CHARS = 80  # a sentence an explanation quotes is cut here: it names the sentence, the item holds it whole
@@ -155,11 +158,12 @@ def _truncated(sentence: str) -> str:
     return sentence if len(sentence) <= SHOWN_CHARS else sentence[: SHOWN_CHARS - 1].rstrip() + "…"
 
 
-def _explained(outcome: Outcome, *reasons: str) -> Outcome:
-    """A proxy's score with the sentences behind it, after the metric's own explanation; as the LLM judge
-    does, only an ok score gets them (an undetermined one already says why)."""
-    joined = "; ".join(p for p in (outcome.explanation, *reasons) if p)
-    return replace(outcome, explanation=joined) if outcome.ok else outcome
+def _explained(outcome: Outcome, language: str, *reasons: str) -> Outcome:
+    """A proxy's score with the sentences behind it, after the metric's own explanation (in the run's language);
+    as the LLM judge does, only an ok score gets them (an undetermined one already says why)."""
+    own = said(outcome.explanation, language)
+    joined = "; ".join(p for p in (own, *reasons) if p)
+    return replace(outcome, explanation=joined if outcome.ok else own)
 
 
 def _embed_once(embed: Embed, texts: Sequence[str]) -> dict[str, np.ndarray]:
@@ -228,7 +232,7 @@ def faithfulness(sample: Sample, support_for: SupportFor, options: JudgeOptions)
     contexts = _contexts(sample)
     support = support_for([*found, *contexts.sentences])
     verdicts = [support(c, contexts) for c in found]
-    return _explained(judged.faithfulness(verdicts),
+    return _explained(judged.faithfulness(verdicts), support.language,
                       support.unsupported("unsupported by the contexts", found, verdicts, contexts))
 
 
@@ -238,7 +242,7 @@ def context_recall(sample: Sample, support_for: SupportFor, options: JudgeOption
     contexts = _contexts(sample)
     support = support_for([*found, *contexts.sentences])
     verdicts = [support(c, contexts) for c in found]
-    return _explained(judged.context_recall(verdicts),
+    return _explained(judged.context_recall(verdicts), support.language,
                       support.unsupported("reference claims the contexts do not support", found, verdicts, contexts))
 
 
@@ -258,11 +262,12 @@ def context_precision(sample: Sample, support_for: SupportFor, options: JudgeOpt
                 or any(not support(c, _together([*contexts[:k], *contexts[k + 1:]])) for c in joined)
                 for k, context in enumerate(contexts)]
     irrelevant = [f"#{rank} «{_truncated(text)}» "
-                  f"({_closest(support.match(c, context) for c in found).describe()})"
+                  f"({_closest(support.match(c, context) for c in found).describe(support.language)})"
                   for rank, (text, context, ok) in enumerate(zip(texts, contexts, verdicts, strict=True), 1)
                   if not ok]
-    return _explained(judged.context_precision(verdicts),
-                      f"contexts supporting no reference claim: {' | '.join(irrelevant)}" if irrelevant else "")
+    return _explained(judged.context_precision(verdicts), support.language,
+                      f"{said('contexts supporting no reference claim', support.language)}: {' | '.join(irrelevant)}"
+                      if irrelevant else "")
 
 
 def semantic_similarity(sample: Sample, support_for: SupportFor, options: JudgeOptions) -> Outcome:
@@ -275,8 +280,8 @@ def semantic_similarity(sample: Sample, support_for: SupportFor, options: JudgeO
 
 
 def _both_ways(sample: Sample, support_for: SupportFor, mode: judged.FactualMode = "f1", beta: float = 1.0
-               ) -> tuple[Outcome, Outcome]:
-    """Claim-support F1 and semantic similarity from one embedder call.
+               ) -> tuple[Outcome, Outcome, str]:
+    """Claim-support F1 and semantic similarity from one embedder call, and the language of the explanations.
 
     Per-side verdicts (the seed's ClaimVerdicts) rather than TP/FP/FN counts: recall then counts
     reference claims and precision response claims, never a mix of the two. Claims rather than
@@ -286,20 +291,20 @@ def _both_ways(sample: Sample, support_for: SupportFor, mode: judged.FactualMode
     "Everest is 8849 metres high" says nothing the reference does not.
     """
     response, reference = sample.response or "", sample.reference or ""
-    said, truths = split_claims(response), split_claims(reference)
+    stated, truths = split_claims(response), split_claims(reference)
     question = [_passage(sample.user_input)] if sample.user_input else []
     against_reference = _together([_passage(reference), *question])
     against_response = _together([_passage(response), *question])
-    support = support_for([*said, *truths, *against_reference.sentences, *against_response.sentences,
+    support = support_for([*stated, *truths, *against_reference.sentences, *against_response.sentences,
                            response, reference])
-    precision_side = tuple(support(c, against_reference) for c in said)
+    precision_side = tuple(support(c, against_reference) for c in stated)
     recall_side = tuple(support(c, against_response) for c in truths)
     factual = _explained(
-        judged.factual_correctness(ClaimVerdicts(precision_side, recall_side), mode=mode, beta=beta),
-        support.unsupported("not in the reference", said, precision_side, against_reference),
+        judged.factual_correctness(ClaimVerdicts(precision_side, recall_side), mode=mode, beta=beta), support.language,
+        support.unsupported("not in the reference", stated, precision_side, against_reference),
         support.unsupported("missing from the response", truths, recall_side, against_response))
     return factual, judged.semantic_similarity(support.vectors[response], support.vectors[reference],
-                                               scale=support.scale)
+                                               scale=support.scale), support.language
 
 
 def factual_correctness(sample: Sample, support_for: SupportFor, options: JudgeOptions) -> Outcome:
@@ -310,10 +315,10 @@ def factual_correctness(sample: Sample, support_for: SupportFor, options: JudgeO
 
 def answer_correctness(sample: Sample, support_for: SupportFor, options: JudgeOptions) -> Outcome:
     """That F1 and semantic similarity, weighted as the LLM metric (the run's weights, 0.75 / 0.25 by default); the
-    explanation keeps the
-    similarity's cosine and the F1's unmatched claims."""
-    factual, similarity = _both_ways(sample, support_for)  # F1 and the raw similarity, as the LLM form
-    return _explained(judged.answer_correctness(factual, similarity, weights=options.weights), factual.explanation)
+    explanation keeps the similarity's cosine and the F1's unmatched claims."""
+    factual, similarity, language = _both_ways(sample, support_for)  # F1 and the raw similarity, as the LLM form
+    return _explained(judged.answer_correctness(factual, similarity, weights=options.weights), language,
+                      factual.explanation)
 
 
 def score_with(
@@ -339,9 +344,10 @@ def score_with(
     _check_threshold("overlap_threshold", overlap_threshold)
     missing = sample.missing(proxy.needs)
     if missing:
-        return Outcome.undetermined(f"missing field(s): {', '.join(missing)}")
+        return Outcome.undetermined(f"{said('missing field(s)', language)}: {', '.join(missing)}")
 
     def support_for(texts: Sequence[str]) -> _Support:
-        return _Support(_embed_once(embed, texts), scale, stop_words, support_threshold, overlap_threshold)
+        return _Support(_embed_once(embed, texts), scale, stop_words, support_threshold, overlap_threshold, language)
 
-    return proxy.score(sample, support_for, options)
+    found = proxy.score(sample, support_for, options)
+    return found if found.ok else replace(found, explanation=said(found.explanation, language))

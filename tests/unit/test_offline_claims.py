@@ -89,7 +89,7 @@ def test_the_explanation_names_a_missing_number_as_one_number():
                     retrieved_contexts=("Байкал глубиной 1 642 метра.",))
     found = offline_score("faithfulness", sample, TableEmbed(), scale=RAW, language="ru")
     assert found.value == 0.0
-    assert "(1643 not found;" in found.explanation
+    assert "(1643 не найдено;" in found.explanation  # a Russian run explains in Russian
 
 
 # --- names ---------------------------------------------------------------------------------------

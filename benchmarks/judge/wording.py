@@ -1,0 +1,46 @@
+"""bench's own words in an item's explanation, in the run's language (seed 000 gives explanations in the
+configured language).
+
+They are written in English where they are made: the metrics' reasons (`benchmarks.metrics.judged`, pure
+functions that know no language), the offline judge's labels, the LLM judge's framing of its verdicts. Each is
+a fixed phrase with no sample text in it, so `said` can give it in the run's language wherever an explanation is
+put together; the judge's own words (its reasons, the claims it quotes) stay as the judge wrote them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+__all__ = ["PHRASES", "said"]
+
+# The English phrase, then its Russian: every phrase bench writes into an explanation by itself.
+PHRASES: Mapping[str, str] = {
+    # the metrics' reasons, whole
+    "the reference has no entities": "в эталоне нет сущностей",
+    "no context was retrieved": "не найдено ни одного контекста",
+    "no retrieved context is relevant": "ни один найденный контекст не релевантен",
+    "the reference has no statements": "в эталоне нет утверждений",
+    "the response has no statements": "в ответе нет утверждений",
+    "the reference has no statements, so no context can be classed relevant":
+        "в эталоне нет утверждений, поэтому ни один контекст нельзя счесть релевантным",
+    "no question was generated from the response": "по ответу не сгенерировано ни одного вопроса",
+    "the response is noncommittal": "ответ уклончив",
+    "an embedding is the zero vector": "эмбеддинг — нулевой вектор",
+    # the labels an explanation's parts begin with
+    "missing field(s)": "нет поля (полей)",
+    "unsupported by the contexts": "не подтверждается контекстами",
+    "reference claims the contexts do not support": "утверждения эталона, которые контексты не подтверждают",
+    "contexts supporting no reference claim": "контексты, не подтверждающие ни одного утверждения эталона",
+    "not in the reference": "нет в эталоне",
+    "missing from the response": "нет в ответе",
+    "not found": "не найдено",
+    "similarity": "сходство",
+    "overlap": "пересечение",
+    "the knowledge's answer": "ответ по сведениям",
+}
+
+
+def said(phrase: str, language: str) -> str:
+    """`phrase` in the run's language: as written in English, its Russian in a Russian run; a text that is not
+    one of bench's phrases (a judge's own reason) is left as it is."""
+    return PHRASES.get(phrase, phrase) if language == "ru" else phrase
