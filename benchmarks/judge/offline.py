@@ -26,6 +26,17 @@ What the test cannot see: a claim that inverts its passage while keeping its wor
 "greater"), or a name swapped for another the passages also give, usually still passes, so the proxies
 over-report support.
 
+Short answers, read with their question (faithfulness). "Carolina Panthers." to "Who lost the final?" is in a
+passage that names them as the winners: every word of it occurs, yet the passage does not say it about what was
+asked. An answer of one claim that does not restate the question (fewer than `RESTATES` of the question's content
+words) is therefore read where its facts stand: of the context sentences holding its numbers, names and at least
+half its content words, the one that also says most of the question's content words. Its score is scaled by that
+share, from `ANCHOR_FLOOR` (the sentence says none of the question) to 1 (all of it): on the short-answer families
+of `datasets/labelled` this ranks the right answer above another question's answer in 0.69 (en) and 0.65 (ru) of
+40 pairs, from 0.50 / 0.53, and leaves the other families as they were; the floor keeps a supported answer whose
+sentence words the question differently above one the contexts do not support at all. Where the right and the
+wrong answer stand in one sentence, no lexical test can tell them apart: the local LLM judge can (docs/concepts.md).
+
 Explanations. As an LLM judge names the statements it rejected and why, an ok proxy score names each
 claim the test did not support (context precision: each irrelevant context, by rank), cut at
 `SHOWN_CHARS`, with what the passages lack: the numbers and names, the best calibrated similarity and
@@ -227,13 +238,45 @@ def _contexts(sample: Sample) -> _Passage:
 
 
 def faithfulness(sample: Sample, support_for: SupportFor, options: JudgeOptions) -> Outcome:
-    """Verdict per response claim: supported by the retrieved contexts read together."""
+    """Verdict per response claim: supported by the retrieved contexts read together; a short answer read with
+    its question (the module docstring)."""
     found = split_claims(sample.response or "")
     contexts = _contexts(sample)
     support = support_for([*found, *contexts.sentences])
     verdicts = [support(c, contexts) for c in found]
-    return _explained(judged.faithfulness(verdicts), support.language,
-                      support.unsupported("unsupported by the contexts", found, verdicts, contexts))
+    outcome = _explained(judged.faithfulness(verdicts), support.language,
+                         support.unsupported("unsupported by the contexts", found, verdicts, contexts))
+    question = claims.content_stems(sample.user_input or "", support.stop_words)
+    if not (outcome.ok and outcome.value and question and len(found) == 1):
+        return outcome
+    if len(claims.content_stems(found[0], support.stop_words) & question) >= RESTATES * len(question):
+        return outcome  # it restates the question: it says itself what it answers
+    said_of_question = _anchor(found[0], question, contexts.sentences, support.stop_words)
+    if said_of_question is None or said_of_question == len(question):
+        return outcome
+    share = said_of_question / len(question)
+    note = f"{said('question words beside the answer', support.language)}: {said_of_question}/{len(question)}"
+    return replace(outcome, value=float(outcome.value) * (ANCHOR_FLOOR + (1 - ANCHOR_FLOOR) * share),
+                   explanation="; ".join(p for p in (outcome.explanation, note) if p))
+
+
+RESTATES = 0.5  # an answer with this share of the question's content words says what it answers
+ANCHOR_FLOOR = 0.25  # a short answer's score where the sentence holding it says nothing of the question
+
+
+def _anchor(claim: Claim, question: frozenset[str], sentences: Sequence[str], stop: frozenset[str]) -> int | None:
+    """How many of the question's content stems the best context sentence holding the claim says (with the
+    claim's own); None when no single sentence holds the claim's facts (they were joined from several)."""
+    own = claims.content_stems(claim, stop)
+    best = None
+    for sentence in sentences:
+        stems = claims.stems(sentence)
+        keys = {claims.name_key(s) for s in stems}
+        content = claims.content_stems(sentence, stop)
+        if (claims.numbers(claim) <= stems and all(claims.name_key(n) in keys for n in claims.names(claim))
+                and 2 * len(own & content) >= len(own)):
+            best = max(best or 0, len(question & (content | own)))
+    return best
 
 
 def context_recall(sample: Sample, support_for: SupportFor, options: JudgeOptions) -> Outcome:

@@ -37,6 +37,7 @@ PHRASES: Mapping[str, str] = {
     "similarity": "сходство",
     "overlap": "пересечение",
     "the knowledge's answer": "ответ по сведениям",
+    "question words beside the answer": "слова вопроса рядом с ответом",
 }
 
 

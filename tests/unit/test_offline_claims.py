@@ -218,3 +218,37 @@ def test_a_date_answers_a_reference_that_writes_the_day_another_way(language, qu
         assert score("factual_correctness", language, question=question, response=response,
                      reference=reference) == 1.0, response
     assert score("factual_correctness", language, question=question, response="15.07.1789", reference=reference) == 0.0
+
+
+# --- short answers read with their question -------------------------------------------------------
+
+SHORT = {
+    "en": ("How long do employees have to submit an expense claim?",
+           "Employees must submit expense claims within 30 days of the purchase. The finance team reimburses "
+           "approved amounts within 14 days.", "30 days.", "14 days."),
+    "ru": ("За сколько дней сотрудник должен подать авансовый отчёт?",
+           "Сотрудник должен подать авансовый отчёт в течение 30 дней после покупки. Бухгалтерия возмещает "
+           "одобренные суммы в течение 14 дней.", "30 дней.", "14 дней."),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_short_answer_is_read_where_its_facts_stand_beside_the_question(language):
+    """Both numbers are in the context; only the sentence holding the right one says what the question asks."""
+    question, context, right, other = SHORT[language]
+    sample = Sample(id="s", user_input=question, response=other, retrieved_contexts=(context,))
+    wrong = offline_score("faithfulness", sample, TableEmbed(), scale=RAW, language=language)
+    rightly = score("faithfulness", language, question=question, response=right, retrieved_contexts=(context,))
+    assert rightly is not None and wrong.value is not None and rightly > wrong.value > 0
+    # supported, but said of something else: from the floor 0.25, by the share of the question its sentence says
+    said_of, words, note = {"en": (0, 5, "question words beside the answer"),
+                            "ru": (1, 7, "слова вопроса рядом с ответом")}[language]  # "дней" is the answer's own
+    assert wrong.explanation == f"{note}: {said_of}/{words}"
+    assert wrong.value == pytest.approx(0.25 + 0.75 * said_of / words, abs=1e-12)
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_an_answer_that_restates_the_question_or_says_more_is_scored_as_before(language):
+    question, context, _, _ = SHORT[language]
+    restated = context.split(". ")[0] + "."
+    assert score("faithfulness", language, question=question, response=restated, retrieved_contexts=(context,)) == 1.0

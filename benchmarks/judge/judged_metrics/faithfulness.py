@@ -42,5 +42,6 @@ METRIC = JudgedMetric(
     score=score,
     offline=OfflineProxy(("response", "retrieved_contexts"), offline.faithfulness,
                          "offline proxy: share of response claims supported by the retrieved contexts read together "
-                         f"({offline.SUPPORT_TEST}), not LLM-verified claims"),
+                         f"({offline.SUPPORT_TEST}), a one-claim answer scaled by how much of the question the "
+                         "sentence holding it says; not LLM-verified claims"),
 )
