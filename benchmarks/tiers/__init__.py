@@ -102,7 +102,7 @@ TIERS: dict[str, Tier] = {tier.name: tier for tier in (
                  "and topic coverage.",
          metrics=(*names.RETRIEVAL, "chunk_utilization"),
          reads=(*EMBEDDING, *INDEX, *LOGS, *STATS, "topics", "top_k")),
-    Tier("evaluate", "1.1", "RAGAS-style evaluation", "", module="evaluate", checks="evaluate_checks", input=SAMPLES,
+    Tier("evaluate", "1.2", "RAGAS-style evaluation", "", module="evaluate", checks="evaluate_checks", input=SAMPLES,
          summary="RAGAS-style metrics on single-turn samples, judged by one or several LLMs (or offline proxies). "
                  f"Judged metrics: {', '.join(judged_metrics.names())}.",
          metrics=per_judge("{metrics}"),
