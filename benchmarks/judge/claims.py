@@ -55,6 +55,7 @@ context does not repeat, and on the labelled set right answers lost more than co
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from decimal import Decimal
@@ -195,8 +196,8 @@ _TOKEN = re.compile(rf"--\d{{2}}|{_NUMBER.pattern}|\w+|[%$€₽]")
 # month is a value the context lacks, and a claim that gives only the year or the month is still supported by a
 # context that gives the day. Parts, not one token, since contexts write days in ways no pattern foresees
 # ("16 (27) мая 1703 года", "26 августа (7 сентября) 1812 года"). English month words count as months only
-# beside a day or a year ("may" and "march" are words too); Russian ones wherever they stand. Month words by the
-# start every form of them shares (the text already case folded).
+# beside a day or a year ("may" and "march" are words too); Russian ones wherever they stand, with their case
+# endings ("мартин" is no month). English month words by their first three letters (the text already case folded).
 _MONTHS_EN = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _SOFT, _HARD = "(?:ь|я|е|ю|ем)", "(?:а|е|у|ом)?"  # a month's Russian case endings: "июль, июля, июле, июлем"
 _MONTHS_RU = (f"январ{_SOFT}", f"феврал{_SOFT}", f"март{_HARD}", f"апрел{_SOFT}", "ма(?:й|я|е|ю|ем)", f"июн{_SOFT}",
@@ -217,6 +218,7 @@ _ISO_MONTH = re.compile(r"--\d{2}")
 _MONTH_NAMES = frozenset("january february march april may june july august september october november december "
                          "jan feb mar apr jun jul aug sep sept oct nov dec".split())
 _METRE_AFTER_NUMBER = re.compile(r"(?<=\d)(\s*)m\b")
+_MAY_HOLD_VALUES = re.compile("\\d|" + "|".join(_MONTHS_RU))  # every date and every "8849 m" has one of these
 
 
 def _date(match: re.Match[str]) -> str:
@@ -231,7 +233,10 @@ def _date(match: re.Match[str]) -> str:
 
 
 def _values_read(text: str) -> str:
-    """A case-folded text with its dates in parts and a metre sign after a number named as a unit."""
+    """A case-folded text with its dates in parts and a metre sign after a number named as a unit. Most texts
+    hold neither a digit nor a Russian month, and skip the patterns."""
+    if not _MAY_HOLD_VALUES.search(text):
+        return text
     for form in _DATES:
         text = form.sub(_date, text)
     return _METRE_AFTER_NUMBER.sub(r"\1metre", text)
@@ -244,6 +249,7 @@ def _number(written: str) -> str:
     return format(Decimal(plain).normalize(), "f")
 
 
+@functools.lru_cache(maxsize=1 << 16)  # a context's sentences are read again for every claim judged against them
 def tokens(text: str) -> tuple[str, ...]:
     """Case-folded tokens: numbers by value ("8,849" is "8849"), dates by their parts (a month as "--07"), words by
     Unicode `\\w+`, the same rule for Latin and Cyrillic, and the signs %, $, €, ₽ (units written as a sign)."""
