@@ -37,7 +37,7 @@ from benchmarks.judge.prompts import (
     render,
     statements_block,
 )
-from benchmarks.judge.wording import said
+from benchmarks.judge.wording import explained, lacking, said
 from benchmarks.metrics import judged
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome, Status
@@ -132,16 +132,14 @@ class LLMJudge:
         declared = self.metrics[metric]
         missing = sample.missing(declared.needs)
         if missing:
-            found = Outcome.undetermined(f"{said('missing field(s)', self.language)}: {', '.join(missing)}")
+            found = lacking(missing, self.language)
         else:
             try:
                 score, explanation = await declared.score(self, sample, model, trace)
             except JudgeFailed as failure:
                 found = Outcome.failed(failure.status, str(failure))
             else:
-                own = said(score.explanation, self.language)  # the metric's reason, in the run's language
-                reasons = "; ".join(p for p in (own, explanation) if p)
-                found = replace(score, explanation=reasons if score.ok else own)
+                found = explained(score, self.language, explanation)
         return replace(found, name=metric, model=model, calls=trace.calls,
                        duration_ms=round((time.perf_counter() - started) * 1000, 3), raw=tuple(trace.raw))
 

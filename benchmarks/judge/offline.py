@@ -58,7 +58,7 @@ import numpy as np
 from benchmarks.judge import claims
 from benchmarks.judge.claims import Claim, split_claims, split_sentences
 from benchmarks.judge.options import JudgeOptions
-from benchmarks.judge.wording import said
+from benchmarks.judge.wording import explained, lacking, said
 from benchmarks.metrics import judged
 from benchmarks.metrics.judged import ClaimVerdicts
 from benchmarks.metrics.similarity_scale import SimilarityScale
@@ -169,14 +169,6 @@ def _truncated(sentence: str) -> str:
     return sentence if len(sentence) <= SHOWN_CHARS else sentence[: SHOWN_CHARS - 1].rstrip() + "…"
 
 
-def _explained(outcome: Outcome, language: str, *reasons: str) -> Outcome:
-    """A proxy's score with the sentences behind it, after the metric's own explanation (in the run's language);
-    as the LLM judge does, only an ok score gets them (an undetermined one already says why)."""
-    own = said(outcome.explanation, language)
-    joined = "; ".join(p for p in (own, *reasons) if p)
-    return replace(outcome, explanation=joined if outcome.ok else own)
-
-
 def _embed_once(embed: Embed, texts: Sequence[str]) -> dict[str, np.ndarray]:
     """One embedder call per sample for every distinct text: the embedder is a cached model."""
     unique = list(dict.fromkeys(texts))
@@ -244,7 +236,7 @@ def faithfulness(sample: Sample, support_for: SupportFor, options: JudgeOptions)
     contexts = _contexts(sample)
     support = support_for([*found, *contexts.sentences])
     verdicts = [support(c, contexts) for c in found]
-    outcome = _explained(judged.faithfulness(verdicts), support.language,
+    outcome = explained(judged.faithfulness(verdicts), support.language,
                          support.unsupported("unsupported by the contexts", found, verdicts, contexts))
     question = claims.content_stems(sample.user_input or "", support.stop_words)
     if not (outcome.ok and outcome.value and question and len(found) == 1):
@@ -285,7 +277,7 @@ def context_recall(sample: Sample, support_for: SupportFor, options: JudgeOption
     contexts = _contexts(sample)
     support = support_for([*found, *contexts.sentences])
     verdicts = [support(c, contexts) for c in found]
-    return _explained(judged.context_recall(verdicts), support.language,
+    return explained(judged.context_recall(verdicts), support.language,
                       support.unsupported("reference claims the contexts do not support", found, verdicts, contexts))
 
 
@@ -308,7 +300,7 @@ def context_precision(sample: Sample, support_for: SupportFor, options: JudgeOpt
                   f"({_closest(support.match(c, context) for c in found).describe(support.language)})"
                   for rank, (text, context, ok) in enumerate(zip(texts, contexts, verdicts, strict=True), 1)
                   if not ok]
-    return _explained(judged.context_precision(verdicts), support.language,
+    return explained(judged.context_precision(verdicts), support.language,
                       f"{said('contexts supporting no reference claim', support.language)}: {' | '.join(irrelevant)}"
                       if irrelevant else "")
 
@@ -342,7 +334,7 @@ def _both_ways(sample: Sample, support_for: SupportFor, mode: judged.FactualMode
                            response, reference])
     precision_side = tuple(support(c, against_reference) for c in stated)
     recall_side = tuple(support(c, against_response) for c in truths)
-    factual = _explained(
+    factual = explained(
         judged.factual_correctness(ClaimVerdicts(precision_side, recall_side), mode=mode, beta=beta), support.language,
         support.unsupported("not in the reference", stated, precision_side, against_reference),
         support.unsupported("missing from the response", truths, recall_side, against_response))
@@ -360,7 +352,7 @@ def answer_correctness(sample: Sample, support_for: SupportFor, options: JudgeOp
     """That F1 and semantic similarity, weighted as the LLM metric (the run's weights, 0.75 / 0.25 by default); the
     explanation keeps the similarity's cosine and the F1's unmatched claims."""
     factual, similarity, language = _both_ways(sample, support_for)  # F1 and the raw similarity, as the LLM form
-    return _explained(judged.answer_correctness(factual, similarity, weights=options.weights), language,
+    return explained(judged.answer_correctness(factual, similarity, weights=options.weights), language,
                       factual.explanation)
 
 
@@ -387,7 +379,7 @@ def score_with(
     _check_threshold("overlap_threshold", overlap_threshold)
     missing = sample.missing(proxy.needs)
     if missing:
-        return Outcome.undetermined(f"{said('missing field(s)', language)}: {', '.join(missing)}")
+        return lacking(missing, language)
 
     def support_for(texts: Sequence[str]) -> _Support:
         return _Support(_embed_once(embed, texts), scale, stop_words, support_threshold, overlap_threshold, language)

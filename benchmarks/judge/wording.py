@@ -9,9 +9,12 @@ put together; the judge's own words (its reasons, the claims it quotes) stay as 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 
-__all__ = ["PHRASES", "said"]
+from benchmarks.outcome import Outcome
+
+__all__ = ["PHRASES", "explained", "lacking", "said"]
 
 # The English phrase, then its Russian: every phrase bench writes into an explanation by itself.
 PHRASES: Mapping[str, str] = {
@@ -45,3 +48,16 @@ def said(phrase: str, language: str) -> str:
     """`phrase` in the run's language: as written in English, its Russian in a Russian run; a text that is not
     one of bench's phrases (a judge's own reason) is left as it is."""
     return PHRASES.get(phrase, phrase) if language == "ru" else phrase
+
+
+def explained(outcome: Outcome, language: str, *reasons: str) -> Outcome:
+    """A metric's outcome with the judge's reasons after the metric's own explanation (in the run's language), as
+    both judges put them; only an ok score gets the reasons (an undetermined one already says why)."""
+    own = said(outcome.explanation, language)
+    joined = "; ".join(p for p in (own, *reasons) if p)
+    return replace(outcome, explanation=joined if outcome.ok else own)
+
+
+def lacking(fields: Sequence[str], language: str) -> Outcome:
+    """The outcome of a sample without a field the metric reads, naming the fields."""
+    return Outcome.undetermined(f"{said('missing field(s)', language)}: {', '.join(fields)}")

@@ -202,7 +202,8 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
                        ctx.progress, label="embedding the texts known before answering")
         judge_model = scorer(s)
         rater = Rater(service, language, s.judge_mode) if s.judge_backend != "offline" and service else None
-        ragas = (LLMJudge(service, language, embed, JudgeOptions.from_settings(s), metrics=known, scale=scale)
+        options = JudgeOptions.from_settings(s)  # the run's, for either judge
+        ragas = (LLMJudge(service, language, embed, options, metrics=known, scale=scale)
                  if rater and service else None)
         task = progress_task(ctx.progress, f"answering ({generator.name}) and judging", cases, _case_key,
                              ctx.journal)
@@ -227,7 +228,7 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
             else:
                 await embed.gather(offline.texts_to_embed(_sample(case, graded.first, reference_answer(case)),
                                                           offline_fields))
-                _grade_offline(graded, plan, embed, scale, language, JudgeOptions.from_settings(s))
+                _grade_offline(graded, plan, embed, scale, language, options)
             return graded
 
         # a generator over HTTP without an LLM service keeps as many open as the LLM setting would
