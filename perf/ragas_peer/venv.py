@@ -75,7 +75,8 @@ def ensure_venv(folder: Path, *, requirements: Path = REQUIREMENTS) -> Path:
 
 
 def faithfulness_command(python: Path, *, base_url: str, model: str, samples: Path, out: Path,
-                         timeout: float | None = None, max_tokens: int | None = None) -> list[str]:
+                         timeout: float | None = None, max_tokens: int | None = None,
+                         concurrency: int | None = None) -> list[str]:
     """The command that scores `samples` into `out` with RAGAS's Faithfulness (see run_faithfulness.py)."""
     command = [str(python), str(SCRIPT), "--base-url", base_url, "--model", model,
                "--samples", str(samples), "--out", str(out)]
@@ -83,6 +84,8 @@ def faithfulness_command(python: Path, *, base_url: str, model: str, samples: Pa
         command += ["--timeout", str(timeout)]
     if max_tokens is not None:
         command += ["--max-tokens", str(max_tokens)]
+    if concurrency is not None:
+        command += ["--concurrency", str(concurrency)]
     return command
 
 
