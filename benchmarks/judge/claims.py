@@ -17,13 +17,15 @@ No abbreviation list: the two rules cover the common cases in both languages, an
 only makes one "statement" longer, never loses text. A sentence without a word character ("—",
 "...") is dropped.
 
-Claims. A sentence is cut where one clause ends and another begins: at `;` and at a comma before a
-conjunction that opens a clause (", and", ", but", ", while", ", whereas", ", which"). A list of nouns
-("DPS, MyDeposits and TDS") has no comma before its "and" and stays whole. Russian conjunctions (", а",
-", и", ", но") and cuts at colons and dashes were tried and left out: on the labelled set they cut off
-dependent pieces ("а матчи футбольного турнира") that no passage supports alone, and right answers lost
-more than hallucinated ones; a Russian sentence is cut at `;` only. A piece with fewer than
-`MIN_CLAIM_WORDS` content words is not a claim on its own and is joined to its neighbour.
+Claims. A sentence is cut where one clause ends and another begins: at `;`, at a comma before a
+conjunction that opens a clause (", and", ", but", ", while", ", whereas", ", which"), and before a
+conjunction whose clause opens with a subject of its own, comma or not, in either language ("and it was
+completed", ", и её достроили", ", а он"). A list of nouns ("DPS, MyDeposits and TDS", "Paris and Lyon") has
+no comma or subject after its "and" and stays whole. Russian conjunctions in general (", а", ", и", ", но"),
+", который" and cuts at colons and dashes were tried and left out: on the labelled set they cut off dependent
+pieces ("а матчи футбольного турнира", "которым ещё нет 18") that no passage supports alone, and right answers
+lost more than hallucinated ones. A piece with fewer than `MIN_CLAIM_WORDS` content words is not a claim on
+its own and is joined to its neighbour.
 
 Tokens. Unicode `\\w+` after case folding ("ё" read as "е", as Russian often writes it), so Cyrillic
 and Latin are treated alike, with numbers read whole first. Content tokens are those outside a short
@@ -37,8 +39,10 @@ group of one to three digits), and "3,5" and "3.5" are one (a decimal comma befo
 more digits); trailing decimal zeros do not count ("2.50" is "2.5"). "849" stays another number than
 "8,849". A comma before exactly three digits is read as a thousands separator in both languages: a
 Russian "1,642" meaning 1.642 reads as 1642, the same on both sides of a comparison, so only a text
-that writes one value both ways is misread. Unit words are folded to one name per unit ("m" after a number,
-"metres", "м", "метра", "метров" are all "metre"), so "8,849 m" states what "8849 metres" does.
+that writes one value both ways is misread. Small numbers written as words are their digits ("three",
+"трёх" are 3; "one" and "один" stay words: "one-off", "один из"). Unit words are folded to one name per unit
+("m" after a number, "metres", "м", "метра", "метров" are all "metre"), so "8,849 m" states what "8849 metres"
+does.
 
 Dates. A date is read by its parts in any of the forms `_DATES` reads (ISO, dotted, words in either language,
 month first or day first), the month as "--07": "14.07.1789" states what "14 July 1789" does, "15.07.1789"
@@ -48,9 +52,12 @@ Names. A word of three letters or more that starts with a capital anywhere but a
 sentence, or holds a capital after its first letter ("MyDeposits"), is a name: swapping one for another
 is the commonest hallucination after a wrong number. Names are compared by their first four letters, so
 Russian inflections are one name ("Москве", "Москва"); shorter capitals are abbreviations ("ТК", "HR")
-that a passage may spell out. A claim's polarity (its negations against those of the sentence it comes
-closest to) was tried as a fact too and left out: "Нет, …" opening a right answer is a negation its
-context does not repeat, and on the labelled set right answers lost more than contradictions did.
+that a passage may spell out.
+
+Negations. A claim is negated when it holds "not", "never", "n't", "не", "нет", "ни", "нельзя" and the like,
+except an answer's opening "No," / "Нет," (it answers a yes-no question, and its context does not repeat it)
+and a negation that bounds a quantity ("no later than", "не может превышать", "не младше"), which states a
+limit. The offline judge reads a claim negated unlike the passage sentences that hold its words as uncertain.
 """
 
 from __future__ import annotations
@@ -60,8 +67,8 @@ import re
 from collections.abc import Mapping
 from decimal import Decimal
 
-__all__ = ["Claim", "content_stems", "is_number", "name_key", "names", "numbers", "split_claims", "split_sentences",
-           "stem", "stems", "stop_words", "tokens"]
+__all__ = ["NEGATION_STEMS", "Claim", "content_stems", "is_number", "name_key", "names", "negated", "numbers",
+           "split_claims", "split_sentences", "stem", "stems", "stop_words", "tokens"]
 
 _STEM_LENGTH = 5
 MIN_CLAIM_WORDS = 2  # content words a clause needs to be a claim of its own
@@ -148,7 +155,9 @@ def split_sentences(text: str) -> tuple[str, ...]:
 
 
 _CONJUNCTIONS = "and|but|while|whereas|which"
-_CLAUSE_BREAK = re.compile(rf";\s+|,\s+(?=(?:{_CONJUNCTIONS})\s)", re.IGNORECASE)
+_SUBJECT_AFTER = (r"(?:and|but|и|а|но)\s+(?:it|its|they|their|he|she|we|this|these|"
+                  r"он|она|оно|они|его|её|ее|их|это)\b")  # a conjunction whose clause opens with its own subject
+_CLAUSE_BREAK = re.compile(rf";\s+|,\s+(?=(?:{_CONJUNCTIONS})\s)|,?\s+(?={_SUBJECT_AFTER})", re.IGNORECASE)
 
 
 class Claim(str):
@@ -218,6 +227,15 @@ _ISO_MONTH = re.compile(r"--\d{2}")
 _MONTH_NAMES = frozenset("january february march april may june july august september october november december "
                          "jan feb mar apr jun jul aug sep sept oct nov dec".split())
 _METRE_AFTER_NUMBER = re.compile(r"(?<=\d)(\s*)m\b")
+# Small numbers written as words, read as their digits ("three days" states what "3 days" does). "One" and "один"
+# stay words ("one-off", "one of"), as does "семью" (also "the family").
+_NUMBER_WORDS: Mapping[str, str] = {
+    **{word: str(n) for n, word in enumerate("two three four five six seven eight nine ten eleven twelve".split(), 2)},
+    **{word: str(n) for n, forms in enumerate((
+        "два две двух двум двумя", "три трех трем тремя", "четыре четырех четырем четырьмя", "пять пяти пятью",
+        "шесть шести шестью", "семь семи", "восемь восьми восемью", "девять девяти девятью",
+        "десять десяти десятью"), 2) for word in forms.split()},
+}
 _MAY_HOLD_VALUES = re.compile("\\d|" + "|".join(_MONTHS_RU))  # every date and every "8849 m" has one of these
 
 
@@ -251,10 +269,11 @@ def _number(written: str) -> str:
 
 @functools.lru_cache(maxsize=1 << 16)  # a context's sentences are read again for every claim judged against them
 def tokens(text: str) -> tuple[str, ...]:
-    """Case-folded tokens: numbers by value ("8,849" is "8849"), dates by their parts (a month as "--07"), words by
-    Unicode `\\w+`, the same rule for Latin and Cyrillic, and the signs %, $, €, ₽ (units written as a sign)."""
+    """Case-folded tokens: numbers by value ("8,849" is "8849", "three" is "3"), dates by their parts (a month as
+    "--07"), words by Unicode `\\w+`, the same rule for Latin and Cyrillic, and the signs %, $, €, ₽
+    (units written as a sign)."""
     read = _values_read(text.casefold().replace("ё", "е"))
-    return tuple(_number(t) if t[0].isdigit() else t for t in _TOKEN.findall(read))
+    return tuple(_number(t) if t[0].isdigit() else _NUMBER_WORDS.get(t, t) for t in _TOKEN.findall(read))
 
 
 def is_number(token: str) -> bool:
@@ -292,6 +311,27 @@ def names(claim: Claim) -> tuple[str, ...]:
                 capital_inside or (word[0].isupper() and not opening)):
             found.append(word)
     return tuple(dict.fromkeys(found))
+
+
+# Words that turn a clause's polarity ("isn't" is read as "isn" and "t"). An answer's opening "No," / "Нет,"
+# answers a yes-no question rather than negating its own clause, and is not read; nor is a negation that bounds a
+# quantity ("no more than", "не позднее", "не меньше"), which states a limit, not a denial.
+_NEGATIONS = frozenset("not no never cannot t none nothing nor не нет ни никогда нельзя ничего никто нигде".split())
+NEGATION_STEMS = frozenset(w[:_STEM_LENGTH] for w in _NEGATIONS)
+_ANSWER_WORD = re.compile(r"^\s*(?:no|нет)\s*[,.!:;—–-]", re.IGNORECASE)
+
+
+_BOUND = frozenset(w[:_STEM_LENGTH] for w in (
+    "more less fewer later earlier longer shorter than exceed больше более меньше менее позднее позже раньше ранее "
+    "дольше превышать младше старше выше ниже").split())
+
+
+def negated(claim: Claim) -> bool:
+    """Whether the claim holds a negation of its own: the opening "No," of an answer is left out, and so is a
+    negation with a bound in the next two words ("не может превышать", "no later than")."""
+    words = tokens(_ANSWER_WORD.sub("", claim) if claim.opens_sentence else claim)
+    return any(w in _NEGATIONS and not any(n[:_STEM_LENGTH] in _BOUND for n in words[at + 1:at + 3])
+               for at, w in enumerate(words))
 
 
 def name_key(word: str) -> str:

@@ -37,6 +37,8 @@ PHRASES: Mapping[str, str] = {
     "not in the reference": "нет в эталоне",
     "missing from the response": "нет в ответе",
     "not found": "не найдено",
+    "said of something else": "сказано о другом",
+    "negated unlike the contexts, read as uncertain": "отрицание не как в контекстах, прочитано как неопределённое",
     "similarity": "сходство",
     "overlap": "пересечение",
     "the knowledge's answer": "ответ по сведениям",

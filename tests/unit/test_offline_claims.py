@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from benchmarks.judge.catalog import offline_score
-from benchmarks.judge.claims import Claim, names, numbers, split_claims, stem, tokens
+from benchmarks.judge.claims import Claim, names, negated, numbers, split_claims, stem, tokens
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.samples import Sample
 from tests.unit.test_offline_judge import TableEmbed
@@ -116,7 +116,93 @@ def test_names_are_capitals_away_from_the_sentence_start_and_inflections_are_one
                  retrieved_contexts=("Корабль сделал виток вокруг Земли и приземлился под Москву.",)) == 1.0
 
 
+# --- values said of something else, and negations ---------------------------------------------------------
+
+TWO_BUILDINGS = {
+    "en": (("The Eiffel Tower in Paris was completed in March 1889 for the World's Fair.",
+            "The Chrysler Building in New York was completed in 1930."),
+           "The Eiffel Tower was completed in March 1889.", "The Chrysler Building was completed in March 1889."),
+    "ru": (("Эйфелева башня в Париже была достроена в марте 1889 года к Всемирной выставке.",
+            "Здание Крайслера в Нью-Йорке было достроено в 1930 году."),
+           "Эйфелева башня была достроена в марте 1889 года.", "Здание Крайслера было достроено в марте 1889 года."),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_value_the_contexts_give_of_another_subject_is_unsupported(language):
+    """Every word, name and value of the swapped claim is in the contexts, each said of another building."""
+    contexts, right, swapped = TWO_BUILDINGS[language]
+    assert score("faithfulness", language, response=right, retrieved_contexts=contexts) == 1.0
+    sample = Sample(id="s", user_input="?", response=swapped, retrieved_contexts=contexts)
+    found = offline_score("faithfulness", sample, TableEmbed(), scale=RAW, language=language)
+    assert found.value == 0.0
+    assert {"en": "--03, 1889 said of something else", "ru": "--03, 1889 сказано о другом"}[language] in (
+        found.explanation or "")
+
+
+def test_a_sentence_without_a_name_speaks_of_the_one_before_it():
+    contexts = ("The Eiffel Tower stands in Paris. It was completed in March 1889.",
+                "It is 330 metres tall.")  # a chunk opening without a name may speak of anything
+    for response in ("The Eiffel Tower was completed in March 1889.", "The Eiffel Tower is 330 metres tall."):
+        assert score("faithfulness", "en", response=response, retrieved_contexts=contexts) == 1.0
+
+
+NEGATIONS = {
+    "en": ("The Eiffel Tower was completed in March 1889.", "The Eiffel Tower was not completed in March 1889.",
+           "No, the Eiffel Tower was completed in March 1889."),
+    "ru": ("Эйфелева башня была достроена в марте 1889 года.", "Эйфелева башня не была достроена в марте 1889 года.",
+           "Нет, Эйфелева башня была достроена в марте 1889 года."),
+}
+
+
+@pytest.mark.parametrize("language", ["en", "ru"])
+def test_a_claim_negated_unlike_its_context_is_uncertain_and_an_answers_opening_no_is_not_a_negation(language):
+    context, negation, answer = NEGATIONS[language]
+    sample = Sample(id="s", user_input="?", response=negation, retrieved_contexts=(context,))
+    found = offline_score("faithfulness", sample, TableEmbed(), scale=RAW, language=language)
+    assert found.value == 0.5  # its words are supported, its polarity is not: neither yes nor no
+    assert found.explanation == {"en": "negated unlike the contexts, read as uncertain",
+                                 "ru": "отрицание не как в контекстах, прочитано как неопределённое"}[language] + (
+        f": «{negation}»")
+    assert score("faithfulness", language, response=answer, retrieved_contexts=(context,)) == 1.0
+    assert score("faithfulness", language, response=negation, retrieved_contexts=(negation,)) == 1.0
+
+
+def test_a_negation_bounding_a_quantity_states_a_limit_not_a_denial():
+    assert [negated(Claim(text)) for text in (
+        "Claims must be filed no later than 30 days after the purchase.", "Срок пребывания не может превышать 16 дней.",
+        "Нужно быть не младше 18 лет.", "No, it opened in 1889.", "It did not open in 1889.", "It isn't open.",
+        "Нет, башня не открылась.")] == [False, False, False, False, True, True, True]
+
+
 # --- claims and factual correctness --------------------------------------------------------------
+
+
+def test_a_conjunction_opening_a_clause_with_its_own_subject_cuts_it_comma_or_not():
+    assert split_claims("Эйфелева башня находится в Париже, и её достроили в марте 1889 года.") == (
+        "Эйфелева башня находится в Париже", "и её достроили в марте 1889 года.")
+    assert split_claims("The Eiffel Tower is in Paris and it was completed in March 1889.") == (
+        "The Eiffel Tower is in Paris", "and it was completed in March 1889.")
+    assert split_claims("Trains run between Paris and Lyon every hour.") == (
+        "Trains run between Paris and Lyon every hour.",)
+
+
+@pytest.mark.parametrize("language, question, reference, response", [
+    ("en", "Where is the Eiffel Tower?", "In Paris.",
+     "The Eiffel Tower is in Paris and it was completed in March 1889."),
+    ("ru", "Где находится Эйфелева башня?", "В Париже.",
+     "Эйфелева башня находится в Париже, и её достроили в марте 1889 года."),
+])
+def test_extra_detail_in_a_clause_of_its_own_costs_only_precision(language, question, reference, response):
+    assert score("factual_correctness", language, question=question, reference=reference,
+                 response=response) == pytest.approx(2 / 3)  # precision 1/2, recall 1
+
+
+def test_small_numbers_written_as_words_are_their_digits():
+    assert tokens("up to three days, пяти дней, трёх лет, one-off") == (
+        "up", "to", "3", "days", "5", "дней", "3", "лет", "one", "off")
+    assert score("faithfulness", "en", response="Staff may work from home up to three days a week.",
+                 retrieved_contexts=("Staff may work from home up to 3 days a week.",)) == 1.0
 
 
 def test_claims_are_cut_at_clauses_and_lists_stay_whole():
