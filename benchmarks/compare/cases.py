@@ -6,9 +6,10 @@ A team with ten hand-written cases reads a pull request case by case, as promptf
 everything and is marked unreliable), so the flips are a gate of their own beside it:
 
 - A case passes a metric when its value is at or above the threshold (at or below for a lower-is-better
-  metric). The threshold is the gate's `pass_threshold`; without one it is DEFAULT_THRESHOLD for a 0–1 metric
-  (every per-item value of both runs within 0–1, DeepEval's default) and a metric on another scale has no
-  cases.
+  metric). The threshold is the gate's `pass_threshold`; without one, the pass mark the metric declares in the
+  report (`notes.pass_marks`: faithfulness 0.7, so one fabricated sentence beside a supported one fails); else
+  DEFAULT_THRESHOLD for a 0–1 metric (every per-item value of both runs within 0–1, DeepEval's default), and a
+  metric on another scale has no cases.
 - Cases are the items both runs scored; an item that lost its value is counted by the lost-items gate.
 - The flips to fail break the gate when there are more than the gate's `max_flipped_to_fail`. Left unset, it is
   0 under SMALL_SET cases and no limit from there on. Under SMALL_SET the paired bootstrap's interval is
@@ -57,11 +58,14 @@ class Cases:
         return float(binomtest(len(self.to_fail), flips, 0.5, alternative="greater").pvalue)
 
 
-def threshold_for(gate: Gate, values: list[Any]) -> float | None:
-    """The metric's pass threshold: the gate's, else the default for a metric whose values all lie in 0–1
-    (`values`: every per-item value of both runs, floats and the markers of none)."""
+def threshold_for(gate: Gate, values: list[Any], declared: float | None = None) -> float | None:
+    """The metric's pass threshold: the gate's, else the pass mark the metric declares (`declared`), else the
+    default for a metric whose values all lie in 0–1 (`values`: every per-item value of both runs, floats and the
+    markers of none)."""
     if gate.pass_threshold is not None:
         return gate.pass_threshold
+    if declared is not None:
+        return declared
     numbers = [v for v in values if isinstance(v, float)]
     if numbers and all(0.0 <= v <= 1.0 for v in numbers):
         return DEFAULT_THRESHOLD

@@ -86,7 +86,8 @@ def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch:
             test = cis.get(name)
             row["ci95"] = None if test is None else [round(test.low, 6), round(test.high, 6)]
             row.update(st.paired_test(test, holm_levels.get(name)))
-            threshold = case_flips.threshold_for(gate, [*tables[0][name].values(), *tables[1][name].values()])
+            threshold = case_flips.threshold_for(gate, [*tables[0][name].values(), *tables[1][name].values()],
+                                                 _pass_mark(cand.report, name) or _pass_mark(base.report, name))
             if hib is not None and threshold is not None:
                 cases = case_flips.cases_of(tables[0][name], tables[1][name], paired_ids, threshold, hib)
                 row["cases"] = case_flips.record(cases, gate, LISTED)
@@ -165,6 +166,13 @@ def _get(report: Report, dotted: str) -> Any:
     for part in dotted.split("."):
         value = getattr(value, part, None)
     return value
+
+
+def _pass_mark(report: Report, metric: str) -> float | None:
+    """The pass mark a report declares for a metric ("faithfulness/model-a" is faithfulness by one judge)."""
+    marks = report.notes.pass_marks or {}
+    mark = marks.get(metric, marks.get(metric.split("/", 1)[0]))
+    return None if mark is None else float(mark)
 
 
 def _judge_diff(base: Report, cand: Report) -> list[str]:

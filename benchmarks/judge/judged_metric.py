@@ -38,6 +38,7 @@ class JudgedMetric:
     no_offline: str = ""  # why there is no offline proxy
     rubric: Rubric | None = None  # the user's rubric behind a bench.toml metric
     yes_no: tuple[JudgeCall, ...] = ()  # its calls under yes-no verdicts; empty: it asks `calls` under either
+    pass_mark: float | None = None  # where a case passes, when not at the middle of the scale (`case_pass_mark`)
 
     def reads(self, backend: str) -> tuple[str, ...]:
         """The sample fields it reads under the run's judge backend: its offline proxy's under `offline` (offline
@@ -71,6 +72,13 @@ class JudgedMetric:
         """The middle of the metric's scale: where a score turns from a "no" into a "yes", for agreement with
         labels (accuracy, Cohen's kappa)."""
         return (self.rubric.low + self.rubric.high) / 2 if self.rubric is not None else 0.5
+
+    @property
+    def case_pass_mark(self) -> float:
+        """The value at or above which one sample passes (at or below for a lower-is-better metric): what `bench
+        compare` counts cases against, and what the report names in its notes. The metric's own mark where it
+        declares one, else the middle of its scale."""
+        return self.pass_mark if self.pass_mark is not None else self.threshold
 
     @property
     def embeddings(self) -> bool:

@@ -258,6 +258,9 @@ class Notes(_OpenBlock):
     confusion: dict[str, int] | None = None  # judge-pipeline
     queries: Queries | None = None
     e2e_by_retrieval: RetrievalSplit | None = None
+    # per metric, the value at or above which one item passes (at or below for a lower-is-better metric), as the
+    # metric declares it (evaluate): what bench compare counts cases against unless a gate sets pass_threshold
+    pass_marks: dict[str, Number] | None = None
 
 
 # --- volatile -----------------------------------------------------------------------------------------

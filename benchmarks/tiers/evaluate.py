@@ -238,6 +238,7 @@ def _result(settings: Settings, judged: Judged, samples: SampleSet, by_key: Mapp
                     agreement=agree(values))
             notes["agreement"][metric] = model_agreement(table, models)
         notes["statuses"][metric] = status_counts([by_key[i, metric, m] for i in ids for m in models])
+    notes["pass_marks"] = {m: judged[m].case_pass_mark for m in metric_names}
     if backend == "offline":
         notes["offline_proxies"] = {m: judged[m].offline_note() for m in metric_names}
     rubrics = catalog.rubric_notes(metric_names, judged)

@@ -203,15 +203,17 @@ def metrics_page() -> str:
            "`--metrics`) reads, the judge calls it makes and what `--judge offline` gives for it. Their "
            "definitions and formulas are on the [Metrics](../metrics.md) page; rubric metrics declared in "
            "`bench.toml` join these at run time.", "",
-           "| metric | reads | calls (statements verdicts) | calls (yes-no verdicts) | direction | offline |",
-           "|---|---|---|---|---|---|"]
+           "| metric | reads | calls (statements verdicts) | calls (yes-no verdicts) | direction | case passes at | "
+           "offline |",
+           "|---|---|---|---|---|---|---|"]
     for name, m in BUILTINS.items():
         calls = ", ".join(code(c.name) for c in m.calls) or "none"
         yes_no = ", ".join(code(c.name) for c in m.yes_no) or "the same"
         direction = "higher is better" if m.higher_is_better else "lower is better"
         offline = "proxy" if m.offline else "none"
+        passes = f"{'≥' if m.higher_is_better else '≤'} {m.case_pass_mark:g}"
         out.append(f"| [{code(name)}](#{name.replace('_', '-')}) | {', '.join(code(f) for f in m.needs)} | "
-                   f"{calls} | {yes_no} | {direction} | {offline} |")
+                   f"{calls} | {yes_no} | {direction} | {passes} | {offline} |")
     out.append("")
     for name, m in BUILTINS.items():
         out += [f"## `{name}` {{#{name.replace('_', '-')}}}", "", text(m.help), ""]
@@ -224,6 +226,9 @@ def metrics_page() -> str:
         if m.embeds:
             out += [f"- **Embeds**: {', '.join(code(f) for f in m.embeds)}"]
         out += [f"- **Direction**: {'higher' if m.higher_is_better else 'lower'} is better"]
+        out += [f"- **A case passes** at {'or above' if m.higher_is_better else 'or below'} {m.case_pass_mark:g}"
+                + ("" if m.pass_mark is None else " (the metric's own mark, not the middle of its scale)")
+                + ": the report's `notes.pass_marks`, which `bench compare` counts flipped cases against"]
         if m.offline:
             out += [f"- **Offline proxy** (`--judge offline`): {text(m.offline.description)}; it reads "
                     f"{', '.join(code(f) for f in m.reads('offline'))}, which bench checks before any work"]

@@ -143,6 +143,8 @@ def test_offline_judge_runs_without_any_llm(bench, tmp_path):
     assert report["provenance"]["judge"]["backend"] == "offline"
     assert report["provenance"]["embedder"]["id"] == "intfloat/multilingual-e5-small@q4"  # the default
     assert "faithfulness" in report["notes"]["offline_proxies"]
+    assert report["notes"]["pass_marks"] == {"faithfulness": 0.7, "semantic_similarity": 0.5}  # compare's marks
+    assert "pass_marks" in (out / "report.md").read_text()  # report.md shows every note
     assert report["metrics"]["semantic_similarity"]["n"] == 1  # s2 has no reference
     items = {row["id"]: row for row in map(json.loads, (out / "items.jsonl").read_text().splitlines())}
     explanation = items["s2"]["scores"]["faithfulness"]["offline"]["explanation"]

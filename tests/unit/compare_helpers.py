@@ -14,7 +14,8 @@ from benchmarks.report import SCHEMA_VERSION
 
 def write_run(folder: Path, items: list[dict[str, Any]] | None, metrics: dict[str, dict[str, Any]] | None = None, *,
               tier: str = "tier1", tier_version: str = "1.0", sha: str = "a" * 64, main: str = "ndcg@10",
-              settings: dict[str, Any] | None = None, provenance: dict[str, Any] | None = None) -> Path:
+              settings: dict[str, Any] | None = None, provenance: dict[str, Any] | None = None,
+              notes: dict[str, Any] | None = None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     if metrics is None:
         metrics = {}
@@ -26,7 +27,8 @@ def write_run(folder: Path, items: list[dict[str, Any]] | None, metrics: dict[st
     report = {"schema_version": SCHEMA_VERSION, "tier": tier, "tier_version": tier_version, "title": tier,
               "main_metric": main, "dataset": {"name": "crafted", "content_sha256": sha, "version": "1"},
               "provenance": {"bench_version": "0.1.0", "git_commit": None, **(provenance or {})},
-              "settings": settings or {"top_k": 10}, "metrics": metrics, "notes": {}, "warnings": [], "volatile": {}}
+              "settings": settings or {"top_k": 10}, "metrics": metrics, "notes": notes or {}, "warnings": [],
+              "volatile": {}}
     (folder / "report.json").write_text(json.dumps(report), encoding="utf-8")
     if items is not None:
         (folder / "items.jsonl").write_text("".join(json.dumps(i) + "\n" for i in items), encoding="utf-8")

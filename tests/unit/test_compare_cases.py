@@ -13,13 +13,13 @@ from benchmarks.errors import BenchError
 from benchmarks.item_record import MISSING
 
 
-def run(folder, values, *, metric="faithfulness", higher_is_better=True, ids=None):
+def run(folder, values, *, metric="faithfulness", higher_is_better=True, ids=None, notes=None):
     ids = ids or [f"q{i + 1}" for i in range(len(values))]
     scored = [v for v in values if v is not None]
     metrics = {metric: {"value": sum(scored) / len(scored), "n": len(scored), "errors": 0, "ci95": None,
                         "higher_is_better": higher_is_better}}
     return write_run(folder, [item(i, {metric: v}) for i, v in zip(ids, values, strict=True)], metrics,
-                     tier="evaluate", main=metric)
+                     tier="evaluate", main=metric, notes=notes)
 
 
 def compared(tmp_path, base, cand, gates=None, **kw):
@@ -47,6 +47,21 @@ def test_nine_samples_with_three_flips_to_fail_fail_and_name_them(tmp_path):
             "may, 3 over · Δ ~ (not significant) |") in text
     assert "- `faithfulness` cases (pass: ≥ 0.5; 4 of 9 passed, now 1): pass → fail 3: `q1`, `q2`, `q3`; " \
            "fail → pass 0" in text
+
+
+def test_a_case_passes_at_the_mark_its_metric_declares_in_the_report_unless_a_gate_sets_one(tmp_path):
+    """One fabricated sentence beside a supported one halves faithfulness to 0.5: under faithfulness's own mark
+    (0.7) the case fails, where the 0–1 default (0.5) would still count it a pass."""
+    base, cand = [1.0, 1.0, 1.0], [1.0, 0.5, 1.0]
+    declared = compared(tmp_path / "declared", base, cand, notes={"pass_marks": {"faithfulness": 0.7}})
+    assert declared["metrics"][0]["cases"]["threshold"] == 0.7
+    assert declared["metrics"][0]["cases"]["to_fail"] == ["q2"] and declared["exit_code"] == 1
+    undeclared = compared(tmp_path / "undeclared", base, cand)  # a report from before the marks
+    assert undeclared["metrics"][0]["cases"]["threshold"] == 0.5
+    assert undeclared["metrics"][0]["cases"]["to_fail"] == []
+    gated = compared(tmp_path / "gated", base, cand, gates=parse({"defaults": {"pass_threshold": 0.4}}),
+                     notes={"pass_marks": {"faithfulness": 0.7}})
+    assert gated["metrics"][0]["cases"]["threshold"] == 0.4
 
 
 def test_the_cli_fails_the_nine_sample_case_and_passes_a_rerun(tmp_path, monkeypatch):
