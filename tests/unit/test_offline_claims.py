@@ -333,6 +333,15 @@ def test_a_short_answer_is_read_where_its_facts_stand_beside_the_question(langua
     assert wrong.value == pytest.approx(0.25 + 0.75 * said_of / words, abs=1e-12)
 
 
+def test_a_short_answer_is_read_in_the_clause_that_holds_it():
+    """Both values stand in one sentence; only the clause holding the right one names what was asked."""
+    context = ("The dustbin holds 450 ml, while the separate water tank for mopping holds 300 ml.",)
+    question = "What is the capacity of the water tank?"  # content: capacity, water, tank
+    right = score("faithfulness", "en", question=question, response="300 ml.", retrieved_contexts=context)
+    wrong = score("faithfulness", "en", question=question, response="450 ml.", retrieved_contexts=context)
+    assert right == pytest.approx(0.25 + 0.75 * 2 / 3) and wrong == pytest.approx(0.25)
+
+
 @pytest.mark.parametrize("language", ["en", "ru"])
 def test_an_answer_that_restates_the_question_or_says_more_is_scored_as_before(language):
     question, context, _, _ = SHORT[language]
