@@ -25,7 +25,7 @@ IDENTITY = (("tier", "tier"), ("tier_version", "tier version"), ("schema_version
 QUESTIONS = ("dataset.questions_sha256", "the questions (ids, user_input, reference; sha256)")
 # what decides a judge's grades, read by `judge_identity` from whichever layout a tier writes
 JUDGE_KEYS = ("backend", "model", "mode", "verdicts", "verdict_reading", "prompts_sha256", "language",
-              "structured_output", "local")
+              "structured_output", "local", "offline_sha256")
 NOT_DIFFED = ("provenance.git_commit", "provenance.git_dirty")
 NUMERIC_PATH_KEYS = ("cpu", "libm", "blas", "numpy_simd")
 EXIT_PASS, EXIT_REGRESSION, EXIT_USAGE, EXIT_BROKEN = 0, 1, 2, 3
@@ -193,8 +193,8 @@ def judge_identity(report: Report) -> dict[str, Any]:
     JSON in the end (`volatile.llm`; under `auto` what its endpoint accepted), by model, where recorded;
     `verdicts` and `verdict_reading`: yes-no or statements verdicts, and how each model's yes-no verdicts were
     read (probability or parsed), since a probability and a parsed 0/1 are different numbers; `local`: the weights,
-    runtime and context of a judge bench started (`--judge local`). A report without a
-    judge block has none: {}."""
+    runtime and context of a judge bench started (`--judge local`); `offline_sha256`: the offline judge's code.
+    A report without a judge block has none: {}."""
     provenance, judge = report.provenance, report.provenance.judge
     if judge is None:
         return {}
@@ -206,7 +206,8 @@ def judge_identity(report: Report) -> dict[str, Any]:
             "prompts_sha256": judge.prompts_sha256 or provenance.prompts_sha256,
             "language": judge.language,
             "structured_output": {m: recorded[m] for m in models if recorded.get(m)},
-            "local": judge.local.model_dump() if judge.local else None}
+            "local": judge.local.model_dump() if judge.local else None,
+            "offline_sha256": judge.offline_sha256}
 
 
 def _numeric_path_diff(base: Report, cand: Report) -> list[str]:

@@ -11,8 +11,10 @@ notes).
 from __future__ import annotations
 
 import functools
+import hashlib
 import importlib
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from types import MappingProxyType
 
 from benchmarks.config import Settings
@@ -142,6 +144,21 @@ def offline_score(metric: str, sample: Sample, embed: offline.Embed, *, scale: S
     options."""
     return offline.score_with(_proxy(metric), sample, embed, scale=scale, language=language, options=options,
                               **thresholds)
+
+
+@functools.cache
+def offline_sha256() -> str:
+    """What the offline judge is, as the LLM judge's prompts' hashes say what it was asked: the sha256 of the code
+    that decides its numbers (the proxies, the reading of claims, the ratings' proxies, the metrics' formulas). A
+    report names it, and `bench compare` makes judged metrics not comparable across two of them, as across two
+    models; an edit elsewhere in bench leaves it as it is."""
+    from benchmarks.judge import claims, offline_ratings
+    from benchmarks.metrics import judged
+
+    digest = hashlib.sha256()
+    for module in (offline, claims, offline_ratings, judged):
+        digest.update(Path(str(module.__file__)).read_bytes())
+    return digest.hexdigest()
 
 
 def describe(metric: str) -> str:

@@ -205,12 +205,15 @@ class _Support:
 
     def polarity_read(self, claim: Claim, passage: _Passage) -> bool:
         """Whether the passage says the claim's content with the claim's polarity, as far as words show: some
-        sentence holding at least half the claim's content words is negated when the claim is, and not when it is
-        not. A claim no sentence holds so (its facts joined from several) is read as it stands."""
+        clause of its sentences (cut as claims are) holding at least half the claim's content words is negated
+        when the claim is, and not when it is not; a clause, so that "Staff cannot work remotely, and they must
+        badge in" does not lend its negation to the clause after it. A claim no clause holds so (its facts joined
+        from several) is read as it stands."""
         own = claims.content_stems(claim, self.stop_words) - claims.NEGATION_STEMS
-        holders = [s for s in passage.sentences if 2 * len(own & claims.stems(s)) >= len(own)] if own else []
+        clauses = [c for sentence in passage.sentences for c in split_claims(sentence)] if own else []
+        holders = [c for c in clauses if 2 * len(own & claims.stems(c)) >= len(own)]
         wanted = claims.negated(claim)
-        return not holders or any(claims.negated(Claim(s)) == wanted for s in holders)
+        return not holders or any(claims.negated(c) == wanted for c in holders)
 
     def unsupported(self, what: str, found: Sequence[Claim], supported: Sequence[bool], passage: _Passage) -> str:
         """`what: «claim» (what the passages lack, similarity, overlap) | …` for each claim the passages do not

@@ -152,6 +152,7 @@ class Judge(_OpenBlock):
     verdict_reading: dict[str, str] | None = None
     prompts_sha256: dict[str, str] | None = None
     local: LocalJudge | None = None
+    offline_sha256: str | None = None  # the offline judge's code (judge.catalog.offline_sha256)
 
 
 class Similarity(_OpenBlock):

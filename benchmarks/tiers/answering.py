@@ -489,7 +489,9 @@ def judge_provenance(settings: Settings, plan: Plan, language: Language, generat
     judge: dict[str, Any] = {"backend": settings.judge_backend, "language": language,
                              "metrics": [*(f"avg_{r}" for r in plan.ratings),
                                          *(m for m in plan.extra_metrics if known[m].calls)]}
-    if settings.judge_backend != "offline":
+    if settings.judge_backend == "offline":
+        judge["offline_sha256"] = catalog.offline_sha256()
+    else:
         judge.update(model=model_for(settings, "judge"), mode=settings.judge_mode, url=llm_url(settings),
                      prompts_sha256={**prompt_hashes(language, settings.judge_mode, plan.ratings),
                                      **catalog.prompt_hashes(plan.extra_metrics, known, language,

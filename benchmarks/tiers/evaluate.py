@@ -246,7 +246,9 @@ def _result(settings: Settings, judged: Judged, samples: SampleSet, by_key: Mapp
         notes["rubrics"] = rubrics
     provenance: dict[str, Any] = {"judge": {"backend": backend, "models": list(models), "language": language,
                                             "metrics": graded_metrics(metric_names, judged, models)}}
-    if backend != "offline":
+    if backend == "offline":
+        provenance["judge"]["offline_sha256"] = catalog.offline_sha256()
+    else:
         provenance["judge"]["url"] = llm_url(settings)
         provenance["prompts_sha256"] = catalog.prompt_hashes(metric_names, judged, language, settings.judge_verdicts)
         if any(judged[m].yes_no for m in metric_names):

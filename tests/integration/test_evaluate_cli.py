@@ -4,6 +4,7 @@ import json
 
 import pytest
 
+from benchmarks.judge.catalog import offline_sha256
 from tests.integration.item_scores import assert_scores_reproduce_report
 from tests.integration.judge_item_scores import check_scores_reproduce_report
 from tests.integration.openai_server import FakeOpenAI, Reply
@@ -141,6 +142,7 @@ def test_offline_judge_runs_without_any_llm(bench, tmp_path):
     assert result.exit_code == 0, result.output
     report = json.loads((out / "report.json").read_text())
     assert report["provenance"]["judge"]["backend"] == "offline"
+    assert report["provenance"]["judge"]["offline_sha256"] == offline_sha256()  # which offline judge
     assert report["provenance"]["embedder"]["id"] == "intfloat/multilingual-e5-small@q4"  # the default
     assert "faithfulness" in report["notes"]["offline_proxies"]
     assert report["notes"]["pass_marks"] == {"faithfulness": 0.7, "semantic_similarity": 0.5}  # compare's marks

@@ -13,6 +13,7 @@ from importlib.resources import files
 import pytest
 
 from benchmarks.generation.precomputed import MISSING
+from benchmarks.judge.catalog import offline_sha256
 from tests.integration.item_scores import assert_scores_reproduce_report
 from tests.integration.openai_server import FakeOpenAI, Reply
 
@@ -438,7 +439,8 @@ def test_extractive_and_offline_judge_on_the_synthetic_set_need_no_llm(bench, tm
     assert all(m[name]["errors"] == 0 for name in m)
     assert report["provenance"]["generator"]["adapter"] == "extractive"
     assert report["provenance"]["judge"] == {"backend": "offline", "language": "en", "metrics": [
-        "avg_faithfulness", "avg_answer_relevance", "avg_answer_correctness"]}  # what bench compare guards
+        "avg_faithfulness", "avg_answer_relevance", "avg_answer_correctness"],
+        "offline_sha256": offline_sha256()}  # what bench compare guards
     assert report["volatile"]["llm"] is None
     some = next(iter(items.values()))
     assert len(some["answers"]) == 2 and some["answers"][0]["text"] == some["answers"][1]["text"] == some["answer"]

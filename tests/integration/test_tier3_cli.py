@@ -13,6 +13,7 @@ from importlib.resources import files
 import pytest
 
 from benchmarks.corpus_index import EXACT_SEARCH
+from benchmarks.judge.catalog import offline_sha256
 from tests.integration.conftest import CORPUS
 from tests.integration.item_scores import assert_scores_reproduce_report
 from tests.integration.openai_server import FakeOpenAI, Reply
@@ -233,7 +234,8 @@ def test_extractive_and_offline_judge_on_the_synthetic_set_need_no_llm(bench, tm
     assert 0.2 < m["avg_semantic_similarity"]["value"] < m["avg_dot_similarity"]["value"] < 1.0
     assert m["response_exact_match_rate"]["value"] == 1.0  # the baseline is deterministic
     assert report["provenance"]["generator"]["adapter"] == "extractive"
-    assert report["provenance"]["judge"] == {"backend": "offline", "language": "en", "metrics": ["avg_e2e_score"]}
+    assert report["provenance"]["judge"] == {"backend": "offline", "language": "en", "metrics": ["avg_e2e_score"],
+                                             "offline_sha256": offline_sha256()}
     assert "answer_correctness" in report["notes"]["offline_proxies"]["avg_e2e_score"]
     assert report["volatile"]["llm"] is None
     assert assert_scores_reproduce_report(out) == set(m)

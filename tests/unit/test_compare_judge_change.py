@@ -76,6 +76,21 @@ def test_the_same_judge_compares_every_metric(tmp_path):
     assert row(result, "faithfulness")["status"] == "regressed" and result["exit_code"] == 1
 
 
+def test_an_offline_judge_whose_code_changed_is_another_judge(tmp_path):
+    """Two bench releases whose offline proxies read claims differently give different numbers for the same
+    answers: the reports name the code's sha256, and its change makes the judged metrics not comparable."""
+    base, cand = shifted(N, -0.2)
+    old = {"judge": {**OFFLINE["judge"], "offline_sha256": "1" * 64}}
+    b = evaluate_run(tmp_path / "old", base, base, old)
+    c = evaluate_run(tmp_path / "new", cand, cand, {"judge": {**OFFLINE["judge"], "offline_sha256": "2" * 64}})
+    result = result_of(b, c)
+    assert result["judge_changed"] == ["offline_sha256"]
+    assert row(result, "faithfulness")["status"] == "not comparable"
+    assert row(result, "semantic_similarity")["status"] == "regressed"
+    same = result_of(b, evaluate_run(tmp_path / "same", cand, cand, old))
+    assert same["judge_changed"] == [] and row(same, "faithfulness")["status"] == "regressed"
+
+
 def test_an_evaluate_report_without_the_declaration_is_read_by_its_layout(tmp_path):
     """A baseline written before reports declared their judged metrics is still caught."""
     base, cand = shifted(N, -0.2)
@@ -151,7 +166,8 @@ def test_a_report_without_a_judge_has_no_judge_identity():
     tier2 = reported({"judge": {"backend": "llm", "model": "m", "prompts_sha256": {"x": "1"}}}, {"llm": None})
     assert judge_identity(tier2) == {"backend": "llm", "model": ["m"], "mode": None, "verdicts": None,
                                      "verdict_reading": None, "prompts_sha256": {"x": "1"},
-                                     "language": None, "structured_output": {}, "local": None}
+                                     "language": None, "structured_output": {}, "local": None,
+                                     "offline_sha256": None}
 
 
 def local(sha256: str, runtime: str = "xllamacpp 2026.10.11549", context: int = 4096) -> dict:
