@@ -27,7 +27,8 @@ and on a server `perf.local_model` starts with the same plan (slots, threads, co
 - RAGAS 0.4.3's own Faithfulness (`perf/ragas_peer`, its own venv), on the first K pairs, as many samples at
   once as the server has slots.
 
-`--judges` runs some of them; the table keeps the other judges' rows from the section's last run, and says so.
+`--judges` and `--families` run some of them; the table keeps the other rows from the section's last run, and says
+so.
 
 Columns: right > hallucinated (the share of pairs whose right answer scores higher, ties half), the AUC over
 those answers, failed samples, and seconds a sample: the whole command's wall time over its samples. The LLM
@@ -87,7 +88,7 @@ def main() -> None:
     run = set(args.judges) - ({"statements"} if not args.statements_pairs else set()) - (
         {"ragas"} if not args.ragas_pairs else set())
     weights = local_model.install(MODEL)
-    kept, kept_measured = last_rows(exclude=run)
+    kept, kept_measured = last_rows(exclude=run, families=args.families)
     rows: list[dict[str, str]] = list(kept)
     starts = start_times(weights)
 
@@ -197,8 +198,9 @@ def ragas(work: Path, python: Path, base_url: str, family: str, language: str, s
                 sum(row["score"] is None for row in found), len(found), seconds)
 
 
-def last_rows(*, exclude: set[str]) -> tuple[list[dict[str, str]], str]:
-    """The rows of the section's last run whose judge is not run now, and its "Measured …" line."""
+def last_rows(*, exclude: set[str], families: list[str]) -> tuple[list[dict[str, str]], str]:
+    """The rows of the section's last run that this run does not measure again (another judge, or another
+    family), and its "Measured …" line."""
     text = BENCHMARKS.read_text(encoding="utf-8") if BENCHMARKS.exists() else ""
     start, end = text.find(MARK), text.find(END_MARK)
     lines = text[start:end].splitlines() if 0 <= start < end else []
@@ -209,7 +211,8 @@ def last_rows(*, exclude: set[str]) -> tuple[list[dict[str, str]], str]:
     head = [cell.strip() for cell in table[0].strip("|").split("|")]
     rows = [dict(zip(head, (cell.strip() for cell in line.strip("|").split("|")), strict=True)) for line in table[1:]]
     dropped = tuple(JUDGES[key] for key in exclude)
-    return [{k: v for k, v in row.items() if v} for row in rows if not row["judge"].startswith(dropped)], measured
+    return [{k: v for k, v in row.items() if v} for row in rows
+            if not (row["judge"].startswith(dropped) and row["family"] in families)], measured
 
 
 def start_times(weights: Path) -> list[float]:
@@ -293,7 +296,8 @@ def _section(rows: list[dict[str, str]], args: argparse.Namespace, starts: list[
     head = list(dict.fromkeys(key for row in rows for key in row))
     ran = ", ".join(key for key in JUDGES if key in run)
     kept = ("" if kept_measured is None else
-            f" This run measured {ran} (`--judges`); the other rows are kept from the run before ({kept_measured}).")
+            f" This run measured {ran} on {', '.join(args.families)} (`--judges`, `--families`); the other rows are "
+            f"kept from the run before ({kept_measured}).")
     return "\n".join([
         MARK, "## Judges on the labelled families", "",
         "Written by `python -m perf.judge_agreement` (`make judges`): `bench evaluate --metrics faithfulness` on the "
