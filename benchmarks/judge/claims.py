@@ -57,7 +57,7 @@ that a passage may spell out.
 Negations. A claim is negated when it holds "not", "never", "n't", "не", "нет", "ни", "нельзя" and the like,
 except an answer's opening "No," / "Нет," (it answers a yes-no question, and its context does not repeat it)
 and a negation that bounds a quantity ("no later than", "не может превышать", "не младше"), which states a
-limit. The offline judge reads a claim negated unlike the passage sentences that hold its words as uncertain.
+limit. The offline judge reads a claim negated unlike the context clauses that hold its words as uncertain.
 """
 
 from __future__ import annotations

@@ -31,12 +31,12 @@ when, read together as one text, so that a claim whose facts two chunks give is 
   caught crossed facts on the joined family (0.51 → 0.65, en) but failed right answers that word a number's
   surroundings their own way (shipped set 0.875 → 0.797, en).
 
-Negations (faithfulness). A supported claim negated unlike every context sentence holding at least half its
-content words (`claims.negated`) is neither supported nor refuted by words alone ("The tower was not completed in 1889"
-over "completed in March 1889", or a paraphrase with "failed to" for "did not"): its verdict is `UNCERTAIN`
-(0.5) and faithfulness the expected share, with the claim named in the explanation. What the test still cannot
-see: a claim that inverts its passage without a negation ("lower" for "greater"), and a name swapped for
-another the same sentence also gives, still pass, so the proxies over-report support.
+Negations (faithfulness). A supported claim negated unlike every context clause holding at least half its
+content words (`claims.negated`) is neither supported nor refuted by words alone ("The tower was not completed
+in 1889" over "completed in March 1889", or a paraphrase with "failed to" for "did not"): its verdict is
+`UNCERTAIN` (0.5) and faithfulness the expected share, with the claim named in the explanation. What the test
+still cannot see: a claim that inverts its passage without a negation ("lower" for "greater"), and a name
+swapped for another the same sentence also gives, still pass, so the proxies over-report support.
 
 Short answers, read with their question (faithfulness). "Carolina Panthers." to "Who lost the final?" is in a
 passage that names them as the winners: every word of it occurs, yet the passage does not say it about what was
@@ -298,10 +298,9 @@ def faithfulness(sample: Sample, support_for: SupportFor, options: JudgeOptions)
     support = support_for([*found, *contexts.sentences])
     verdicts = [support(c, contexts) for c in found]
     uncertain = [ok and not support.polarity_read(c, contexts) for c, ok in zip(found, verdicts, strict=True)]
-    score = (judged.expected_share([UNCERTAIN if doubt else float(ok) for ok, doubt in zip(verdicts, uncertain,
-                                                                                           strict=True)],
-                                   "faithfulness", "the response has no statements")
-             if any(uncertain) else judged.faithfulness(verdicts))
+    shares = [UNCERTAIN if doubt else float(ok) for ok, doubt in zip(verdicts, uncertain, strict=True)]
+    score = (judged.expected_share(shares, "faithfulness", "the response has no statements") if any(uncertain)
+             else judged.faithfulness(verdicts))
     doubted = [f"«{_truncated(c)}»" for c, doubt in zip(found, uncertain, strict=True) if doubt]
     outcome = explained(score, support.language,
                          support.unsupported("unsupported by the contexts", found, verdicts, contexts),
