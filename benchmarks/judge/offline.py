@@ -93,7 +93,8 @@ DEFAULT_OVERLAP_THRESHOLD = 0.75
 @dataclass(frozen=True)
 class _Passage:
     """A text that may support claims: its sentences (for similarity), its stems (for numbers and overlap), the
-    keys its words have as names, and what each sentence speaks of (`_about`). `places_values`: whether a claim's
+    keys its words have as names, what each sentence speaks of (`_about`), and its sentences' clauses (cut as
+    claims are, read once for every claim's polarity). `places_values`: whether a claim's
     values must stand where the text says them of the same thing (`_Support.stands`); off where the text is a
     terse reference read beside its question, whose words are not beside its values."""
 
@@ -101,13 +102,15 @@ class _Passage:
     stems: frozenset[str]
     names: frozenset[str]
     about: tuple[frozenset[str] | None, ...]
+    clauses: tuple[Claim, ...]
     places_values: bool = True
 
 
 def _passage(text: str) -> _Passage:
     stems = claims.stems(text)
     sentences = split_sentences(text)
-    return _Passage(sentences, stems, frozenset(claims.name_key(s) for s in stems), _about(sentences))
+    return _Passage(sentences, stems, frozenset(claims.name_key(s) for s in stems), _about(sentences),
+                    tuple(c for sentence in sentences for c in split_claims(sentence)))
 
 
 def _about(sentences: Sequence[str]) -> tuple[frozenset[str] | None, ...]:
@@ -126,7 +129,7 @@ def _together(passages: Sequence[_Passage]) -> _Passage:
     """Passages read as one text, so a claim may take its facts from several of them."""
     return _Passage(tuple(s for p in passages for s in p.sentences), frozenset().union(*(p.stems for p in passages)),
                     frozenset().union(*(p.names for p in passages)), tuple(a for p in passages for a in p.about),
-                    all(p.places_values for p in passages))
+                    tuple(c for p in passages for c in p.clauses), all(p.places_values for p in passages))
 
 
 @dataclass(frozen=True)
@@ -210,8 +213,7 @@ class _Support:
         badge in" does not lend its negation to the clause after it. A claim no clause holds so (its facts joined
         from several) is read as it stands."""
         own = claims.content_stems(claim, self.stop_words) - claims.NEGATION_STEMS
-        clauses = [c for sentence in passage.sentences for c in split_claims(sentence)] if own else []
-        holders = [c for c in clauses if 2 * len(own & claims.stems(c)) >= len(own)]
+        holders = [c for c in passage.clauses if 2 * len(own & claims.stems(c)) >= len(own)] if own else []
         wanted = claims.negated(claim)
         return not holders or any(claims.negated(c) == wanted for c in holders)
 
