@@ -172,7 +172,7 @@ def cli_page() -> str:
            f"rendered at {WIDTH} columns. Options are grouped as `--help` groups them; every option of a report "
            "command is a setting (see the [settings reference](settings.md)).", "",
            "| command | |", "|---|---|"]
-    out += [f"| [{code('bench ' + ' '.join(p))}](#{'-'.join(p)}) | {text(first_line(p))} |" for p in found]
+    out += [f"| [{code('bench ' + ' '.join(p))}](#{'-'.join(p)}) | {text(summary(p))} |" for p in found]
     out += ["", "## `bench` {#bench}", "", "```text", help_text(()), "```", ""]
     for path in found:
         level = "#" * (len(path) + 1)
@@ -180,7 +180,13 @@ def cli_page() -> str:
     return "\n".join(out)
 
 
-def first_line(path: tuple[str, ...]) -> str:
+# where a sentence ends inside a paragraph: its stop, then the next one's capital (not `1.2`, not `e.g. x`)
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+
+
+def summary(path: tuple[str, ...]) -> str:
+    """A command's first sentence, for the table of commands. Its help is a docstring wrapped at the source's
+    width, so the first sentence may run over several lines: its first line alone would stop mid-sentence."""
     import typer.main
 
     from benchmarks.cli import app
@@ -188,7 +194,8 @@ def first_line(path: tuple[str, ...]) -> str:
     command: Any = typer.main.get_command(app)
     for name in path:
         command = command.commands[name]
-    return (command.help or command.short_help or "").strip().split("\n")[0]
+    paragraph = (command.help or command.short_help or "").strip().split("\n\n")[0]
+    return SENTENCE_END.split(" ".join(paragraph.split()), maxsplit=1)[0]
 
 
 # ------------------------------------------------------------------------------------------ judged metrics

@@ -115,3 +115,24 @@ def test_the_docs_pages_the_code_cites_exist_with_their_anchors(site):
         if not built.exists() or (anchor and f'id="{anchor}"' not in built.read_text(encoding="utf-8")):
             broken.append(f"docs/{page}.md{'#' + anchor if anchor else ''}")
     assert not broken, f"benchmarks/ cites docs pages or anchors the site does not have: {broken}"
+
+
+def test_the_cli_references_command_summaries_are_whole_sentences():
+    """Each summary is its command's help up to the end of a sentence, however the docstring wraps it."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("reference_hook", DOCS / "hooks" / "reference.py")
+    assert spec and spec.loader
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    command = typer.main.get_command(app)
+    wrapped = 0
+    for path in command_paths():
+        found = command
+        for name in path.split():
+            found = found.commands[name]
+        help_text = " ".join(found.help.split())
+        summary = hook.summary(tuple(path.split()))
+        assert summary[-1] in ".!?" and help_text.startswith(summary), (path, summary)
+        wrapped += summary not in found.help  # the docstring broke it over lines
+    assert wrapped, "no command's first sentence runs over a line: the case this test is for is not exercised"
