@@ -27,6 +27,7 @@ wheel-check:                            ## build the wheel, install it alone int
 	/tmp/bench-wheel/venv/bin/pip install -q /tmp/bench-wheel/tierbench-*.whl
 	/tmp/bench-wheel/venv/bin/python -c "import importlib.util as u, sys; sys.exit(u.find_spec('torch') is not None)"
 	cd /tmp/bench-wheel/run && BENCH_DATA_DIR=/tmp/bench-wheel/data /tmp/bench-wheel/venv/bin/bench tier1 --dataset synthetic
+	cd /tmp/bench-wheel/run && BENCH_DATA_DIR=/tmp/bench-wheel/data /tmp/bench-wheel/venv/bin/bench evaluate --dataset labelled-en --judge offline --metrics faithfulness --limit 6
 
 test-fast:                              ## pure tests only (no database, no model, none of the slow ones)
 	$(BIN)/python -m pytest -q -m "not integration and not slow"

@@ -42,10 +42,11 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
-from benchmarks.errors import BenchError, InputError
+from benchmarks.errors import BenchError, InputError, closest
 from benchmarks.readers.lines import decode_line, read_file, read_jsonl, unique_id
 from benchmarks.readers.records import Columns, Id, Labels, refused, sorted_labels, validate
 from benchmarks.samples import Sample, SampleSet
+from benchmarks.shipped import shipped_dir
 
 COLUMNS = {
     "id": "id",
@@ -61,6 +62,10 @@ COLUMNS = {
     "labels": "labels",
 }
 EXTENSIONS = (".jsonl", ".csv")
+# the labelled sets shipped in datasets/labelled (its README), by the name --dataset takes: labelled-<file stem>.
+# The families are how a judge is measured (make judges), seeds the specification's worked examples.
+LABELLED = ("labelled-en", "labelled-ru", "labelled-short-en", "labelled-short-ru", "labelled-joined-en",
+            "labelled-joined-ru", "labelled-extrinsic-en", "labelled-extrinsic-ru", "labelled-seeds")
 SEPARATOR_NAMES = {",": "commas", ";": "semicolons", "\t": "tabs"}
 DELIMITERS = tuple(SEPARATOR_NAMES)
 _COLUMNS = Columns(COLUMNS)
@@ -140,11 +145,25 @@ class SampleRow(SampleRecord):
     labels: Annotated[Labels | None, BeforeValidator(_json_cell), _COLUMNS.field("labels")] = None
 
 
-def load_input(spec: str, settings: Any) -> SampleSet:
-    """The input of bench evaluate: the file read once, its sha256 computed from the bytes parsed."""
+def resolve(spec: str) -> Path:
+    """A shipped labelled set by its name, else the file named. A name works from any install, as a tier's
+    `--dataset synthetic` does: a wheel holds no datasets/ folder beside the working directory."""
+    if spec in LABELLED:
+        return shipped_dir("datasets") / "labelled" / f"{spec.removeprefix('labelled-')}.jsonl"
     path = Path(spec)
+    if not path.exists() and not path.suffix:  # no file, and not written as one: a shipped set's name mistyped
+        close = closest(spec, LABELLED, n=1)
+        known = f"did you mean {close[0]}?" if close else ", ".join(LABELLED)
+        raise BenchError(f"dataset '{spec}': no such file, and not a shipped labelled set ({known})")
+    return path
+
+
+def load_input(spec: str, settings: Any) -> SampleSet:
+    """The input of bench evaluate: the file read once, its sha256 computed from the bytes parsed. A shipped set
+    is named as it was asked for (its reports go to reports/labelled-en/), a file by its stem."""
+    path = resolve(spec)
     data = read_file(path)
-    return SampleSet(name=path.stem, format=path.suffix.lstrip(".").lower(),
+    return SampleSet(name=spec if spec in LABELLED else path.stem, format=path.suffix.lstrip(".").lower(),
                      content_sha256=hashlib.sha256(data).hexdigest(), samples=tuple(load_samples(path, data)),
                      language=settings.language)
 

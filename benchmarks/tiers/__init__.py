@@ -34,7 +34,8 @@ DATASET = InputKind(
     "(corpus.jsonl, queries.jsonl, qrels/test.tsv).", "benchmarks.readers.datasets:load_input",
     draws_while_reading=True)
 SAMPLES = InputKind(
-    "samples", "Samples as JSONL or CSV, with RAGAS column names (user_input, retrieved_contexts, response, "
+    "samples", "A shipped labelled set (labelled-en, labelled-ru; labelled-{short,joined,extrinsic}-{en,ru}, "
+    "labelled-seeds) or samples as JSONL or CSV, with RAGAS column names (user_input, retrieved_contexts, response, "
     "reference) or bench's (question, contexts, answer, reference_answer).",
     "benchmarks.readers.samples:load_input")
 RATED_ITEMS = InputKind(

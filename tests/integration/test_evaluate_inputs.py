@@ -161,3 +161,14 @@ def test_refusing_a_file_loads_no_heavy_module():
             "if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["[]"]
+
+
+def test_a_shipped_labelled_set_runs_by_name_from_any_folder(bench, tmp_path):
+    """The working folder (tmp_path) holds no datasets/: the name is found beside bench's code, as in a wheel."""
+    assert not (tmp_path / "datasets").exists()
+    result = bench("evaluate", "--dataset", "labelled-en", "--judge", "offline", "--metrics", "faithfulness",
+                   "--limit", "6")
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "reports" / "labelled-en" / "evaluate" / "latest" / "report.json").read_text())
+    assert report["dataset"]["name"] == "labelled-en" and report["dataset"]["samples"] == 6
+    assert report["metrics"]["faithfulness"]["agreement"]["labelled"] == 6  # its labels were read

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from benchmarks.errors import BenchError, InputError
-from benchmarks.readers.samples import load_samples
+from benchmarks.readers.samples import LABELLED, load_samples, resolve
 from benchmarks.samples import Sample
 
 RAGAS_RECORD = {"user_input": "What is alpha?", "retrieved_contexts": ["Alpha is a letter.", "Beta too."],
@@ -203,3 +203,23 @@ def test_unsupported_extension_names_file_and_accepted_types(tmp_path: Path, nam
         load_samples(path)
     assert not isinstance(caught.value, InputError)
     assert str(path) in str(caught.value) and ".jsonl, .csv" in str(caught.value)
+
+
+def test_every_shipped_labelled_set_has_a_name_that_finds_it() -> None:
+    """`--dataset labelled-en` from any install: a file added to datasets/labelled gets its name here too."""
+    folder = Path(__file__).resolve().parents[2] / "datasets" / "labelled"
+    assert sorted(LABELLED) == sorted(f"labelled-{path.stem}" for path in folder.glob("*.jsonl"))
+    for name in LABELLED:
+        assert resolve(name).samefile(folder / f"{name.removeprefix('labelled-')}.jsonl")
+        assert len(load_samples(resolve(name))) >= 9
+
+
+def test_a_mistyped_name_is_refused_with_the_closest_and_a_file_is_left_to_the_reader(tmp_path: Path) -> None:
+    with pytest.raises(BenchError) as caught:
+        resolve("labeled-en")
+    assert str(caught.value) == ("dataset 'labeled-en': no such file, and not a shipped labelled set "
+                                 "(did you mean labelled-en?)")
+    with pytest.raises(BenchError, match=r"^dataset 'zzz': no such file, and not a shipped labelled set "
+                                         r"\(labelled-en, labelled-ru, "):
+        resolve("zzz")
+    assert resolve(str(tmp_path / "missing.jsonl")) == tmp_path / "missing.jsonl"  # "file not found" then
