@@ -22,16 +22,17 @@ class BrokenRun(BenchError):
 def read_report(path: Path | str) -> tuple[Path, Any]:
     """A run folder (holding report.json) or a report.json path -> (the report.json path, its parsed JSON).
 
-    A path that does not exist is a usage error (exit 2); a run that exists but cannot be read is a
-    broken run (exit 3)."""
+    A path that does not exist, or a folder without report.json (no finished run: the reports folder, a run
+    still in progress), is a usage error (exit 2); a report that exists but cannot be read is a broken run
+    (exit 3)."""
     path = Path(path)
     if not path.exists():
         raise BenchError(f"{path}: no such run folder or report file")
     report_path = path / "report.json" if path.is_dir() else path
+    if not report_path.exists():
+        raise BenchError(f"{path}: no report.json in this folder; give a run's folder or its report.json")
     try:
         return report_path, json.loads(report_path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise BrokenRun(f"{path}: no report.json in this run folder") from None
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise BrokenRun(f"{report_path}: unreadable report: {exc}") from None
 

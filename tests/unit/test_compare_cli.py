@@ -105,10 +105,17 @@ def test_exit_3_on_a_broken_run(run_cli, tmp_path):
     assert run_cli(b, c).exit_code == 3
     (c / "report.json").write_text("{")
     assert run_cli(b, c).exit_code == 3
-    (c / "report.json").unlink()
-    assert run_cli(b, c).exit_code == 3
     (c / "report.json").write_text(json.dumps({"tier": "tier1"}))
     assert run_cli(b, c).exit_code == 3
+
+
+def test_exit_2_on_a_folder_without_a_report_naming_it(run_cli, tmp_path):
+    """A folder with no report.json is no run (the reports folder, a run still going), as a missing path is."""
+    b, c = two_runs(tmp_path, 0.0)
+    (c / "report.json").unlink()
+    result = run_cli(b, c)
+    assert result.exit_code == 2
+    assert result.output == f"error: {c}: no report.json in this folder; give a run's folder or its report.json\n"
 
 
 def test_exit_3_when_the_candidate_primary_metric_has_no_value(run_cli, tmp_path):
