@@ -100,7 +100,7 @@ def load_settings(
     typed as (`neighbours` → `--k`), or with `given_by="api"` the Python argument (`metrics=['faithfulness']`);
     `below_env` and `above_env` are further layers (a nightly suite's keys) around the environment."""
     environ = os.environ if environ is None else environ
-    warn_unknown_variables(environ)
+    warn_unknown_variables(environ, flags or {})
     path = config_file if config_file is not None else Path(CONFIG_FILE)
     from_file = _read_config(path, missing_ok=config_file is None)
     layers = [Layer("bench.toml", from_file, {name: f"{path}: key '{name}'" for name in from_file}),
@@ -139,17 +139,27 @@ def _given_as(name: str, flags: Mapping[str, str]) -> str:
     return flags.get(name) or f"--{name.replace('_', '-')}"
 
 
-def warn_unknown_variables(environ: Mapping[str, str]) -> None:
+def warn_unknown_variables(environ: Mapping[str, str], flags: Mapping[str, str] | None = None) -> None:
     """One line on stderr for each BENCH_ variable that is no setting, naming the closest setting's variable:
-    a mistyped variable is otherwise ignored without a word, and the run silently uses another value."""
+    a mistyped variable is otherwise ignored without a word, and the run silently uses another value.
+
+    A variable named after one of the command's flags (`flags`: setting → the flag) means that flag's setting:
+    `--judge` written as a variable means judge_backend's, where the closest spelling is judge_mode's."""
     known = [env for f in SETTING_FIELDS.values() for env in env_names(f)]
+    by_flag = {_variable_of(flag): env_names(SETTING_FIELDS[name])[0]
+               for name, flag in (flags or {}).items() if flag.startswith("--") and name in SETTING_FIELDS}
     for variable in sorted(set(environ) - set(known) - set(OTHER_VARIABLES) - _warned_variables):
         if variable.startswith("BENCH_"):
             _warned_variables.add(variable)
-            close = closest(variable, known, n=1)
+            close = [by_flag[variable]] if variable in by_flag else closest(variable, known, n=1)
             hint = f"did you mean {close[0]}?" if close else "bench COMMAND --help names each setting's variable"
             print(f"warning: environment variable {variable} is no bench setting and is ignored ({hint})",
                   file=sys.stderr)
+
+
+def _variable_of(flag: str) -> str:
+    """The variable a flag's name reads as: `--top-k` → BENCH_ and TOP_K."""
+    return "BENCH_" + flag.removeprefix("--").replace("-", "_").upper()
 
 
 def unknown_setting(name: str) -> str:

@@ -4,12 +4,15 @@ BENCH_ variable that is no setting warned about instead of silently ignored."""
 
 from __future__ import annotations
 
+import os
 import re
 from pathlib import Path
 
 import pytest
+from typer.testing import CliRunner
 
 from benchmarks import config
+from benchmarks.cli import app
 from benchmarks.config import OTHER_VARIABLES, SETTING_FIELDS, Origins, env_names, load_settings
 from benchmarks.errors import BenchError, SettingError, by_closeness, closest
 
@@ -79,6 +82,28 @@ def test_an_unknown_bench_variable_is_one_warning_naming_the_closest_settings_va
     load_settings(environ=environ)  # a notebook's next call, a nightly suite's next run
     load_settings(environ={**environ, "BENCH_TOPK": "3"})
     assert capsys.readouterr().err.splitlines() == [warning("BENCH_TOPK", "did you mean BENCH_TOP_K?")]
+
+
+def test_a_variable_named_after_a_flag_suggests_the_flags_setting(unwarned, capsys):
+    """BENCH_JUDGE is --judge written as a variable: judge_backend's, not the closest spelling (BENCH_JUDGE_MODE)."""
+    load_settings(environ={"BENCH_JUDGE": "offline", "BENCH_K": "3"},
+                  flags={"judge_backend": "--judge", "neighbours": "--k"})
+    assert capsys.readouterr().err.splitlines() == [warning("BENCH_JUDGE", "did you mean BENCH_JUDGE_BACKEND?"),
+                                                    warning("BENCH_K", "did you mean BENCH_NEIGHBOURS?")]
+
+
+def test_bench_judge_in_the_environment_of_a_command_suggests_bench_judge_backend(unwarned, monkeypatch, tmp_path):
+    for variable in [name for name in os.environ if name.startswith("BENCH_")]:
+        monkeypatch.delenv(variable)
+    monkeypatch.setenv("BENCH_JUDGE", "offline")
+    monkeypatch.setenv("BENCH_LLM_MODEL", "judge-a")
+    monkeypatch.chdir(tmp_path)
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text('{"question": "Who wrote Hamlet?", "answer": "Marlowe.", "contexts": ["By Shakespeare."]}\n')
+    result = CliRunner().invoke(app, ["evaluate", "--dataset", str(samples), "--metrics", "faithfulness",
+                                      "--dry-run"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr.splitlines() == [warning("BENCH_JUDGE", "did you mean BENCH_JUDGE_BACKEND?")]
 
 
 def test_every_bench_variable_bench_reads_is_a_setting_or_declared_apart(unwarned, capsys):
