@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
-from benchmarks.errors import BenchError
+from benchmarks.errors import BenchError, closest
 
 _TRUE, _FALSE = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 
@@ -29,7 +29,7 @@ def coerce(hint: Any, raw: Any, where: str, parse: Callable[[Any, str], Any] | N
     if typing.get_origin(target) is Literal:
         choices = typing.get_args(target)
         if raw not in choices:
-            raise BenchError(f"{where}: expected one of {', '.join(choices)}, got {raw!r}")
+            raise BenchError(f"{where}: expected one of {', '.join(choices)}, got {raw!r}{_meant(raw, choices, where)}")
         return raw
     if target is bool:
         return _to_bool(raw, where)
@@ -58,6 +58,15 @@ def coerce(hint: Any, raw: Any, where: str, parse: Callable[[Any, str], Any] | N
         return raw
     except (TypeError, ValueError):
         raise BenchError(f"{where}: expected {target.__name__}, got {raw!r}") from None
+
+
+def _meant(raw: Any, choices: tuple[str, ...], where: str) -> str:
+    """The choice a mistyped value was close to, written as it would be given: on the command line the whole
+    option (`--judge offline`), so it can be typed again as it is; elsewhere the value."""
+    close = closest(str(raw), choices, n=1)
+    if not close:
+        return ""
+    return f"; did you mean {where} {close[0]}?" if where.startswith("--") else f"; did you mean {close[0]!r}?"
 
 
 def _to_bool(raw: Any, where: str) -> bool:

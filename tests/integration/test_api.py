@@ -217,7 +217,8 @@ def test_errors_name_the_python_arguments_as_written_not_the_clis_flags(tiny):
     with pytest.raises(BenchError,
                        match=r"^metrics='faithfulness,zzz': unknown metric 'zzz'; known: answer_accuracy, "):
         evaluate(SAMPLES, "faithfulness,zzz", judge="offline")
-    with pytest.raises(BenchError, match=r"^judge='ofline': expected one of llm, local, offline, got 'ofline'$"):
+    with pytest.raises(BenchError, match=r"^judge='ofline': expected one of llm, local, offline, got 'ofline'; "
+                                         r"did you mean 'offline'\?$"):
         evaluate(SAMPLES, METRICS, judge="ofline")
     with pytest.raises(BenchError, match=r"^settings\['extra_metrics'\]: unknown metric 'faithfullness'; did you "):
         run("tier2", tiny, settings={"extra_metrics": ["faithfullness"], "generator": "extractive",

@@ -52,11 +52,29 @@ def test_a_refused_setting_is_named_as_the_user_gave_it(tmp_path):
 
 
 def test_a_value_is_named_as_an_option_on_the_command_line_and_as_written_in_python():
-    with pytest.raises(BenchError, match=r"^--judge: expected one of llm, local, offline, got 'ofline'$"):
+    with pytest.raises(BenchError, match=r"^--judge: expected one of llm, local, offline, got 'ofline'; did you "
+                                         r"mean --judge offline\?$"):
         load_settings({"judge_backend": "ofline"}, environ={}, flags={"judge_backend": "--judge"})
-    with pytest.raises(BenchError, match=r"^judge='ofline': expected one of llm, local, offline, got 'ofline'$"):
+    with pytest.raises(BenchError, match=r"^judge='ofline': expected one of llm, local, offline, got 'ofline'; did "
+                                         r"you mean 'offline'\?$"):
         load_settings({"judge_backend": "ofline"}, environ={}, flags={"judge_backend": "judge='ofline'"},
                       given_by="api")
+    with pytest.raises(BenchError, match=r"^--judge: expected one of llm, local, offline, got 'gpt'$"):  # none close
+        load_settings({"judge_backend": "gpt"}, environ={}, flags={"judge_backend": "--judge"})
+
+
+def test_a_mistyped_judge_on_the_command_line_is_one_line_with_the_option_to_type_before_any_work(monkeypatch,
+                                                                                                 tmp_path):
+    monkeypatch.setenv("BENCH_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.chdir(tmp_path)
+    samples = tmp_path / "samples.jsonl"
+    samples.write_text('{"question": "Who wrote Hamlet?", "answer": "Marlowe.", "contexts": ["By Shakespeare."]}\n')
+    result = CliRunner().invoke(app, ["evaluate", "--dataset", str(samples), "--metrics", "faithfulness",
+                                      "--judge", "ofline"])
+    assert result.exit_code == 2
+    assert result.stderr == ("error: --judge: expected one of llm, local, offline, got 'ofline'; did you mean "
+                             "--judge offline?\n")
+    assert not (tmp_path / "data").exists() and not (tmp_path / "reports").exists()  # nothing started, nothing written
     with pytest.raises(BenchError, match=r"^settings\['top_k'\]: must be at least 1, got 0$"):
         load_settings({"top_k": 0}, environ={}, flags={"top_k": "settings['top_k']"}, given_by="api")
 
