@@ -24,6 +24,8 @@ DELIMITER = re.compile(r"^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$")
 ITEM = re.compile(r"^\s*([-*+]|\d+\.)\s+\S")
 # a sentence ends on one of these, maybe inside closing marks: `x.`, "(see x.)", a code span, bold
 ENDED = re.compile(r"""[.!?:;][)\]"'`*_»]*$""")
+# a line that is no sentence: an image alone (with its attributes), or raw HTML
+PICTURE = re.compile(r"^\s*(!\[[^\]]*\]\([^)]*\)(\{[^}]*\})?|<[^>]+>.*)\s*$")
 CODE = "```"  # how lines_outside_code marks where a fenced block opens
 
 
@@ -56,9 +58,10 @@ def problems(text: str) -> list[str]:
             block.clear()
 
     def judge_ended(leads_into_code: bool) -> None:
-        if ended and not leads_into_code and not ENDED.search(ended[-1][1].rstrip()):
+        if ended and not leads_into_code:
             number, last = ended[-1]
-            found.append(f"line {number}: ends mid-sentence: {last.strip()[-60:]!r}")
+            if not ENDED.search(last.rstrip()) and not PICTURE.match(last):
+                found.append(f"line {number}: ends mid-sentence: {last.strip()[-60:]!r}")
         ended.clear()
 
     def end_rows() -> None:
@@ -119,5 +122,6 @@ def test_it_reads_what_markdown_reads_as_whole():
             "|R ∩ C| / |R|, R and C the sets of\nentities (normalised forms).\n\n"
             "it stops with exit code\n2. The same questions are searched too.\n\n"
             "| a | b |\n|:---|---:|\n| 1 | 2 |\n\n::: benchmarks.evaluate\n\n- a list:\n  - nested item;\n"
-            "- `code`.\n- (see [x](y.md).)\n")
+            "- `code`.\n- (see [x](y.md).)\n\n![The index](../images/index.png)\n\n"
+            "![A run](run.png){ width=600 }\n\n<div class=\"grid\"></div>\n")
     assert problems(page) == []
