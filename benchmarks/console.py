@@ -43,12 +43,15 @@ def titled_table(title: str) -> Table:
 def print_summary(report: Report, directory: Path, console: Console) -> None:
     # imported here: the report package loads pydantic, which `bench --help` (it imports this module) must not
     from benchmarks.report.markdown import (
+        CALIBRATED_MARK,
+        CALIBRATED_NOTE,
         OUTCOMES_HEADER,
         dataset_counts,
         format_ci,
         format_outcomes,
         format_value,
         log_counts,
+        metric_band,
     )
 
     ds, log, notes, provenance, volatile = (report.dataset, report.log, report.notes, report.provenance,
@@ -57,14 +60,20 @@ def print_summary(report: Report, directory: Path, console: Console) -> None:
     table = titled_table(f"{report.title} · {ds.name} ({dataset_counts(ds, log)}){logged}")
     table.add_column("metric")
     table.add_column("value", justify="right")
+    bands = {name: metric_band(report, name) for name in report.metrics}
+    if any(bands.values()):
+        table.add_column("band")
     table.add_column("95% CI")
     table.add_column("n", justify="right")
     table.add_column(OUTCOMES_HEADER, justify="right")
     for name, m in report.metrics.items():
         label = f"[bold]{name}[/bold] ★" if name == report.main_metric else name
-        table.add_row(label, format_value(m.value), format_ci(m.ci95), str(m.n),
+        band = (bands[name],) if any(bands.values()) else ()
+        table.add_row(label, format_value(m.value), *band, format_ci(m.ci95), str(m.n),
                       format_outcomes(report, name))
     console.print(table)
+    if any(band.endswith(CALIBRATED_MARK) for band in bands.values()):
+        console.print(CALIBRATED_NOTE, soft_wrap=True)
     latency = volatile.retrieval.latency_ms if volatile.retrieval else None
     if latency and latency.n:
         console.print(f"retrieval latency: p50 {latency.p50:.2f} ms, p95 {latency.p95:.2f} ms "

@@ -211,7 +211,8 @@ class Run:
         if not write:
             return RunOutcome(report=report, directory=None, items=report_doc.normalise(result.items))
         directory = output_dir or self.directory(clock)
-        reports.write_run(directory, report_doc.render_files(report, result.items, result.files))
+        reports.write_run(directory, report_doc.render_files(report, result.items, result.files,
+                                                             lowest_items=self.tier.lists_lowest_items))
         if point_latest is None:
             point_latest = output_dir is None  # a folder the user named is theirs; run folders get `latest`
         if point_latest:

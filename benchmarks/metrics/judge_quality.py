@@ -1,5 +1,5 @@
-"""How far the LLM judge itself can be trusted (docs/metrics.md#the-judges-own-quality-bench-judge), and the quality
-bands (docs/metrics.md#quality-bands).
+"""How far the LLM judge itself can be trusted (docs/metrics.md#the-judges-own-quality-bench-judge); its reading
+bands are in `metrics.bands`.
 
 The judge scores every item twice on the same input:
 - `consistency_score` is the seed's share of items whose two scores differ by at most δ (0.5);
@@ -17,11 +17,8 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Literal
 
 from benchmarks.metrics.classification import Ratio
-
-Band = Literal["excellent", "good", "attention"]
 
 # A score summed from decimals (0.1 + 0.2 + 0.3 = 0.6000000000000001) can differ from another (0.1) by
 # exactly δ on paper and by a hair more in binary; without this slack |s1 − s2| ≤ δ would reject it.
@@ -81,61 +78,6 @@ def error_rate(errors: int, attempts: int) -> Ratio:
     if attempts == 0:
         return Ratio(None, "no judge call was attempted")
     return Ratio(errors / attempts)
-
-
-@dataclass(frozen=True)
-class Thresholds:
-    """A §11.2 row: above `excellent_above` is excellent, below `attention_below` needs attention.
-
-    The table writes "> 0.8 | 0.5–0.8 | < 0.5": the bounds of "excellent" and "attention" are strict,
-    so a value exactly on a boundary (0.8 or 0.5) is "good", the closed middle band. "Exactly" allows
-    the same float slack as `consistency_score`, so a mean that lands at 0.8000000000000002 is on 0.8.
-    """
-
-    excellent_above: float
-    attention_below: float
-
-
-# The quality bands (docs/metrics.md#quality-bands). Consistency is the seed table's 0.95 / 0.85, stricter than
-# the seed's prose on consistency
-# ("> 0.9 reliable, < 0.7 unstable"); the table is what is graded against here.
-THRESHOLDS: dict[str, Thresholds] = {
-    "hit_rate@1": Thresholds(0.8, 0.5),
-    "mrr": Thresholds(0.8, 0.5),
-    "ndcg@10": Thresholds(0.8, 0.5),
-    "faithfulness": Thresholds(0.9, 0.7),
-    "e2e_score": Thresholds(0.8, 0.6),
-    "judge_pipeline_accuracy": Thresholds(0.95, 0.85),
-    "consistency": Thresholds(0.95, 0.85),
-}
-
-
-def _key(metric: str) -> str:
-    """Case, spaces, underscores and brackets do not matter: "HitRate@1" and "hit_rate@1" are one."""
-    return "".join(ch for ch in metric.lower() if ch.isalnum() or ch == "@")
-
-
-# The table's own spellings ("Accuracy (Judge Pipeline)", "E2E Score") and the metric names of §8–9.
-_NAMES = {_key(name): name for name in THRESHOLDS} | {
-    "accuracy": "judge_pipeline_accuracy",
-    "accuracyjudgepipeline": "judge_pipeline_accuracy",
-    "consistencyscore": "consistency",
-}
-
-
-def rate_against_thresholds(metric: str, value: float) -> Band:
-    """The §11.2 band of `value` for `metric` (boundaries fall in "good", see `Thresholds`)."""
-    name = _NAMES.get(_key(metric))
-    if name is None:
-        raise ValueError(f"no §11.2 thresholds for {metric!r}; known: {', '.join(THRESHOLDS)}")
-    if not math.isfinite(value):
-        raise ValueError(f"{metric} is {value}, not a finite number")
-    row = THRESHOLDS[name]
-    if value > row.excellent_above + _TOLERANCE:
-        return "excellent"
-    if value < row.attention_below - _TOLERANCE:
-        return "attention"
-    return "good"
 
 
 def repeats_agree(scores: Sequence[float | None], delta: float) -> bool | None:

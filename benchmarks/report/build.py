@@ -95,17 +95,18 @@ def document(report: Report) -> dict[str, Any]:
 
 
 def render_files(report: Report, items: Iterable[dict[str, Any]],
-                 extra_files: Mapping[str, str]) -> dict[str, str]:
+                 extra_files: Mapping[str, str], *, lowest_items: bool = False) -> dict[str, str]:
     """Every file of a run, name -> text, in the order to write them: items.jsonl, the extra files, then
-    report.json and report.md (rendered from the JSON text itself), so a crash never leaves a report.json
-    beside stale items."""
+    report.json and report.md (rendered from the JSON text itself, and with `lowest_items` from items.jsonl's
+    text too), so a crash never leaves a report.json beside stale items."""
     text = dumps(document(report))
     rows = "".join(json.dumps(normalise(i), ensure_ascii=False, sort_keys=True) + "\n" for i in items)
+    records = [json.loads(row) for row in rows.splitlines()] if lowest_items else []
     return {
         "items.jsonl": rows,
         **extra_files,
         "report.json": text,
-        "report.md": markdown.render(Report.model_validate_json(text)),
+        "report.md": markdown.render(Report.model_validate_json(text), records),
     }
 
 

@@ -1,9 +1,13 @@
-"""report.md, rendered from report.json alone (never from in-memory state), so the two agree."""
+"""report.md, rendered from report.json (never from in-memory state), so the two agree, and for the tiers that
+list their lowest-scoring items from items.jsonl's records beside it."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+
+from benchmarks.metrics.bands import band_for
+from benchmarks.report.lowest_items import Lowest, lowest_items
 
 if TYPE_CHECKING:  # the renderer reads the model's attributes; the CLI imports this module without pydantic
     from benchmarks.report.model import (
@@ -19,9 +23,14 @@ if TYPE_CHECKING:  # the renderer reads the model's attributes; the CLI imports 
     )
 
 OUTCOMES_HEADER = "ok / undet. / err."  # see format_outcomes
+CALIBRATED_MARK = "†"
+CALIBRATED_NOTE = (f"{CALIBRATED_MARK} the value is on the calibrated similarity scale (below): its band is read "
+                   "there, not on the scale the seed wrote it for")
+LOWEST_COUNT = 5
 
 
-def render(report: Report) -> str:
+def render(report: Report, items: Sequence[Mapping[str, Any]] = ()) -> str:
+    """report.md; `items` are the run's item records when its tier lists its lowest-scoring items, else none."""
     ds, prov, log = report.dataset, report.provenance, report.log
     logged = f" · log `{log.name}` (sha256 `{log.content_sha256[:12]}`, {log_counts(log)})" if log else ""
     lines = [
@@ -44,12 +53,18 @@ def render(report: Report) -> str:
         lines += [numeric_path_line(prov.numeric_path), ""]
     if prov.generator is not None:
         lines += [_system_line(prov.generator, prov.judge), ""]
-    lines += [f"| metric | value | 95% CI | n | {OUTCOMES_HEADER} |", "|---|---:|---|---:|---:|"]
+    bands = {name: metric_band(report, name) for name in report.metrics}
+    banded = any(bands.values())
+    lines += [f"| metric | value |{' band |' if banded else ''} 95% CI | n | {OUTCOMES_HEADER} |",
+              f"|---|---:|{'---|' if banded else ''}---|---:|---:|"]
     for name, m in report.metrics.items():
         marker = " ★" if name == report.main_metric else ""
-        lines.append(f"| `{name}`{marker} | {format_value(m.value)} | {format_ci(m.ci95)} | {m.n} | "
+        band = (f" {bands[name]} |" if bands[name] else " |") if banded else ""
+        lines.append(f"| `{name}`{marker} | {format_value(m.value)} |{band} {format_ci(m.ci95)} | {m.n} | "
                      f"{format_outcomes(report, name)} |")
     lines.append("")
+    if banded:
+        lines += [*band_lines(bands), ""]
     if prov.similarity and prov.similarity.metrics:
         lines += [similarity_line(prov.similarity), ""]
     agreeing = {name: m.agreement for name, m in report.metrics.items() if m.agreement}
@@ -57,6 +72,7 @@ def render(report: Report) -> str:
         lines += agreement_table(agreeing)
     if report.notes.e2e_by_retrieval:
         lines += _retrieval_table(report.notes.e2e_by_retrieval)
+    lines += lowest_section(report, items)
     if report.warnings:
         lines += ["## Warnings", ""]
         for w in report.warnings:
@@ -75,6 +91,69 @@ def render(report: Report) -> str:
         lines.append(f"| `{name}` | {shown}" + (f" ({source})" if source else "") + " |")
     lines.append("")
     return "\n".join(lines)
+
+
+def metric_band(report: Report, name: str) -> str:
+    """The band of a metric's value as a table shows it ("good", "good †" when read on the calibrated scale), ""
+    when it has none. A `--threshold` semantic_similarity is a share of samples at or above the threshold, not
+    a similarity: no band reads it."""
+    band, value = band_for(name), report.metrics[name].value
+    thresholded = (name.split("/", 1)[0] == "semantic_similarity"
+                   and report.settings.get("similarity_threshold") is not None)
+    if band is None or value is None or thresholded:
+        return ""
+    calibrated = report.provenance.similarity is not None and name in report.provenance.similarity.metrics
+    return band.rate(value) + (f" {CALIBRATED_MARK}" if calibrated else "")
+
+
+def band_lines(shown: Mapping[str, str]) -> list[str]:
+    """What the bands of a table mean (`shown`: each metric's `metric_band`), one line per band with the metrics
+    read on it, and the calibrated scale's note where a band is read on it."""
+    found: dict[str, list[str]] = {}
+    for name, cell in shown.items():
+        band = band_for(name)
+        if cell and band is not None:
+            found.setdefault(f"{band.describe()} ({band.source})", []).append(f"`{name}`")
+    lines = [f"Band of {', '.join(names)}: {meaning}." for meaning, names in found.items()]
+    if any(cell.endswith(CALIBRATED_MARK) for cell in shown.values()):
+        lines.append(f"{CALIBRATED_NOTE}.")
+    return lines if len(lines) == 1 else [f"- {line}" for line in lines]
+
+
+def lowest_section(report: Report, items: Sequence[Mapping[str, Any]]) -> list[str]:
+    """The lowest-scoring items of each metric the items score (a judge model's own `name/model` is in its
+    metric's rows, each scorer's value shown), with the ones that could not be ranked counted."""
+    found = [lowest for name in dict.fromkeys(n.split("/", 1)[0] for n in report.metrics)
+             if name in report.metrics and report.metrics[name].higher_is_better is not None
+             and (lowest := lowest_items(items, name, higher_is_better=bool(report.metrics[name].higher_is_better),
+                                         count=LOWEST_COUNT)) is not None]
+    if not found:
+        return []
+    lines = ["## Lowest-scoring items", "",
+             f"Each metric's {LOWEST_COUNT} worst items (the highest where lower is better), ties by id, with the "
+             "item's explanation on one line; items.jsonl has them whole.", ""]
+    for lowest in found:
+        lines += _lowest_table(lowest)
+    return lines
+
+
+def _lowest_table(lowest: Lowest) -> list[str]:
+    lines = [f"### `{lowest.metric}`", ""]
+    if lowest.scored > 1 and lowest.alike:
+        lines += [f"All {lowest.scored} scored items: {format_value(lowest.listed[0].value)}.", ""]
+    elif lowest.listed:
+        lines += ["| id | value | why |", "|---|---:|---|"]
+        for row in lowest.listed:
+            each = ", ".join(f"{scorer} {format_value(value)}" for scorer, value in row.by_scorer)
+            shown = format_value(row.value) + (f" ({each})" if each else "")
+            lines.append(f"| `{_cell(row.id)}` | {_cell(shown)} | {_cell(row.why) or '—'} |")
+        lines.append("")
+    unranked = [f"{len(ids)} {what} ({', '.join(f'`{i}`' for i in ids[:LOWEST_COUNT])}"
+                f"{', …' if len(ids) > LOWEST_COUNT else ''})"
+                for what, ids in (("undetermined", lowest.undetermined), ("failed", lowest.failed)) if ids]
+    scored = f"{lowest.scored} item{'' if lowest.scored == 1 else 's'} scored"
+    lines.append(scored + (f"; not ranked: {', '.join(unranked)}" if unranked else "") + ".")
+    return [*lines, ""]
 
 
 def numeric_path_line(path: NumericPath) -> str:

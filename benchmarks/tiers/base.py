@@ -115,6 +115,7 @@ class Tier(ReportKind):
     checks: str = ""
     resumable: bool = False  # its items cost calls: each is journaled as it finishes and --resume skips it
     command: str = ""  # the bench command that runs it, when not its name (judge --pairwise)
+    lists_lowest_items: bool = False  # its report.md lists each metric's lowest-scoring items, with their why
 
     @property
     def invocation(self) -> str:

@@ -48,7 +48,6 @@ from benchmarks.label_names import unknown_label_lines
 from benchmarks.metrics.inter_rater import mean_over_models, model_agreement
 from benchmarks.metrics.judge_quality import (
     error_rate,
-    rate_against_thresholds,
     repeat_difference,
     repeats_agree,
     scored_of,
@@ -226,7 +225,6 @@ def _ratings_result(items: Sequence[RatedItem], outcomes: Outcomes, models: Sequ
     if len(models) > 1:
         for model in models:
             metrics.update({f"{name}/{model}": metric for name, metric in block([model]).items()})
-    consistency = metrics["consistency_score"].value
     everything = [o for found in outcomes.values() for o in found]
     missing = sum(repeats_agree(s, delta) is None for s in scores.values())
     notes: dict[str, Any] = {
@@ -250,7 +248,6 @@ def _ratings_result(items: Sequence[RatedItem], outcomes: Outcomes, models: Sequ
         "undetermined": sum(o.status == "undetermined" for o in everything),
         "statuses": status_counts(everything),
         "read_from_a_lone_number": sum(read_from_a_lone_number(o) for o in everything),
-        "consistency_band": None if consistency is None else rate_against_thresholds("consistency", consistency),
     }
     if len(models) > 1:
         notes["models_pooled"] = ("the metrics without a model suffix pool every (item, model); avg_ takes each "
@@ -350,7 +347,9 @@ def _model_scores(found: Sequence[Outcome], rating: str, delta: float) -> dict[s
     scores = _repeat_scores(found)
     mean, agree, spread = _mean(scores), repeats_agree(scores, delta), repeat_difference(scores)
     unscored = _unscored(found)
-    scored = f"{len(scored_of(scores))} of {len(found)} repeats scored"
+    # what the per-item values are read from, so a low one shows why (report.md's lowest-scoring items)
+    shown = ", ".join("—" if s is None else f"{s:g}" for s in scores)
+    scored = f"repeats {shown}: {len(scored_of(scores))} of {len(found)} scored"
     return {
         "consistency_score": unscored if agree is None else item_record.score(float(agree), explanation=scored),
         "mean_abs_difference": unscored if spread is None else item_record.score(spread, explanation=scored),

@@ -27,7 +27,6 @@ from benchmarks.errors import BenchError
 from benchmarks.judge.prompts import Language
 from benchmarks.judge.show_decision import ShowDecision, parse_show_decision
 from benchmarks.metrics.classification import Ratio, classification_report
-from benchmarks.metrics.judge_quality import rate_against_thresholds
 from benchmarks.metrics.stats import latency_summary, summarize
 from benchmarks.outcome import Outcome, Status
 from benchmarks.readers import templates
@@ -187,8 +186,6 @@ def _result(items: list[ShowItem], replies: list[Outcome], judge: ProductionJudg
         "unparseable": report.confusion.unparseable,
         "accuracy": "over every judged item, an unparseable answer counted as wrong; precision, recall and F1 "
                     "over parseable answers only",
-        "accuracy_band": rate_against_thresholds("judge_pipeline_accuracy", report.accuracy.value)
-        if report.accuracy.value is not None else None,
         "undefined": {name: r.reason for name, r in (("precision", report.precision), ("recall", report.recall),
                                                       ("f1_score", report.f1)) if r.value is None},
         "api_errors": errors,

@@ -110,8 +110,8 @@ def markdown_without_reprs(monkeypatch):
 
     render = report_markdown.render
 
-    def checked(report):
-        markdown = render(report)
+    def checked(report, items=()):
+        markdown = render(report, items)
         found = [line for line in markdown.splitlines() if any(mark in line for mark in PYTHON_REPRS)]
         assert not found, f"{report.tier}: report.md shows Python reprs: {found}"
         return markdown

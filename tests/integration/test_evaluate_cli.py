@@ -146,7 +146,16 @@ def test_offline_judge_runs_without_any_llm(bench, tmp_path):
     assert report["provenance"]["embedder"]["id"] == "intfloat/multilingual-e5-small@q4"  # the default
     assert "faithfulness" in report["notes"]["offline_proxies"]
     assert report["notes"]["pass_marks"] == {"faithfulness": 0.7, "semantic_similarity": 0.5}  # compare's marks
-    assert "pass_marks" in (out / "report.md").read_text()  # report.md shows every note
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    assert "pass_marks" in markdown  # report.md shows every note
+    # offline proxies read on the calibrated scale: each band says so
+    assert "| `faithfulness` ★ | 0.2500 | needs attention † |" in markdown
+    assert "| `semantic_similarity` | 0.8260 | good † |" in markdown
+    lowest = markdown[markdown.index("## Lowest-scoring items"):markdown.index("## How these numbers")]
+    faithfulness = lowest[lowest.index("### `faithfulness`"):lowest.index("### `semantic_similarity`")]
+    assert [line[:22] for line in faithfulness.splitlines() if line.startswith("| `")] == [
+        "| `s2` | 0.0000 | unsu", "| `s1` | 0.5000 | unsu"]  # worst first, with the proxy's why
+    assert "1 item scored; not ranked: 1 undetermined (`s2`)." in lowest  # s2 has no reference
     assert report["metrics"]["semantic_similarity"]["n"] == 1  # s2 has no reference
     items = {row["id"]: row for row in map(json.loads, (out / "items.jsonl").read_text().splitlines())}
     explanation = items["s2"]["scores"]["faithfulness"]["offline"]["explanation"]

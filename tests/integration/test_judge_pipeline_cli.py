@@ -48,7 +48,11 @@ def test_classifier_metrics_confusion_and_unparseable(bench, tmp_path, monkeypat
     assert m["accuracy"]["value"] == pytest.approx(2 / 5)  # unparseable counts as wrong
     assert (m["precision"]["value"], m["recall"]["value"], m["f1_score"]["value"]) == (0.5, 0.5, 0.5)
     assert m["unparseable_rate"]["value"] == pytest.approx(1 / 5)
-    assert report["notes"]["accuracy_band"] == "attention"
+    markdown = (out / "report.md").read_text(encoding="utf-8")
+    assert "| `accuracy` ★ | 0.4000 | needs attention |" in markdown  # seed 004 §11.2: below 0.85
+    lowest = markdown[markdown.index("### `accuracy`"):markdown.index("### `unparseable_rate`")]
+    assert lowest.splitlines()[4:7] == ["| `b` | 0.0000 | no, labelled yes |", "| `c` | 0.0000 | yes, labelled no |",
+                                        "| `e` | 0.0000 | unparseable, labelled no |"]  # the wrong ones, by id
     assert report["provenance"]["production_judge"]["template"] == "bench:en"
     assert report["dataset"]["name"] == "items" and report["dataset"]["items"] == 5
     items = {i["id"]: i for i in map(json.loads, (out / "items.jsonl").read_text().splitlines())}

@@ -77,7 +77,15 @@ def test_consistency_over_two_repeats_and_a_rerun_from_the_cache(bench, tmp_path
     assert m["error_rate"] == {"value": 0.0, "n": 8, "errors": 0, "ci95": None, "higher_is_better": False}
     notes = report["notes"]
     assert (notes["delta"], notes["repeats"], notes["mode"], notes["missing"]) == (0.5, 2, "direct", 0)
-    assert notes["consistency_band"] == "attention"
+    markdown = (tmp_path / "out" / "report.md").read_text(encoding="utf-8")
+    assert "| `consistency_score` ★ | 0.7500 | needs attention |" in markdown  # seed 004 §11.2: below 0.85
+    lowest = markdown[markdown.index("## Lowest-scoring items"):]
+    consistency = lowest[lowest.index("### `consistency_score`"):lowest.index("### `mean_abs_difference`")]
+    assert consistency.splitlines()[4:6] == ["| `a` | 0.0000 | repeats 0.9, 0.3: 2 of 2 scored |",
+                                             "| `b` | 1.0000 | repeats 1, 1: 2 of 2 scored |"]  # then ties by id
+    spread = lowest[lowest.index("### `mean_abs_difference`"):lowest.index("### `avg_faithfulness`")]
+    assert [line.split(" | ")[0] for line in spread.splitlines() if line.startswith("| `")] == [
+        "| `a`", "| `c`", "| `d`", "| `b`"]  # lower is better: the widest spread first
     assert notes["avg_faithfulness_by_ground_truth_show"] == {"true": 1.0, "false": 0.25}
     assert report["tier"] == "judge" and report["main_metric"] == "consistency_score"
     judge = report["provenance"]["judge"]
@@ -90,7 +98,7 @@ def test_consistency_over_two_repeats_and_a_rerun_from_the_cache(bench, tmp_path
     assert sorted(row["answer"]["jt-two-repeats"]) == [0.3, 0.9]
     assert row["judges"]["jt-two-repeats"]["statuses"] == ["ok", "ok"]
     assert row["scores"]["consistency_score"] == {"jt-two-repeats": {"value": 0.0, "status": "ok",
-                                                                     "explanation": "2 of 2 repeats scored"}}
+                                                                     "explanation": "repeats 0.9, 0.3: 2 of 2 scored"}}
     assert row["scores"]["avg_faithfulness"]["jt-two-repeats"]["value"] == pytest.approx(0.6)
     assert items_of(tmp_path / "out")["b"]["ground_truth_show"] is True
     assert check_scores_reproduce_report(tmp_path / "out") == {"consistency_score", "mean_abs_difference",

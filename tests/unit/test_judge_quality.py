@@ -1,4 +1,4 @@
-"""Judge repeatability, error rate and the §11.2 bands, by hand and on their boundaries."""
+"""Judge repeatability and error rate, by hand and on their boundaries (the bands: test_bands.py)."""
 
 import math
 
@@ -6,12 +6,10 @@ import pytest
 
 from benchmarks.metrics.classification import Ratio
 from benchmarks.metrics.judge_quality import (
-    THRESHOLDS,
     RepeatStat,
     consistency_score,
     error_rate,
     mean_repeat_difference,
-    rate_against_thresholds,
 )
 
 N = None
@@ -66,44 +64,3 @@ def test_error_rate():
         error_rate(5, 4)
     with pytest.raises(ValueError):
         error_rate(-1, 4)
-
-
-@pytest.mark.parametrize(
-    ("metric", "value", "band"),
-    [
-        ("hit_rate@1", 0.81, "excellent"),
-        ("HitRate@1", 0.8, "good"),
-        ("mrr", 0.5, "good"),
-        ("MRR", 0.49, "attention"),
-        ("NDCG@10", 0.8000000000000002, "good"),
-        ("ndcg@10", 0.95, "excellent"),
-        ("Faithfulness", 0.9, "good"),
-        ("faithfulness", 0.91, "excellent"),
-        ("faithfulness", 0.7, "good"),
-        ("faithfulness", 0.69, "attention"),
-        ("E2E Score", 0.6, "good"),
-        ("e2e_score", 0.59, "attention"),
-        ("e2e_score", 0.85, "excellent"),
-        ("Accuracy (Judge Pipeline)", 0.96, "excellent"),
-        ("accuracy", 0.95, "good"),
-        ("judge_pipeline_accuracy", 0.85, "good"),
-        ("judge_pipeline_accuracy", 0.84, "attention"),
-        ("Consistency", 0.97, "excellent"),
-        ("consistency_score", 0.9, "good"),
-        ("consistency", 0.8, "attention"),
-    ],
-)
-def test_bands(metric, value, band):
-    assert rate_against_thresholds(metric, value) == band
-
-
-def test_every_row_of_the_table_is_known():
-    assert set(THRESHOLDS) == {
-        "hit_rate@1", "mrr", "ndcg@10", "faithfulness", "e2e_score", "judge_pipeline_accuracy", "consistency",
-    }  # fmt: skip
-
-
-@pytest.mark.parametrize(("metric", "value"), [("rouge_l", 0.5), ("hit_rate@3", 0.5), ("mrr", math.nan)])
-def test_unknown_metric_or_non_number(metric, value):
-    with pytest.raises(ValueError):
-        rate_against_thresholds(metric, value)

@@ -376,11 +376,12 @@ def test_render_from_the_json_text(built):
     assert summary in lines[2]
     assert f"commit `{COMMIT[:12]}`" in lines[2] and "(dirty)" not in lines[2]
     assert "Embedder `all-MiniLM-L6-v2` (384 dimensions, sentence-transformers)" in markdown
-    assert "| metric | value | 95% CI | n | ok / undet. / err. |" in lines
+    assert "| metric | value | band | 95% CI | n | ok / undet. / err. |" in lines
     # a tier that counts no statuses: ok and undetermined are unknown, never made up from n
-    assert "| `ndcg@10` ★ | 0.1235 | [0.1000, 0.2000] | 3 | — / — / 0 |" in lines
-    assert "| `recall@10` | — | — | 0 | — / — / 3 |" in lines
-    assert "| `latency_p50_ms` | 12.5000 | — | 3 | — / — / 0 |" in lines
+    assert "| `ndcg@10` ★ | 0.1235 | needs attention | [0.1000, 0.2000] | 3 | — / — / 0 |" in lines
+    assert "| `recall@10` | — | | — | 0 | — / — / 3 |" in lines  # no band from the seeds: nothing shown
+    assert "| `latency_p50_ms` | 12.5000 | | — | 3 | — / — / 0 |" in lines
+    assert "Band of `ndcg@10`: > 0.8 excellent, 0.5–0.8 good, < 0.5 needs attention (seed 004 §11.2)." in lines
     assert markdown.index("`ndcg@10`") < markdown.index("`recall@10`") < markdown.index("`latency_p50_ms`")
     assert "- **unknown_qrel_document** ×2: judgments naming a missing document were dropped " \
            "(e.g. q1 -> ghost, q1 -> nowhere)" in lines
