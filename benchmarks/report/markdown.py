@@ -123,10 +123,13 @@ def band_lines(shown: Mapping[str, str]) -> list[str]:
 def lowest_section(report: Report, items: Sequence[Mapping[str, Any]]) -> list[str]:
     """The lowest-scoring items of each metric the items score (a judge model's own `name/model` is in its
     metric's rows, each scorer's value shown), with the ones that could not be ranked counted."""
-    found = [lowest for name in dict.fromkeys(n.split("/", 1)[0] for n in report.metrics)
-             if name in report.metrics and report.metrics[name].higher_is_better is not None
-             and (lowest := lowest_items(items, name, higher_is_better=bool(report.metrics[name].higher_is_better),
-                                         count=LOWEST_COUNT)) is not None]
+    found: list[Lowest] = []
+    for name, metric in report.metrics.items():
+        if "/" in name or metric.higher_is_better is None:  # a model's own: in its metric's rows; descriptive
+            continue
+        lowest = lowest_items(items, name, higher_is_better=metric.higher_is_better, count=LOWEST_COUNT)
+        if lowest is not None:
+            found.append(lowest)
     if not found:
         return []
     lines = ["## Lowest-scoring items", "",
@@ -139,9 +142,9 @@ def lowest_section(report: Report, items: Sequence[Mapping[str, Any]]) -> list[s
 
 def _lowest_table(lowest: Lowest) -> list[str]:
     lines = [f"### `{lowest.metric}`", ""]
-    if lowest.scored > 1 and lowest.alike:
-        lines += [f"All {lowest.scored} scored items: {format_value(lowest.listed[0].value)}.", ""]
-    elif lowest.listed:
+    if lowest.scored > 1 and lowest.alike:  # none is lower than another: say so, the rows are only the first ids
+        lines += [f"All {lowest.scored} scored items have the same value; the first by id:", ""]
+    if lowest.listed:
         lines += ["| id | value | why |", "|---|---:|---|"]
         for row in lowest.listed:
             each = ", ".join(f"{scorer} {format_value(value)}" for scorer, value in row.by_scorer)

@@ -123,10 +123,13 @@ def test_without_items_there_is_no_section():
     assert "Lowest-scoring" not in render(report_of({"faithfulness": metric(0.6)}))
 
 
-def test_items_all_alike_are_said_in_one_line():
-    alike = [item(f"s{i}", accuracy=score(1.0, explanation="yes, labelled yes")) for i in range(3)]
-    markdown = render(report_of({"accuracy": metric(1.0)}), alike)
-    assert "All 3 scored items: 1.0000." in markdown.splitlines() and "| `s0` |" not in markdown
+def test_items_all_alike_are_said_to_be_so():
+    """Every item wrong (or every one right) ranks none below another: the rows are listed, but as the first ids."""
+    alike = [item(f"s{i}", accuracy=score(0.0, explanation="no, labelled yes")) for i in range(7)]
+    lines = render(report_of({"accuracy": metric(0.0)}), alike).splitlines()
+    assert "All 7 scored items have the same value; the first by id:" in lines
+    assert "| `s0` | 0.0000 | no, labelled yes |" in lines and "| `s4` | 0.0000 | no, labelled yes |" in lines
+    assert "| `s5` | 0.0000 | no, labelled yes |" not in lines
 
 
 def test_a_judge_models_own_metric_is_read_in_its_metrics_rows():
