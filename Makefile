@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 
-.PHONY: setup lint test test-fast wheel-check calibrate real-model judges perf perf-scale perf-million synthetic report-schema db-up db-down
+.PHONY: setup lint test test-fast wheel-check calibrate real-model judges perf perf-scale perf-million synthetic report-schema db-up db-down screenshots
 
 setup:                                  ## create .venv and install bench with every extra and its test tools
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,9 @@ wheel-check:                            ## build the wheel, install it alone int
 	/tmp/bench-wheel/venv/bin/python -c "import importlib.util as u, sys; sys.exit(u.find_spec('torch') is not None)"
 	cd /tmp/bench-wheel/run && BENCH_DATA_DIR=/tmp/bench-wheel/data /tmp/bench-wheel/venv/bin/bench tier1 --dataset synthetic
 	cd /tmp/bench-wheel/run && BENCH_DATA_DIR=/tmp/bench-wheel/data /tmp/bench-wheel/venv/bin/bench evaluate --dataset labelled-en --judge offline --metrics faithfulness --limit 6
+
+screenshots:                            ## the viewer's pages in docs/images, taken by the browser test (headless Chromium)
+	BENCH_SCREENSHOTS=$(CURDIR)/docs/images $(BIN)/python -m pytest -q tests/integration/test_view_browser.py
 
 test-fast:                              ## pure tests only (no database, no model, none of the slow ones)
 	$(BIN)/python -m pytest -q -m "not integration and not slow"
@@ -59,6 +62,7 @@ perf:                                   ## performance benchmarks; writes BENCHM
 	$(BIN)/python -m perf.embedders
 	$(BIN)/python -m perf.openai_embeddings
 	$(BIN)/python -m perf.startup
+	$(BIN)/python -m perf.view
 	$(BIN)/python -m perf.input_loading
 	$(BIN)/python -m perf.reproducibility
 	$(BIN)/python -m perf.similarity_scale

@@ -253,6 +253,30 @@ def nightly(
 
 @app.command(cls=PanelledCommand)
 @guarded
+def view(
+    reports_dir: Annotated[Path | None, typer.Argument(help="The reports folder (default: reports/, or "
+                                                       "BENCH_REPORTS_DIR).", show_default=False)] = None,
+    output: Annotated[Path | None, typer.Option("--output", help="Where the site goes (default: "
+                                                "REPORTS_DIR/site).")] = None,
+    config: ConfigOpt = None,
+) -> None:
+    """A static site of every run in a reports folder: runs with their trends, each run's metrics and items
+    worst first, and bench compare's verdict between consecutive runs. It opens from the file system."""
+    from benchmarks.runner import progress_bar
+    from benchmarks.view import build
+
+    if reports_dir is None:
+        settings, _ = load_settings({}, config_file=config)
+        reports_dir = settings.reports_dir
+    with progress_bar(stderr, "view") as progress:
+        built = build(reports_dir, output, progress=progress)
+    stderr.print(f"{built.runs} runs, {built.compare_pages} comparisons, {built.item_pages} further item pages "
+                 f"in {built.seconds:.1f} s", highlight=False)
+    stdout.print(str(built.site / "index.html"), highlight=False, soft_wrap=True)
+
+
+@app.command(cls=PanelledCommand)
+@guarded
 def compare(
     base: Annotated[Path, typer.Argument(help="The base run: its folder or its report.json.", show_default=False)],
     candidate: Annotated[Path, typer.Argument(help="The candidate run: its folder or its report.json.",

@@ -29,8 +29,9 @@ Source = Literal["default", "bench.toml", "env", "suite", "cli", "api", "detecte
 TYPED: tuple[Source, ...] = ("cli", "api")  # given for this one run: a flag, or an argument of the Python API
 CONFIG_FILE = "bench.toml"
 # BENCH_ variables bench and its tooling read that are no setting: the progress lines' interval (console),
-# perf.real_model's model and the golden test's rewrite switch. Any other BENCH_ variable is a typo.
-OTHER_VARIABLES = ("BENCH_PROGRESS_INTERVAL_S", "BENCH_REAL_MODEL", "BENCH_UPDATE_GOLDEN")
+# perf.real_model's model, the golden test's rewrite switch and the viewer test's screenshot folder (make
+# screenshots). Any other BENCH_ variable is a typo.
+OTHER_VARIABLES = ("BENCH_PROGRESS_INTERVAL_S", "BENCH_REAL_MODEL", "BENCH_UPDATE_GOLDEN", "BENCH_SCREENSHOTS")
 _warned_variables: set[str] = set()  # each unknown variable is warned about once a process, not once a run
 
 

@@ -15,6 +15,7 @@ from tests.integration.browser import Browser
 from tests.integration.conftest import QUESTIONS
 
 pytestmark = pytest.mark.slow
+DRAWN = "document.querySelector('#items > tbody > tr:first-child details').getAttribute('data-drawn')"
 LABELLED = Path(__file__).resolve().parents[2] / "datasets" / "labelled" / "en.jsonl"
 
 
@@ -81,6 +82,7 @@ def test_a_person_finds_the_worst_items_and_the_comparison(site, tmp_path):
 
         # the item's detail opens on a click and shows what the system was asked and answered
         browser.click("#items > tbody > tr:first-child details summary")
+        browser.wait_for(DRAWN, "the item's detail drawn")
         detail = browser.text("#items > tbody > tr:first-child details")
         sample = next(json.loads(line) for line in LABELLED.read_text().splitlines()
                       if json.loads(line)["id"] == worst[0][0])
@@ -118,4 +120,5 @@ def test_a_person_finds_the_worst_items_and_the_comparison(site, tmp_path):
         # a tier 1 run: each question's ranked chunks, the relevant ones marked
         browser.click("nav a:last-child", navigates=True)
         browser.click("#items > tbody > tr:first-child details summary")
+        browser.wait_for(DRAWN, "the item's detail drawn")
         assert browser.evaluate("document.querySelectorAll('#items > tbody > tr:first-child li.relevant').length") >= 1

@@ -7,7 +7,6 @@ plotly's rendered SVG or WebGL elements in the DOM after its scripts ran).
 
 import json
 import re
-import shutil
 import struct
 import subprocess
 import zlib
@@ -15,15 +14,18 @@ from pathlib import Path
 
 import pytest
 
+from tests.integration.browser import CHROMIUM, MISSING
 from tests.integration.conftest import CORPUS, QUESTIONS, write_bench_dataset
 
 pytestmark = pytest.mark.integration
 
-CHROMIUM = shutil.which("chromium")
-needs_chromium = pytest.mark.skipif(
-    CHROMIUM is None,
-    reason="no 'chromium' binary on PATH: install Debian's chromium (apt-get install chromium; .ci/run does)",
-)
+
+
+@pytest.fixture(autouse=True)
+def chromium_on_path():
+    """The browser is a dependency of these tests, not an option: without it they fail and say what to install."""
+    assert CHROMIUM is not None, MISSING
+
 TOPICS = {"q1": "vpn", "q2": "vacation", "q3": "parking"}
 
 
@@ -110,7 +112,6 @@ def _page_path(result) -> Path:
     return path
 
 
-@needs_chromium
 def test_visualize_2d_by_topic_renders_in_headless_chromium(bench, tmp_path):
     dataset = _with_topics(write_bench_dataset(tmp_path / "tiny"))
     result = bench("visualize", "--dataset", dataset, "--on", "both")
@@ -125,7 +126,6 @@ def test_visualize_2d_by_topic_renders_in_headless_chromium(bench, tmp_path):
     assert legend == ["expenses (1)", "laptop (1)", "parking (2)", "vacation (3)", "vpn (3)", "(none) (3)"]
 
 
-@needs_chromium
 def test_visualize_3d_by_dataset_renders_in_headless_chromium(bench, tmp_path):
     tiny = _with_topics(write_bench_dataset(tmp_path / "tiny"))
     other = write_bench_dataset(tmp_path / "other", corpus={
