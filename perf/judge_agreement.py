@@ -45,6 +45,7 @@ import statistics
 import subprocess
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -83,12 +84,13 @@ def main() -> None:
     parser.add_argument("--statements-pairs", type=int, default=3)
     parser.add_argument("--ragas-pairs", type=int, default=10)
     parser.add_argument("--families", nargs="*", default=list(FAMILIES))
+    parser.add_argument("--languages", nargs="*", choices=LANGUAGES, default=list(LANGUAGES))
     parser.add_argument("--judges", nargs="*", choices=list(JUDGES), default=list(JUDGES))
     args = parser.parse_args()
     run = set(args.judges) - ({"statements"} if not args.statements_pairs else set()) - (
         {"ragas"} if not args.ragas_pairs else set())
     weights = local_model.install(MODEL)
-    kept, kept_measured = last_rows(exclude=run, families=args.families)
+    kept, kept_measured = last_rows(exclude=run, families=args.families, languages=args.languages)
     rows: list[dict[str, str]] = list(kept)
     starts = start_times(weights)
 
@@ -99,7 +101,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="bench-perf-agreement-") as scratch:
         work = Path(scratch)
-        sets = [(family, language) for family in args.families for language in LANGUAGES]
+        sets = [(family, language) for family in args.families for language in args.languages]
         try:
             for family, language in sets:
                 pairs = subset(family, language, args.pairs, work)
@@ -198,9 +200,10 @@ def ragas(work: Path, python: Path, base_url: str, family: str, language: str, s
                 sum(row["score"] is None for row in found), len(found), seconds)
 
 
-def last_rows(*, exclude: set[str], families: list[str]) -> tuple[list[dict[str, str]], str]:
-    """The rows of the section's last run that this run does not measure again (another judge, or another
-    family), and its "Measured …" line."""
+def last_rows(*, exclude: set[str], families: Sequence[str], languages: Sequence[str] = LANGUAGES
+              ) -> tuple[list[dict[str, str]], str]:
+    """The rows of the section's last run that this run does not measure again (another judge, family or
+    language), and its "Measured …" line."""
     text = BENCHMARKS.read_text(encoding="utf-8") if BENCHMARKS.exists() else ""
     start, end = text.find(MARK), text.find(END_MARK)
     lines = text[start:end].splitlines() if 0 <= start < end else []
@@ -212,7 +215,8 @@ def last_rows(*, exclude: set[str], families: list[str]) -> tuple[list[dict[str,
     rows = [dict(zip(head, (cell.strip() for cell in line.strip("|").split("|")), strict=True)) for line in table[1:]]
     dropped = tuple(JUDGES[key] for key in exclude)
     return [{k: v for k, v in row.items() if v} for row in rows
-            if not (row["judge"].startswith(dropped) and row["family"] in families)], measured
+            if not (row["judge"].startswith(dropped) and row["family"] in families and row["language"] in languages)
+            ], measured
 
 
 def start_times(weights: Path) -> list[float]:

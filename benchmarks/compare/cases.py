@@ -24,16 +24,16 @@ everything and is marked unreliable), so the flips are a gate of their own besid
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
-
-from scipy.stats import binomtest
 
 from benchmarks.compare.gates import Gate
 from benchmarks.compare.status import RELIABLE_UNITS
 
 DEFAULT_THRESHOLD = 0.5
 SMALL_SET = RELIABLE_UNITS  # below it the bootstrap's interval is marked unreliable
+EXACT_TRIALS = 2_000  # flips up to which the sign test is summed exactly (a few milliseconds at most)
 NAMED = 10  # case ids a Markdown line names before it counts the rest
 
 
@@ -55,7 +55,18 @@ class Cases:
         flips = len(self.to_fail) + len(self.to_pass)
         if not flips:
             return None
-        return float(binomtest(len(self.to_fail), flips, 0.5, alternative="greater").pvalue)
+        return sign_test(len(self.to_fail), flips)
+
+
+def sign_test(successes: int, trials: int) -> float:
+    """P(X ≥ successes) for X ~ Binomial(trials, ½): summed exactly in integers and divided once, so correctly
+    rounded, up to EXACT_TRIALS; beyond, scipy's (imported then: scipy.stats alone costs bench compare and bench
+    view about a second of start-up)."""
+    if trials <= EXACT_TRIALS:
+        return sum(math.comb(trials, k) for k in range(successes, trials + 1)) / 2 ** trials
+    from scipy.stats import binomtest
+
+    return float(binomtest(successes, trials, 0.5, alternative="greater").pvalue)
 
 
 def threshold_for(gate: Gate, values: list[Any], declared: float | None = None) -> float | None:

@@ -32,7 +32,6 @@ from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 import numpy as np
-from scipy import stats
 
 LabelKind = Literal["binary", "graded"]
 BINARY_STATISTICS = ("roc_auc", "pairwise_accuracy", "accuracy", "cohen_kappa")
@@ -55,6 +54,8 @@ def roc_auc(scores: np.ndarray, labels: np.ndarray) -> float | None:
     n1, n0 = int(positive.sum()), int((~positive).sum())
     if n1 == 0 or n0 == 0:
         return None
+    from scipy import stats  # imported on use: scipy.stats costs whatever imports this module about a second
+
     ranks = stats.rankdata(scores)  # average ranks: a tie counts half
     return float((ranks[positive].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
 
@@ -81,10 +82,14 @@ def pairwise_accuracy(scores: np.ndarray, labels: np.ndarray, groups: np.ndarray
 
 
 def spearman(scores: np.ndarray, labels: np.ndarray) -> float | None:
+    from scipy import stats
+
     return _defined(stats.spearmanr(scores, labels).statistic) if scores.size > 1 else None
 
 
 def kendall(scores: np.ndarray, labels: np.ndarray) -> float | None:
+    from scipy import stats
+
     return _defined(stats.kendalltau(scores, labels).statistic) if scores.size > 1 else None
 
 

@@ -338,6 +338,14 @@ def compare_page(base: RunEntry, candidate: RunEntry, result: Mapping[str, Any],
                 charts=scatter is not None)
 
 
+def refused_page(base: RunEntry, candidate: RunEntry, reason: str, links: Links) -> str:
+    """The pair's page when bench compare refused it: why, so a link never leads nowhere."""
+    crumbs = [("../index.html", "all runs"), ("../" + links.run[base.key], f"base {base.run_id}"),
+              ("../" + links.run[candidate.key], f"candidate {candidate.run_id}")]
+    body = f'<p class="verdict status-failed">not compared</p><p>bench compare refused this pair: {esc(reason)}</p>'
+    return page(f"compare · {candidate.tier} · {candidate.run_id}", body, root="../", crumbs=crumbs)
+
+
 def _compare_table(metrics: Sequence[Mapping[str, Any]]) -> str:
     rows = []
     for m in metrics:

@@ -3,24 +3,31 @@
 This is the viewer's only I/O: it reads the runs (`runs.discover`), their items (`items.scan`, then the lines a
 page shows), runs bench compare on each comparable pair, renders the pages (`pages`) and writes them with the
 assets beside them. The site is rebuilt whole each time, into a fresh folder that then replaces the old one,
-so a reader never sees half of one build and half of another, and a run deleted from the folder leaves no page.
+so a reader never sees half of one build and half of another, and a run deleted from the folder leaves no page;
+only bench compare's results are carried over from the last build, where nothing they rest on changed.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import shutil
 import time
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
+from threadpoolctl import threadpool_limits
+
+from benchmarks._version import __version__
 from benchmarks.compare import compare, load_gates, load_run
-from benchmarks.compare.core import Incomparable
+from benchmarks.compare.gates import DEFAULT_FILE as DEFAULT_GATES
 from benchmarks.compare.load import Run
 from benchmarks.errors import BenchError
 from benchmarks.run_files.reader import BrokenRun
@@ -28,6 +35,7 @@ from benchmarks.view import pages
 from benchmarks.view.items import ITEMS_FILE, ItemIndex, read_at, scan
 from benchmarks.view.runs import RunEntry, comparable_pairs, discover
 
+CACHE = ".cache/compare"  # the site's own: bench compare's results by what decided them (`_pair_key`)
 MIN_PAIRS_A_WORKER = 8  # fewer comparisons than this a core are not worth starting a process for
 
 
@@ -72,28 +80,30 @@ def build(reports_dir: Path, output: Path | None = None, *, progress: Bar | None
                         compare={c.key: pages.compare_href(c.key) for _, c in pairs},
                         compared_by={b.key: pages.compare_href(c.key) for b, c in pairs})
     task = progress.add_task("runs and comparisons", total=len(pairs) + len(links.run)) if progress else None
-    written = 0
-    for (base, candidate), compared in zip(pairs, _compare_all(pairs, progress, task), strict=True):
-        if compared is None:  # first: a pair bench compare refuses takes its links away
-            links.compare.pop(candidate.key, None)
-            links.compared_by.pop(base.key, None)
-            continue
-        _write(staging / pages.compare_href(candidate.key), pages.compare_page(base, candidate, *compared, links))
-        written += 1
-    item_pages = 0
-    for entry in entries:
-        if entry.report is not None:
-            item_pages += _write_run(staging, entry, links)
+    # on other cores while this one writes the runs' pages
+    with _comparisons(pairs, staging / CACHE, site / CACHE) as collect:
+        item_pages = 0
+        for position, entry in enumerate(entries):
+            if entry.report is not None:
+                more, entries[position] = _write_run(staging, entry, links)  # its items may turn out unreadable
+                item_pages += more
+                if progress is not None:
+                    progress.advance(task)
+        for (base, candidate), compared in zip(pairs, collect(), strict=True):
+            html = (pages.refused_page(base, candidate, compared, links) if isinstance(compared, str)
+                    else pages.compare_page(base, candidate, *compared, links))
+            _write(staging / pages.compare_href(candidate.key), html)
             if progress is not None:
                 progress.advance(task)
     _write(staging / "index.html", pages.index_page(entries, links, title=f"Runs in {reports_dir.name or reports_dir}"))
     _replace(staging, site)
     return Built(site=site, runs=len(entries), run_pages=len(links.run), item_pages=item_pages,
-                 compare_pages=written, seconds=time.perf_counter() - started)
+                 compare_pages=len(pairs), seconds=time.perf_counter() - started)
 
 
-def _write_run(site: Path, entry: RunEntry, links: pages.Links) -> int:
-    """A run's page and its further pages of items; returns how many item pages beyond the first it wrote."""
+def _write_run(site: Path, entry: RunEntry, links: pages.Links) -> tuple[int, RunEntry]:
+    """A run's page and its further pages of items: how many item pages beyond the first it wrote, and the run as
+    the index lists it (unreadable, with why, when its items are)."""
     report, folder = entry.report, entry.folder
     assert report is not None and folder is not None
     target = site / "runs" / entry.key
@@ -119,47 +129,79 @@ def _write_run(site: Path, entry: RunEntry, links: pages.Links) -> int:
                 _write(target / pages.items_href(number), pages.items_page(entry, items, rows, data, number, total))
                 continue
         _write(target / pages.items_href(1), pages.run_page(entry, items, rows, data, total, links))
-    return total - 1
+    return total - 1, entry
 
 
-Compared = tuple[dict[str, Any], dict[str, Any] | None] | None  # bench compare's result and the scatter, or refused
+Compared = tuple[dict[str, Any], dict[str, Any] | None] | str  # compare's result and the scatter, or its refusal
 
 
-def _compare_all(pairs: list[tuple[RunEntry, RunEntry]], progress: Bar | None, task: Any) -> list[Compared]:
-    """bench compare on every pair, on every usable core: each is independent, and a nightly folder's comparisons
-    are most of a build's time (a paired bootstrap of 10,000 resamples each)."""
+@contextmanager
+def _comparisons(pairs: list[tuple[RunEntry, RunEntry]], cache: Path, previous: Path
+                 ) -> Iterator[Callable[[], list[Compared]]]:
+    """bench compare on every pair, started on the usable cores as this is entered (each pair is independent,
+    and a nightly folder's comparisons are most of a build's work); the function it gives returns the results
+    in the pairs' order once they are all in.
+
+    A pair the last build compared, with the same files, the same gates file and the same bench, is read from
+    that build's cache (`previous`) rather than compared again: a nightly rebuild compares only its new runs.
+    Every result goes into this build's cache (`cache`)."""
+    keys = [_pair_key(b.folder, c.folder) for b, c in pairs]
+    known = {i: json.loads((previous / f"{k}.json").read_text()) for i, k in enumerate(keys)
+             if (previous / f"{k}.json").is_file()}
     # a tier and dataset's pairs one after another share their runs: a run is read once for both of its pairs
     # (by each worker, which takes a stretch of them)
-    order = sorted(range(len(pairs)), key=lambda i: (pairs[i][1].tier, pairs[i][1].dataset, i))
+    order = sorted((i for i in range(len(pairs)) if i not in known),
+                   key=lambda i: (pairs[i][1].tier, pairs[i][1].dataset, i))
     jobs = [(pairs[i][0].folder, pairs[i][1].folder) for i in order]
     workers = min(len(jobs) // MIN_PAIRS_A_WORKER, len(os.sched_getaffinity(0)))
-    done: list[Compared] = []
+
+    def in_order(done: Iterable[Compared]) -> list[Compared]:
+        out: list[Compared] = [(known[i][0], known[i][1]) if i in known else "not compared" for i in range(len(pairs))]
+        for i, result in zip(order, done, strict=True):
+            out[i] = result
+        cache.mkdir(parents=True, exist_ok=True)
+        for key, result in zip(keys, out, strict=True):
+            if not isinstance(result, str):
+                (cache / f"{key}.json").write_text(json.dumps(result, ensure_ascii=False), encoding="utf-8")
+        return out
+
     if workers < 2:
-        for base, candidate in jobs:
-            done.append(_compared(base, candidate))
-            if progress is not None:
-                progress.advance(task)
+        yield lambda: in_order(_compared(*job) for job in jobs)
         _load.cache_clear()
-    else:
-        with ProcessPoolExecutor(max_workers=workers) as pool:
-            for compared in pool.map(_compared, *zip(*jobs, strict=True), chunksize=-(-len(jobs) // workers)):
-                done.append(compared)
-                if progress is not None:
-                    progress.advance(task)
-    out: list[Compared] = [None] * len(pairs)
-    for position, i in enumerate(order):
-        out[i] = done[position]
-    return out
+        return
+    with ProcessPoolExecutor(max_workers=workers, initializer=_one_thread) as pool:
+        running = pool.map(_compared, *zip(*jobs, strict=True), chunksize=-(-len(jobs) // workers))
+        yield lambda: in_order(running)
+
+
+def _one_thread() -> None:
+    """A worker's BLAS on one thread: the workers already fill the cores, and each BLAS starting a thread a core
+    beside them made two workers slower than one (measured: 4.9 s against 4.2 s for 90 comparisons)."""
+    threadpool_limits(1)
+
+
+def _pair_key(base: Path | None, candidate: Path | None) -> str:
+    """What decides a comparison: both runs' files, the gates file bench compare reads, and bench itself."""
+    assert base is not None and candidate is not None
+    digest = hashlib.sha256(__version__.encode())
+    gates = Path(DEFAULT_GATES)
+    digest.update(gates.read_bytes() if gates.is_file() else b"-")
+    for path in (base / "report.json", base / ITEMS_FILE, candidate / "report.json", candidate / ITEMS_FILE):
+        digest.update(str(path.name).encode())
+        if path.is_file():
+            with path.open("rb") as data:
+                digest.update(hashlib.file_digest(data, "sha256").digest())
+    return digest.hexdigest()
 
 
 def _compared(base: Path | None, candidate: Path | None) -> Compared:
-    """bench compare on one pair, as `bench compare BASE CANDIDATE` runs it; None when it refuses the pair."""
+    """bench compare on one pair, as `bench compare BASE CANDIDATE` runs it; why, when it refuses the pair."""
     assert base is not None and candidate is not None
     try:
         before, after = _load(base), _load(candidate)
         result = compare(before, after, load_gates(None))
-    except (Incomparable, BrokenRun):
-        return None
+    except BenchError as exc:  # a broken run, a gates file it cannot read
+        return str(exc)
     main = after.report.main_metric
     scatter = (pages.paired_scatter(main, before.items, after.items)
                if before.items is not None and after.items is not None else None)

@@ -164,3 +164,15 @@ def test_many_lost_items_are_named_then_counted(tmp_path):
 def test_case_gate_keys_are_checked(table, message):
     with pytest.raises(BenchError, match=message.replace("(", r"\(").replace(")", r"\)")):
         parse({"metrics": {"faithfulness": table}})
+
+
+def test_the_sign_test_is_exact_and_agrees_with_scipy():
+    from scipy.stats import binomtest
+
+    from benchmarks.compare.cases import EXACT_TRIALS, sign_test
+
+    assert sign_test(8, 15) == 0.5  # scipy's float path gives 0.4999999999999999
+    assert sign_test(3, 3) == 0.125 and sign_test(0, 4) == 1.0
+    for trials, successes in ((40, 31), (EXACT_TRIALS, 1050), (EXACT_TRIALS + 1, 1050)):
+        expected = binomtest(successes, trials, 0.5, alternative="greater").pvalue
+        assert sign_test(successes, trials) == pytest.approx(expected, rel=1e-12)

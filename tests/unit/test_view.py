@@ -159,3 +159,38 @@ def test_the_seeds_reading_bands_stand_beside_the_values(tmp_path):
     assert 'class="band-good"' in cells["ndcg@10"] and ">good<" in cells["ndcg@10"]  # 0.65: 0.5–0.8
     assert ">excellent<" in cells["hit_rate@1"] and "seed 004 §11.2" in cells["hit_rate@1"]  # 0.9 > 0.8
     assert cells["precision@3"] == ""  # the seeds give precision no band
+
+
+def test_a_rebuild_compares_only_what_changed(tmp_path, monkeypatch):
+    from benchmarks.view import site
+
+    reports = tmp_path / "reports"
+    for n in range(3):
+        items = [item(f"q{i}", {"m": (i * (n + 2)) % 5 / 5}) for i in range(8)]
+        _stamp(write_run(reports / "crafted" / "tier1" / f"r{n}", items, main="m"), f"r{n}", f"2026-01-0{n + 1}")
+    build(reports)
+    first = (reports / "site" / "compare" / "crafted__tier1__r2.html").read_text()
+    compared = []
+    real = site.compare
+    monkeypatch.setattr(site, "compare", lambda base, cand, gates: compared.append(cand.path) or real(base, cand, gates))
+    build(reports)
+    assert compared == [] and (reports / "site" / "compare" / "crafted__tier1__r2.html").read_text() == first
+    items = [item(f"q{i}", {"m": 1.0}) for i in range(8)]
+    write_run(reports / "crafted" / "tier1" / "r2", items, main="m")  # r2 changed: only its pair is compared again
+    _stamp(reports / "crafted" / "tier1" / "r2", "r2", "2026-01-03")
+    build(reports)
+    assert compared == [reports / "crafted" / "tier1" / "r2" / "report.json"]
+    assert (reports / "site" / "compare" / "crafted__tier1__r2.html").read_text() != first
+
+
+def test_broken_items_are_said_on_the_index_and_on_the_refused_comparison(tmp_path):
+    reports = tmp_path / "reports"
+    _stamp(write_run(reports / "crafted" / "tier1" / "r1", _mixed_items(), main="m"), "r1", "2026-01-01")
+    broken = _stamp(write_run(reports / "crafted" / "tier1" / "r2", _mixed_items(), main="m"), "r2", "2026-01-02")
+    with (broken / "items.jsonl").open("a") as out:
+        out.write("{cut short\n")
+    build(reports)
+    index = (reports / "site" / "index.html").read_text()
+    assert 'data-status="unreadable"' in index and "items.jsonl:7: not JSON" in index
+    refused = (reports / "site" / "compare" / "crafted__tier1__r2.html").read_text()
+    assert "not compared" in refused and "bench compare refused this pair" in refused and "items.jsonl:7" in refused
