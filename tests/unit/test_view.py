@@ -172,7 +172,8 @@ def test_a_rebuild_compares_only_what_changed(tmp_path, monkeypatch):
     first = (reports / "site" / "compare" / "crafted__tier1__r2.html").read_text()
     compared = []
     real = site.compare
-    monkeypatch.setattr(site, "compare", lambda base, cand, gates: compared.append(cand.path) or real(base, cand, gates))
+    monkeypatch.setattr(site, "compare",
+                        lambda base, cand, gates: compared.append(cand.path) or real(base, cand, gates))
     build(reports)
     assert compared == [] and (reports / "site" / "compare" / "crafted__tier1__r2.html").read_text() == first
     items = [item(f"q{i}", {"m": 1.0}) for i in range(8)]
