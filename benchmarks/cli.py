@@ -258,12 +258,14 @@ def view(
                                                        "BENCH_REPORTS_DIR).", show_default=False)] = None,
     output: Annotated[Path | None, typer.Option("--output", help="Where the site goes (default: "
                                                 "REPORTS_DIR/site).")] = None,
+    serve: Annotated[bool, typer.Option("--serve", help="Then serve the site on 127.0.0.1 (a free port) and open "
+                                        "a browser, until Ctrl-C.")] = False,
     config: ConfigOpt = None,
 ) -> None:
     """A static site of every run in a reports folder: runs with their trends, each run's metrics and items
     worst first, and bench compare's verdict between consecutive runs. It opens from the file system."""
     from benchmarks.runner import progress_bar
-    from benchmarks.view import build
+    from benchmarks.view import build, serve_site
 
     if reports_dir is None:
         settings, _ = load_settings({}, config_file=config)
@@ -273,6 +275,9 @@ def view(
     stderr.print(f"{built.runs} runs, {built.compare_pages} comparisons, {built.item_pages} further item pages "
                  f"in {built.seconds:.1f} s", highlight=False)
     stdout.print(str(built.site / "index.html"), highlight=False, soft_wrap=True)
+    if serve:
+        serve_site(built.site, announce=lambda url: stdout.print(f"serving {url} (Ctrl-C stops)", highlight=False,
+                                                                  soft_wrap=True))
 
 
 @app.command(cls=PanelledCommand)

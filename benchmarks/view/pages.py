@@ -185,7 +185,6 @@ def _band_cell(report: Report, name: str) -> str:
     return f'<span class="band-{esc(shown.split()[0])}" title="{esc(meaning)}">{esc(shown)}</span>'
 
 
-
 def _num_cell(value: float | int | None) -> str:
     return f'<span class="mono">{number(value)}</span>'
 

@@ -195,3 +195,28 @@ def test_broken_items_are_said_on_the_index_and_on_the_refused_comparison(tmp_pa
     assert 'data-status="unreadable"' in index and "items.jsonl:7: not JSON" in index
     refused = (reports / "site" / "compare" / "crafted__tier1__r2.html").read_text()
     assert "not compared" in refused and "bench compare refused this pair" in refused and "items.jsonl:7" in refused
+
+
+def test_serve_answers_on_localhost_until_ctrl_c(tmp_path):
+    import os
+    import signal
+    import subprocess
+    import sys
+    import urllib.request
+
+    write_run(tmp_path / "reports" / "one", [item("a", {"m": 1.0})], main="m")
+    command = [sys.executable, "-m", "benchmarks.cli", "view", str(tmp_path / "reports"), "--serve"]
+    server = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                              env={**os.environ, "BROWSER": "true"})  # the browser it opens: a no-op command
+    try:
+        assert server.stdout.readline().strip() == str(tmp_path / "reports" / "site" / "index.html")
+        line = server.stdout.readline()
+        url = re.fullmatch(r"serving (http://127\.0\.0\.1:\d+/index\.html) \(Ctrl-C stops\)\n", line).group(1)
+        with urllib.request.urlopen(url, timeout=10) as page:
+            assert page.status == 200 and "Runs in reports" in page.read().decode()
+        with urllib.request.urlopen(url.replace("index.html", "assets/view.js"), timeout=10) as script:
+            assert script.status == 200
+    finally:
+        server.send_signal(signal.SIGINT)
+        _, errors = server.communicate(timeout=30)
+    assert server.returncode == 0 and "Traceback" not in errors
