@@ -55,10 +55,12 @@ class Embedder(Protocol):
     """A backend as the cache wraps it: what it declares (`capabilities`, `prompts`) is all the cache asks."""
 
     model_id: str
-    dimension: int
     backend: str
     prompts: Mapping[Role, str]  # the text put before each text of a role: part of the cache key and the report
     capabilities: Capabilities
+
+    @property
+    def dimension(self) -> int: ...  # read-only: a backend declares it or measures it on first use
 
     def describe(self) -> str: ...
 

@@ -12,7 +12,7 @@ import threading
 from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import numpy as np
@@ -24,6 +24,9 @@ from benchmarks.transport.concurrency import AdaptiveLimit
 from benchmarks.transport.endpoints import endpoint_identity
 from benchmarks.transport.redaction import REDACTED, redact_url
 from benchmarks.transport.retry import Failed, Random, RetryPolicy
+
+if TYPE_CHECKING:  # embedder.py imports this module
+    from benchmarks.embedding.embedder import Role
 
 Progress = Callable[[int], None]
 
@@ -64,8 +67,8 @@ class OpenAIEmbedder:
         self.api_key = settings.embedding_api_key
         self.timeout_s = float(settings.embedding_timeout_s)
         # what goes before each text of a role (e5 behind the endpoint wants "query: " / "passage: ")
-        self.prompts: Mapping[str, str] = MappingProxyType({"query": settings.embedding_query_prefix,
-                                                            "document": settings.embedding_document_prefix})
+        self.prompts: Mapping[Role, str] = MappingProxyType({"query": settings.embedding_query_prefix,
+                                                             "document": settings.embedding_document_prefix})
         self.retry = RetryPolicy(settings.embedding_max_attempts, random=random)  # its waits are threads' own
         self.batch_size = settings.embedding_batch_size  # shrinks on timeouts, for the rest of the run
         self.limit = AdaptiveLimit(settings.embedding_concurrency)
@@ -95,7 +98,7 @@ class OpenAIEmbedder:
         return self._measured
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None,
-               on_batch: Callable[[list[int], np.ndarray], None] | None = None, *, role: str = "document"
+               on_batch: Callable[[list[int], np.ndarray], None] | None = None, *, role: Role = "document"
                ) -> np.ndarray:
         """Embed `texts` as `role` (its prefix put before each); `on_batch(rows, vectors)` and `progress(n)` run
         on this thread as each batch arrives."""
