@@ -7,6 +7,7 @@ are the settings the tier reads (`benchmarks.options`), so a new setting or tier
 from __future__ import annotations
 
 import functools
+import inspect
 import shlex
 import sys
 from collections.abc import Callable
@@ -119,6 +120,7 @@ def run_command(tier_name: str, flags: list[Flag], **values: Any) -> None:
     settings, origins = settings_from(flags, values, values.pop("config"))
     outcome = run_tier(tier_name, values.pop("dataset"), settings, origins, output_dir=values.pop("output_dir"),
                        resume=values.pop("resume", None), stderr=stderr)
+    assert outcome.directory is not None  # run_tier writes the run's files unless asked not to
     print_summary(outcome.report, outcome.directory, stdout)
     reason = unmeasured(outcome.report)
     if reason is not None:
@@ -146,12 +148,12 @@ def _evaluate(flags: list[Flag], dry_run: bool, **values: Any) -> None:
         return run_command("evaluate", flags, **values)
     from benchmarks.console import print_plan
     from benchmarks.runner import limited
-    from benchmarks.tiers import evaluate
+    from benchmarks.tiers import SAMPLES, evaluate
 
     settings, origins = settings_from(flags, values, values.pop("config"))
     tier = TIERS["evaluate"]  # --limit counts only the samples the run would judge
     with origins.naming():
-        models, rows = evaluate.plan(settings, limited(tier, tier.input.load(values["dataset"], settings), settings))
+        models, rows = evaluate.plan(settings, limited(tier, SAMPLES.load(values["dataset"], settings), settings))
     print_plan(models, rows, stdout)
 
 
@@ -161,8 +163,9 @@ def _judge(flags: list[Flag], pairwise: bool, **values: Any) -> None:
     run_command("judge-pairwise" if pairwise else "judge", flags, **values)
 
 
-# a command's own switch beside its settings: (the option, the body that reads it, the --dataset help)
-SWITCHES = {
+# a command's own switch beside its settings: (the option, the body that reads it, the --dataset help); a body is
+# called with the flags, then the command's values by name (its switch's among them)
+SWITCHES: dict[str, tuple[inspect.Parameter | None, Callable[..., None], str | None]] = {
     "evaluate": (option("dry_run", bool, "--dry-run", default=False, help="Print the judge calls and an estimate "
                         "of prompt tokens the run would need, and make none."), _evaluate, None),
     "judge": (option("pairwise", bool, "--pairwise", default=False, help="Ask which of two answers is better, in "

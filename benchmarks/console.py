@@ -15,6 +15,7 @@ from types import TracebackType
 from typing import IO, TYPE_CHECKING, Any
 
 from rich.console import Console, ConsoleOptions
+from rich.progress import TaskID
 from rich.segment import Segment
 from rich.table import Table
 from rich.text import Text
@@ -204,7 +205,7 @@ class ProgressLines:
 
     def __init__(self, file: IO[str], label: str, interval: float):
         self.file, self.label, self.interval = file, label, interval
-        self._tasks: dict[int, _Task] = {}
+        self._tasks: dict[TaskID, _Task] = {}
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
         self._stop = threading.Event()
@@ -223,17 +224,17 @@ class ProgressLines:
                 self.remove_task(task_id)
 
     def add_task(self, description: str, total: float | None = None, completed: float = 0,
-                 **_: Any) -> int:
+                 **_: Any) -> TaskID:
         with self._lock:
-            task_id = next(self._ids)
+            task_id = TaskID(next(self._ids))
             task = self._tasks[task_id] = _Task(description, total, completed, time.monotonic())
             self._write(task, "started")
             return task_id
 
-    def advance(self, task_id: int, advance: float = 1) -> None:
+    def advance(self, task_id: TaskID, advance: float = 1) -> None:
         self.update(task_id, advance=advance)
 
-    def update(self, task_id: int, *, total: float | None = None, completed: float | None = None,
+    def update(self, task_id: TaskID, *, total: float | None = None, completed: float | None = None,
                advance: float | None = None, description: str | None = None, **_: Any) -> None:
         with self._lock:
             task = self._tasks[task_id]
@@ -244,7 +245,7 @@ class ProgressLines:
             if not task.ended and task.total is not None and task.completed >= task.total:
                 self._end(task)
 
-    def remove_task(self, task_id: int) -> None:
+    def remove_task(self, task_id: TaskID) -> None:
         with self._lock:
             task = self._tasks.pop(task_id)
             if not task.ended:

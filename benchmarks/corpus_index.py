@@ -17,7 +17,6 @@ from functools import partial
 from typing import Any
 
 import numpy as np
-from rich.progress import Progress
 
 from benchmarks.config import Settings, megabytes
 from benchmarks.dataset import Dataset
@@ -28,6 +27,7 @@ from benchmarks.inputs import Warning
 from benchmarks.machine import usable_cores
 from benchmarks.metrics.language import detect_language
 from benchmarks.nearest import ExactSpace
+from benchmarks.progress import Bars
 from benchmarks.store import vector_file
 from benchmarks.store.database import Database, connect, database_errors
 from benchmarks.store.vectors import Hit, HnswBuild, SyncStats, VectorStore
@@ -53,7 +53,7 @@ class IndexedCorpus:
     def dimension(self) -> int:
         return self.embedder.dimension
 
-    def embed(self, texts: list[str], *, purpose: str, progress: Progress) -> np.ndarray:
+    def embed(self, texts: list[str], *, purpose: str, progress: Bars) -> np.ndarray:
         return embed_with_progress(self.embedder, texts, purpose, progress)
 
     @property
@@ -61,7 +61,7 @@ class IndexedCorpus:
         """hnsw.ef_search for the queries, None for exact search (which never touches the index)."""
         return self.settings.ef_search if self.settings.index == "hnsw" else None
 
-    def retrieve(self, vectors: np.ndarray, depth: int, *, progress: Progress, label: str = "retrieving",
+    def retrieve(self, vectors: np.ndarray, depth: int, *, progress: Bars, label: str = "retrieving",
                  exact: bool = False) -> list[list[Hit]]:
         """Each query's `depth` nearest chunks, with a progress bar. Exact search (the run's index, or `exact`:
         the ground truth of ANN recall) ranks the stored vectors in numpy (benchmarks.nearest); HNSW search is
@@ -81,7 +81,7 @@ class IndexedCorpus:
         progress.remove_task(task)
         return hits
 
-    def exact_space(self, progress: Progress) -> tuple[ExactSpace, list[str]]:
+    def exact_space(self, progress: Bars) -> tuple[ExactSpace, list[str]]:
         """The space's stored vectors and their urls, read once per run (a caller that times searches reads them
         first, so the one-time read is not charged to a search; `vectors_read_seconds`)."""
         if self._exact is None:
@@ -180,7 +180,7 @@ DIMENSION_PROBE = 16  # chunks whose cached vectors are looked up to tell a new 
 
 
 @contextmanager
-def open_index(settings: Settings, dataset: Dataset, progress: Progress) -> Iterator[IndexedCorpus]:
+def open_index(settings: Settings, dataset: Dataset, progress: Bars) -> Iterator[IndexedCorpus]:
     """The dataset's corpus stored and indexed; a database failure in here or in the caller's block (a
     server stopped, a connection ended) is one line that names the database and says what was kept."""
     started = time.perf_counter()
@@ -194,7 +194,7 @@ def open_index(settings: Settings, dataset: Dataset, progress: Progress) -> Iter
         database.engine.dispose()
 
 
-def _build(settings: Settings, dataset: Dataset, progress: Progress, database: Database,
+def _build(settings: Settings, dataset: Dataset, progress: Bars, database: Database,
            started: float) -> IndexedCorpus:
     """Find or create the dataset's space, embed what changed, build HNSW if asked."""
     store = VectorStore(database.engine)

@@ -12,9 +12,10 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
-from rich.progress import Progress, TaskID
+from rich.progress import TaskID
 
 from benchmarks.errors import InputError
+from benchmarks.progress import Bars
 from benchmarks.run_files.journal import Key, RunJournal, shown
 from benchmarks.transport.concurrency import unit_order
 
@@ -52,7 +53,7 @@ async def each_once(units: Sequence[U], key: Callable[[U], Key], work: Callable[
     return [done[key(u)] for u in units]
 
 
-def progress_task(progress: Progress, description: str, units: Sequence[U], key: Callable[[U], Key],
+def progress_task(progress: Bars, description: str, units: Sequence[U], key: Callable[[U], Key],
                   journal: RunJournal | None, *, steps_per_unit: int = 1) -> TaskID:
     """A progress bar over `units` that starts at what a stopped session finished, and says so."""
     restored = 0 if journal is None else sum(key(u) in journal.restored for u in units)

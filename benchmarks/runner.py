@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from rich.console import Console
 from rich.progress import (
@@ -41,6 +41,8 @@ from benchmarks.tiers import TIERS
 from benchmarks.tiers.base import RunContext, Tier, TierResult
 from benchmarks.transport.redaction import redacted
 
+S = TypeVar("S", bound=InputSet)
+
 
 @dataclass(frozen=True)
 class RunOutcome:
@@ -63,7 +65,7 @@ def run_tier(tier_name: str, spec: str, settings: Settings, origins: Origins, *,
             raise BenchError("--resume continues in the stopped run's own folder: leave out --output-dir")
         if write:
             check_folders(tier, settings, origins, output_dir=output_dir, resume=resume)
-        scoped: Any = ScopedSettings(settings, (*tier.reads, *report_doc.LOCAL_SETTINGS), f"tier {tier.name}")
+        scoped = ScopedSettings(settings, (*tier.reads, *report_doc.LOCAL_SETTINGS), f"tier {tier.name}")
         # the input before the tier's own check: reading it is cheap, while the check imports the tier's module
         # (numpy, the database, the LLM client), so a bad line is refused in a fraction of a second
         inputs = (limited(tier, inputs, settings) if inputs is not None
@@ -175,7 +177,7 @@ def sampling(tier: Tier, settings: Settings) -> Sampling | None:
     return Sampling(settings.limit, settings.seed)
 
 
-def limited(tier: Tier, inputs: InputSet, settings: Settings) -> InputSet:
+def limited(tier: Tier, inputs: S, settings: Settings) -> S:
     """The items the run reads of a set already loaded (the Python API's): see `sampling`."""
     sample = sampling(tier, settings)
     return inputs if sample is None else inputs.sample(sample.n, sample.seed)
@@ -188,7 +190,7 @@ class Run:
     tier: Tier
     inputs: InputSet
     settings: Settings
-    scoped: Any  # the same settings as the tier sees them (ScopedSettings)
+    scoped: ScopedSettings  # the same settings as the tier sees them
     origins: Origins
 
     def identity(self) -> RunIdentity:

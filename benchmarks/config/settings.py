@@ -12,7 +12,7 @@ import functools
 import typing
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from benchmarks.config.declare import Range
 from benchmarks.config.embedding_settings import EmbeddingSettings
@@ -36,9 +36,16 @@ class Settings(UserLogsSettings, ShowJudgeSettings, JudgingSettings, GenerationS
 SETTING_FIELDS: dict[str, dataclasses.Field[Any]] = {f.name: f for f in dataclasses.fields(Settings)}
 
 
-class ScopedSettings:
+if TYPE_CHECKING:  # to the type checker a scoped view reads as the Settings it wraps: each setting with its type
+    _SettingsView = Settings
+else:
+    _SettingsView = object
+
+
+class ScopedSettings(_SettingsView):
     """The settings a tier declared it reads, and no others: reading an undeclared one is a bug of the tier
-    (its report and resume identity would not name a setting its numbers depend on), caught at the first read."""
+    (its report and resume identity would not name a setting its numbers depend on), caught at the first read.
+    Read-only, and no dataclass: `replace` and `asdict` take the Settings themselves."""
 
     def __init__(self, settings: Settings, names: Iterable[str], owner: str):
         self._settings, self._names, self._owner = settings, frozenset(names), owner

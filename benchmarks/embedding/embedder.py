@@ -32,7 +32,7 @@ from benchmarks.errors import BenchError
 from benchmarks.store.vectors import VectorStore
 
 if TYPE_CHECKING:
-    from rich.progress import Progress as ProgressBars  # a run's bars; `Progress` here is a count callback
+    from benchmarks.progress import Bars as ProgressBars  # a run's bars; `Progress` here is a count callback
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 DEFAULT_MODEL_ID = "sentence-transformers/all-MiniLM-L6-v2"

@@ -21,9 +21,9 @@ import asyncio
 from collections.abc import Iterable, Sequence
 
 import numpy as np
-from rich.progress import Progress
 
 from benchmarks.embedding.embedder import CachedEmbedder, embed_with_progress
+from benchmarks.progress import Bars
 
 
 class EmbeddingMemo:
@@ -38,7 +38,7 @@ class EmbeddingMemo:
         self._asked: dict[str, None] = {}  # texts items are waiting for, in the order asked
         self._flush: asyncio.Future[None] | None = None
 
-    def prefetch(self, texts: Iterable[str], progress: Progress | None = None, label: str | None = None) -> None:
+    def prefetch(self, texts: Iterable[str], progress: Bars | None = None, label: str | None = None) -> None:
         """Embed, in one pass through the cache, every distinct text of `texts` not held yet; with a
         progress bar of its own (saying `label`) when `progress` is given."""
         wanted = [t for t in dict.fromkeys(texts) if t not in self._held]

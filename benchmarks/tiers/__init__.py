@@ -7,9 +7,19 @@ the runner hands the tier only those (reading another fails at once), so a repor
 resume must match, exactly the settings that made its numbers.
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from benchmarks.judge import judged_metrics
 from benchmarks.metrics import names
 from benchmarks.tiers.base import InputKind, Tier
+
+if TYPE_CHECKING:  # the sets the loaders return; the registry imports none of their modules
+    from benchmarks.dataset import Dataset
+    from benchmarks.inputs import ItemSet
+    from benchmarks.readers.show_items import AnswerPair, RatedItem, ShowItem
+    from benchmarks.samples import SampleSet
 
 STORE = ("data_dir", "database_url", "retrieval_workers")  # the pool holds a connection per retrieval worker
 EMBEDDING = (*STORE, "embedding_backend", "embedding_model", "embedding_base_url", "embedding_api_key",
@@ -29,24 +39,24 @@ ANSWERING = (*EMBEDDING, *LLM, *JUDGED, *STATS, "generator", "generator_model", 
              "extractive_sentences", "judge_backend", "local_model", "judge_mode", "repeats", "extra_metrics")
 LOGS = ("logs", "logs_database_url", "logs_table")
 
-DATASET = InputKind(
+DATASET: InputKind[Dataset] = InputKind(
     "dataset", "A shipped dataset (synthetic, synthetic-ru) or a directory in bench's JSONL format or in BEIR format "
     "(corpus.jsonl, queries.jsonl, qrels/test.tsv).", "benchmarks.readers.datasets:load_input",
     draws_while_reading=True)
-SAMPLES = InputKind(
+SAMPLES: InputKind[SampleSet] = InputKind(
     "samples", "A shipped labelled set (labelled-en, labelled-ru; labelled-{short,joined,extrinsic}-{en,ru}, "
     "labelled-seeds) or samples as JSONL or CSV, with RAGAS column names (user_input, retrieved_contexts, response, "
     "reference) or bench's (question, contexts, answer, reference_answer).",
     "benchmarks.readers.samples:load_input")
-RATED_ITEMS = InputKind(
+RATED_ITEMS: InputKind[ItemSet[RatedItem]] = InputKind(
     "judge-items", "A shipped dataset (its judge_pipeline.jsonl), a folder holding that file, or a JSONL file of items "
     "with id, question, context, answer (reference when the rating reads it).",
     "benchmarks.tiers.judge:load_items")
-ANSWER_PAIRS = InputKind(
+ANSWER_PAIRS: InputKind[ItemSet[AnswerPair]] = InputKind(
     "judge-pairs", "A shipped dataset (its judge_pairs.jsonl), a folder holding that file, or a JSONL file of pairs "
     "with id, question, context, answer_a, answer_b and optionally better (a, b or tie).",
     "benchmarks.readers.show_items:load_pairs_input")
-SHOW_ITEMS = InputKind(
+SHOW_ITEMS: InputKind[ItemSet[ShowItem]] = InputKind(
     "show-items", "A shipped dataset (its judge_pipeline.jsonl), a folder holding that file, or a JSONL file of items "
     "with id, question, context, answer and ground_truth_show.", "benchmarks.readers.show_items:load_show_input")
 

@@ -13,15 +13,16 @@ import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 if TYPE_CHECKING:  # the journal's module writes files through reports, which imports this one
-    from rich.progress import Progress
-
-    from benchmarks.config import Origins, Settings
+    from benchmarks.config import Origins, ScopedSettings, Settings
     from benchmarks.inputs import InputSet, Sampling, Warning
     from benchmarks.metrics.stats import Summary
+    from benchmarks.progress import Bars
     from benchmarks.run_files.journal import RunJournal
+
+LoadedSet = TypeVar("LoadedSet", bound="InputSet", covariant=True)  # the kind of set an input kind's loader returns
 
 
 @dataclass(frozen=True)
@@ -59,9 +60,9 @@ class TierResult:
 
 @dataclass
 class RunContext:
-    settings: Settings  # scoped: only the settings the tier declared it reads
+    settings: ScopedSettings  # only the settings the tier declared it reads
     inputs: Any  # what the tier's input kind loaded: a Dataset, SampleSet, ItemSet
-    progress: Progress
+    progress: Bars
     dataset_dir: Path | None = None  # where a dataset was read from: its side files (logs.jsonl) live there
     journal: RunJournal | None = None  # resumable tiers append each finished item here and skip restored ones
 
@@ -77,24 +78,25 @@ class ReportKind:
 
 
 @dataclass(frozen=True)
-class InputKind:
+class InputKind(Generic[LoadedSet]):
     """What a tier reads through --dataset: its loader (a `module:function` of services, imported when used).
     `draws_while_reading`: the loader takes `sample=` and draws a --limit sample as it reads, so the units left out
-    are never held (a million-question dataset); any other loader's set is sampled once loaded."""
+    are never held (a million-question dataset); any other loader's set is sampled once loaded. Its type parameter is
+    the set the loader returns, declared with the kind since the loader is named by a string."""
 
     name: str
     help: str
     loader: str
     draws_while_reading: bool = False
 
-    def load(self, spec: str, settings: Any, sample: Sampling | None = None) -> InputSet:
+    def load(self, spec: str, settings: Any, sample: Sampling | None = None) -> LoadedSet:
         """The set `spec` names, as `load(spec, settings).sample(sample.n, sample.seed)` when a sample is asked."""
         module, function = self.loader.split(":")
         loader = getattr(importlib.import_module(module), function)
         if sample is not None and self.draws_while_reading:
-            drawn: InputSet = loader(spec, settings, sample=sample)
+            drawn: LoadedSet = loader(spec, settings, sample=sample)
             return drawn
-        loaded: InputSet = loader(spec, settings)
+        loaded: LoadedSet = loader(spec, settings)
         return loaded if sample is None else loaded.sample(sample.n, sample.seed)
 
 
@@ -104,7 +106,7 @@ class Tier(ReportKind):
     report shows and a resumed run must match; `flags` names a setting's option where the command calls it
     differently; `check` refuses, before any input is read, what the run could not do."""
 
-    input: InputKind
+    input: InputKind[InputSet]
     summary: str = ""
     metrics: tuple[str, ...] = ()  # the names its report may hold; "{setting}" stands for each of its values
     reads: tuple[str, ...] = ()
@@ -155,13 +157,13 @@ class Tier(ReportKind):
         identity: Callable[[Settings], dict[str, Any]] | None = getattr(self.implementation(), "identity", None)
         return {} if identity is None else identity(settings)
 
-    def check(self, settings: Settings, origins: Origins) -> None:
+    def check(self, settings: ScopedSettings, origins: Origins) -> None:
         """`origins`: where each setting came from, to name a refused one as the user gave it."""
         check: Callable[[Settings, Origins], None] | None = getattr(self._checks(), "check", None)
         if check is not None:
             check(settings, origins)
 
-    def check_inputs(self, settings: Settings, inputs: InputSet) -> list[str]:
+    def check_inputs(self, settings: ScopedSettings, inputs: InputSet) -> list[str]:
         """What the run's input lacks, refused before any work (an error) or said up front (the lines returned):
         the module's `check_inputs(settings, inputs)`, if it has one."""
         check: Callable[[Settings, InputSet], list[str]] | None = getattr(self._checks(), "check_inputs", None)
