@@ -18,13 +18,15 @@ import typing
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import click
 import typer
 import typer.core
 
 from benchmarks.config import SETTING_FIELDS, help_for, setting_type
+
+if TYPE_CHECKING:  # typer vendors its own click: its commands get these, not the click package's
+    from typer._click import Context, HelpFormatter
 
 JUDGE, METRIC_OPTIONS, EMBEDDER, DATABASE, RUN = "Judge / LLM", "Metric options", "Embedder", "Database", "Run & output"
 PANELS: tuple[str | None, ...] = (None, JUDGE, METRIC_OPTIONS, EMBEDDER, DATABASE, RUN)  # None: the command's own
@@ -103,7 +105,7 @@ class PanelledCommand(typer.core.TyperCommand):
     """A command whose plain-text help (bench's: rich_markup_mode=None, so no rich markup reads a help text's
     brackets) shows each rich_help_panel as a section, as typer's rich help would, instead of one list."""
 
-    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+    def format_options(self, ctx: Context, formatter: HelpFormatter) -> None:
         sections: dict[str, list[tuple[str, str]]] = {"Arguments": [], "Options": []}  # typer's first two
         for param in self.get_params(ctx):
             record = param.get_help_record(ctx)
