@@ -25,7 +25,7 @@ import contextlib
 import hashlib
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -167,14 +167,14 @@ def import_logs(settings: Settings, path: Path, name: str) -> ImportStats:
                 rows = [_row(entry, name) for entry in entries[start : start + IMPORT_BATCH]]
                 statement = insert(table).values(rows)
                 excluded = {column: statement.excluded[column] for column in _STORED}
-                statement = statement.on_conflict_do_update(
+                upsert = statement.on_conflict_do_update(
                     index_elements=["log_name", "record_key"],
                     set_=excluded,
                     where=sa.tuple_(*(table.c[column] for column in _STORED)).is_distinct_from(
                         sa.tuple_(*excluded.values())
                     ),
-                ).returning(sa.literal_column("xmax = 0").label("inserted"))
-                for (new,) in conn.execute(statement):
+                ).returning(sa.literal_column("xmax = 0", sa.Boolean).label("inserted"))
+                for (new,) in conn.execute(upsert):
                     inserted += new
                     updated += not new
     finally:
@@ -283,7 +283,7 @@ def _read_imported(settings: Settings, name: str) -> LogSet:
     return _log_set(name, "bench-database", [_stored_entry(row) for row in rows])
 
 
-def _stored_entry(row: Mapping[str, Any]) -> LogEntry:
+def _stored_entry(row: sa.RowMapping) -> LogEntry:
     return LogEntry(id=str(row["id"]), question=row["question"], answer=row["answer"], url=row["confluence_url"],
                     score=row["score"], session_id=row["session_id"], turn=row["turn_order"],
                     created_at=_utc(row["created_at"]) if row["created_at"] else None)

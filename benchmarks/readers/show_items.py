@@ -135,7 +135,8 @@ class RatedRecord(BaseModel):
 @functools.cache
 def _needing(needs: tuple[str, ...]) -> type[RatedRecord]:
     """The rated record whose texts in `needs` must say something."""
-    return create_model("RatedRecordNeeding", __base__=RatedRecord,
+    # mypy matches a **dict against create_model's every keyword (__doc__: str, __config__...), not its fields alone
+    return create_model("RatedRecordNeeding", __base__=RatedRecord,  # type: ignore[call-overload]
                         **{name: (Text, ...) for name in needs})
 
 
