@@ -26,6 +26,7 @@ from benchmarks.synthetic.model import (
     RenderedSection,
     Section,
     SectionText,
+    Values,
 )
 from benchmarks.synthetic.skeleton import (
     EXTRA_ENTITIES_PER_SCALE,
@@ -53,7 +54,7 @@ class _Renderer(Template):
     def __init__(self, bank: Bank) -> None:
         super().__init__(bank.plural, bank.formats)
 
-    def render(self, template: str, values: Fields) -> str:
+    def render(self, template: str, values: Values) -> str:
         text = self.vformat(template, (), dict(values))
         if "{" in text or "}" in text:
             raise BankMismatch(f"unrendered placeholder in {text!r}")
@@ -136,7 +137,7 @@ def _render_page(
     title_template: str,
     sections: tuple[Section, ...],
     wording: dict[str, SectionText],
-    values: Fields,
+    values: Values,
     fact_keys: frozenset[str] = frozenset(),
 ) -> RenderedPage:
     prefix = f"{topic}-{page_slug}"
@@ -190,7 +191,7 @@ def pages(bank: Bank, scale: int) -> list[RenderedPage]:
 
 def corpus(bank: Bank, rendered: list[RenderedPage]) -> list[Record]:
     renderer = _Renderer(bank)
-    records = [
+    records: list[Record] = [
         {
             "id": s.chunk_id,
             "text": renderer.render(s.texts.text, s.values),

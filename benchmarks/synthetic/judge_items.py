@@ -20,10 +20,10 @@ import string
 from collections.abc import Callable, Iterator, Mapping
 from random import Random
 
-from benchmarks.synthetic.model import Bank, Fields, Record, RenderedPage, RenderedSection
+from benchmarks.synthetic.model import Bank, Record, RenderedPage, RenderedSection, Values
 from benchmarks.synthetic.skeleton import SEED
 
-Render = Callable[[str, Fields], str]
+Render = Callable[[str, Values], str]
 
 # Cases that constrain their question come first, so they pick from the whole pool.
 CASE_COUNTS = {

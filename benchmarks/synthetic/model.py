@@ -14,6 +14,7 @@ from random import Random
 Facts = dict[str, object]
 FactsFn = Callable[[Random, int, str], Facts]
 Fields = Mapping[str, str]
+Values = Mapping[str, object]  # what a template is filled with: an entity's fields and its facts (numbers too)
 Record = dict[str, object]  # one JSON line of a dataset file
 
 
@@ -124,7 +125,7 @@ class RenderedSection:
     chunk_id: str
     context_id: str | None
     texts: SectionText
-    values: Fields
+    values: Values
     fact_keys: frozenset[str] = frozenset()
 
 
