@@ -198,6 +198,7 @@ def run_suite(suite: Suite, resolved: Sequence[tuple[Settings, Origins]], *, std
         started = datetime.now(UTC)
         base = {"tier": run.tier, "dataset": run.dataset, "entry": entry_key(run), "suite": str(suite.path),
                 "nightly": day, "informational": run.informational}
+        line: dict[str, Any]  # the run's line of index.jsonl
         try:
             outcome = run_tier(run.tier, run.dataset, settings, origins, output_dir=folder, stderr=stderr)
         except Exception as exc:  # a failing tier must not stop the suite; BenchError included
@@ -211,6 +212,7 @@ def run_suite(suite: Suite, resolved: Sequence[tuple[Settings, Origins]], *, std
             report = outcome.report
             metrics = {name: metric.value for name, metric in report.metrics.items()}
             reason = unmeasured(report)  # its report is kept and linked, but it is no success
+            assert outcome.directory is not None  # run_tier writes the run's files unless asked not to
             if reason is not None:
                 stderr.print(f"[red]nightly: {run.tier} on {run.dataset} failed:[/red] {reason}", highlight=False,
                              soft_wrap=True)

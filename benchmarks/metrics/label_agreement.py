@@ -156,7 +156,7 @@ def report_entry(scores: Sequence[float | None], labels: Sequence[float], groups
             **{name: asdict(stat) for name, stat in found.items() if isinstance(stat, Statistic)}}
 
 
-def labelled_entry(values: Sequence[float], labels: Sequence[float | None], groups: Sequence[str], *,
+def labelled_entry(values: np.ndarray | Sequence[float], labels: Sequence[float | None], groups: Sequence[str], *,
                    threshold: float, resamples: int, seed: int) -> dict[str, Any] | None:
     """`report_entry` over the units people labelled, None when none is: from every unit's score (NaN where the
     judge gave none), label (None where people gave none) and group, in one order, as a tier holds them."""

@@ -42,7 +42,8 @@ def bootstrap_ci(
     return float(low), float(high)
 
 
-def summarize(values: np.ndarray, *, errors: int = 0, resamples: int = 1000, seed: int = 0) -> Summary:
+def summarize(values: np.ndarray | Sequence[float], *, errors: int = 0, resamples: int = 1000, seed: int = 0
+              ) -> Summary:
     """Mean, n, errors and CI; an empty sample has no value rather than a made-up zero."""
     values = np.asarray(values, dtype=float)
     if values.size == 0:
@@ -61,7 +62,7 @@ def percentile(values: np.ndarray, q: float) -> float | None:
     return float(np.percentile(values, q)) if values.size else None
 
 
-def latency_summary(latencies_ms: Sequence[float]) -> dict[str, float | int | None]:
+def latency_summary(latencies_ms: np.ndarray | Sequence[float]) -> dict[str, float | int | None]:
     """Average and p95 of call latencies in ms (rounded to the microsecond), and how many calls they rest on.
 
     The caller chooses the calls: a report's latency means calls an endpoint answered, so cached replies

@@ -28,7 +28,7 @@ import numpy as np
 from benchmarks import item_record, outcome
 from benchmarks.chat.backend import ChatBackend, open_chat
 from benchmarks.chat.client import require_reachable
-from benchmarks.chat.request import ROLES, llm_url, model_for, require_llm
+from benchmarks.chat.request import ROLES, Role, llm_url, model_for, require_llm
 from benchmarks.config import Settings
 from benchmarks.dataset import Dataset, Question
 from benchmarks.embedding.embedder import CachedEmbedder
@@ -150,9 +150,9 @@ def check_plan(settings: Settings, plan: Plan) -> None:
         catalog.require_proxies(plan.extra_metrics, known)
         catalog.require_offline_settings(plan.extra_metrics, settings)
     if settings.generator == "openai" or settings.judge_backend == "llm":
+        asks: dict[Role, bool] = {"generator": settings.generator == "openai", "judge": settings.judge_backend == "llm"}
         try:
-            require_llm(settings, roles=(("generator",) if settings.generator == "openai" else ())
-                        + (("judge",) if settings.judge_backend == "llm" else ()))
+            require_llm(settings, roles=[role for role, asked in asks.items() if asked])
         except BenchError as exc:
             raise BenchError(f"{exc}; the whole tier runs offline with --generator extractive --judge offline "
                              "(a baseline system, graded by proxies)") from None
@@ -164,8 +164,8 @@ async def require_reachable_services(settings: Settings) -> None:
     """Probe the services the run will call before a tier's own costly preparation (tier 3 embeds and indexes
     the corpus first), so that a service that is down fails a fresh run in seconds, not after that work.
     Awaited in the run's own event loop, the one its answering runs in."""
-    roles = [role for role, used in (("generator", settings.generator == "openai"),
-                                     ("judge", settings.judge_backend != "offline")) if used]
+    uses: dict[Role, bool] = {"generator": settings.generator == "openai", "judge": settings.judge_backend != "offline"}
+    roles = [role for role, used in uses.items() if used]
     if roles:
         await require_reachable(settings, {str(model_for(settings, role)) for role in roles})
     if settings.generator == "http":
@@ -369,7 +369,7 @@ def _summary(grades: Sequence[Outcome], settings: Settings, *, higher_is_better:
     return mean_metric(values, settings, errors=errors, higher_is_better=higher_is_better)
 
 
-def mean_metric(values: Sequence[float], settings: Settings, *, errors: int = 0,
+def mean_metric(values: np.ndarray | Sequence[float], settings: Settings, *, errors: int = 0,
                 higher_is_better: bool = True) -> Metric:
     """A per-item mean with its bootstrap interval, seeded and sized by the run's settings."""
     return Metric.from_summary(summarize(np.asarray(values, dtype=float), errors=errors,
@@ -442,7 +442,7 @@ def scorer(settings: Settings) -> str:
     return str(model_for(settings, "judge")) if settings.judge_backend != "offline" else "offline"
 
 
-def grading_counts(graded: Sequence[Graded], plan: Plan) -> dict[str, dict[str, int]]:
+def grading_counts(graded: Sequence[Graded], plan: Plan) -> dict[str, dict[str, dict[str, int]] | dict[str, int]]:
     """The notes' `statuses` and, per rating, the grades whose score was read from a reply holding only a
     number instead of JSON (`read_from_a_lone_number`: a count a reader weighs the scores by)."""
     return {"statuses": status_counts(graded, plan),

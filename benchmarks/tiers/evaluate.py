@@ -61,7 +61,7 @@ def identity(settings: Settings) -> dict[str, Any]:
 
 def run(ctx: RunContext) -> TierResult:
     settings, samples = ctx.settings, ctx.inputs
-    judged, metrics = checked_metrics(settings), tuple(settings.metrics)
+    judged, metrics = checked_metrics(settings), tuple(settings.metrics or ())  # checked: one at least
     offline = settings.judge_backend == "offline"
     models = ("offline",) if offline else judge_models(settings)
     units = judged_units(samples.samples, metrics, models)
@@ -130,7 +130,7 @@ def plan(settings: Settings, samples: SampleSet) -> tuple[tuple[str, ...], list[
     judged, models = checked_metrics(settings), judge_models(settings)
     options = JudgeOptions.from_settings(settings)
     rows = []
-    for name in settings.metrics:
+    for name in settings.metrics or ():  # checked: one at least
         metric = judged[name]
         prompt = metric.prompt_text(settings.language, settings.judge_verdicts)
         calls = tokens = 0
@@ -212,7 +212,7 @@ def _result(settings: Settings, judged: Judged, samples: SampleSet, by_key: Mapp
             scale: SimilarityScale | None) -> TierResult:
     """The report from every unit's outcome (`by_key`: by (sample id, metric, model)), restored or judged now:
     built from the units alone, so it is the same whichever session judged which unit."""
-    metric_names, backend, language = tuple(settings.metrics), settings.judge_backend, settings.language
+    metric_names, backend, language = tuple(settings.metrics or ()), settings.judge_backend, settings.language
     ids = [s.id for s in samples.samples]
     metrics: dict[str, Metric] = {}
     notes: dict[str, Any] = {"backend": backend, "language": language, "models": list(models),

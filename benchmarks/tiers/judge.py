@@ -154,7 +154,7 @@ Outcomes = dict[tuple[str, str], list[Outcome]]  # (item id, model) -> one outco
 
 
 async def _rate_llm(items: Sequence[RatedItem], rating: str, models: Sequence[str], language: Language,
-                    settings: Settings, journal: RunJournal, advance: Callable[[], None]
+                    settings: Settings, journal: RunJournal | None, advance: Callable[[], None]
                     ) -> tuple[Outcomes, dict[str, Any]]:
     """The unit journaled is one item with every model's repeats: its scores are only compared together."""
     async with open_chat(settings, roles=("judge",)) as service:
@@ -177,7 +177,7 @@ async def _rate_llm(items: Sequence[RatedItem], rating: str, models: Sequence[st
 
 
 async def _rate_offline(items: Sequence[RatedItem], rating: str, embedder: CachedEmbedder, scale: SimilarityScale,
-                        language: Language, repeats: int, journal: RunJournal, advance: Callable[[int], None]
+                        language: Language, repeats: int, journal: RunJournal | None, advance: Callable[[int], None]
                         ) -> Outcomes:
     """A proxy is a deterministic function of its inputs: it is computed once and stands for every repeat.
     It is journaled like the LLM path's items, so every `bench judge` run can be resumed."""
@@ -200,7 +200,7 @@ async def _rate_offline(items: Sequence[RatedItem], rating: str, embedder: Cache
 def _ratings_result(items: Sequence[RatedItem], outcomes: Outcomes, models: Sequence[str], rating: str,
                     language: Language, settings: Settings) -> TierResult:
     delta, offline = settings.delta, settings.judge_backend == "offline"
-    scores = {key: [o.value if o.status == "ok" else None for o in found] for key, found in outcomes.items()}
+    scores = {key: [o.number for o in found] for key, found in outcomes.items()}
     table = np.array([[_mean(scores[item.id, model]) for item in items] for model in models], dtype=float)
     item_means = mean_over_models(table)
 
@@ -265,12 +265,13 @@ def _ratings_result(items: Sequence[RatedItem], outcomes: Outcomes, models: Sequ
     # the mean rating is the judge's grade of fixed items; consistency, spread and errors describe the judge itself,
     # which is what this tier measures, so only the ratings are the judge's metrics for `bench compare`
     graded = [f"avg_{rating}", *(f"avg_{rating}/{model}" for model in models if len(models) > 1)]
-    provenance = {"judge": {"backend": settings.judge_backend, "models": list(models), "language": language,
-                            "mode": None if offline else settings.judge_mode, "metrics": graded}}
+    judge: dict[str, Any] = {"backend": settings.judge_backend, "models": list(models), "language": language,
+                             "mode": None if offline else settings.judge_mode, "metrics": graded}
+    provenance = {"judge": judge}
     if not offline:
         provenance["judge"]["url"] = llm_url(settings)
         provenance["judge"]["prompts_sha256"] = prompt_hashes(language, settings.judge_mode, (rating,))
-    volatile = {"latency_ms": {**latency_summary(live_latencies(everything)), "what": LATENCY_CALLS}}
+    volatile: dict[str, Any] = {"latency_ms": {**latency_summary(live_latencies(everything)), "what": LATENCY_CALLS}}
     if len(models) > 1:
         volatile["latency_ms_by_model"] = {
             model: latency_summary(live_latencies([o for item in items for o in outcomes[item.id, model]]))
@@ -337,7 +338,7 @@ def call_detail(found: Sequence[Outcome]) -> dict[str, list[Any]]:
 
 
 def _repeat_scores(found: Sequence[Outcome]) -> list[float | None]:
-    return [o.value if o.status == "ok" else None for o in found]
+    return [o.number for o in found]
 
 
 def _model_scores(found: Sequence[Outcome], rating: str, delta: float) -> dict[str, dict[str, Any]]:

@@ -74,7 +74,7 @@ def _pair_key(pair: AnswerPair) -> str:
 
 
 async def _compare_all(pairs: Sequence[AnswerPair], models: Sequence[str], language: Language, settings: Settings,
-                       journal: RunJournal, advance: Callable[[], None]) -> tuple[Verdicts, dict[str, Any]]:
+                       journal: RunJournal | None, advance: Callable[[], None]) -> tuple[Verdicts, dict[str, Any]]:
     """The unit journaled is one pair with every model's verdicts in both orders: a preference needs both."""
     async with open_chat(settings, roles=("judge",)) as service:
         rater = Rater(service, language, settings.judge_mode)
@@ -163,7 +163,7 @@ def _pairwise_result(pairs: Sequence[AnswerPair], verdicts: Verdicts, models: Se
                             "mode": settings.judge_mode, "url": llm_url(settings), "metrics": [],
                             "prompts_sha256": prompt_hashes(language, settings.judge_mode, (), pairwise=True)}}
     rows = [_pair_row(pair, {m: verdicts[pair.id, m] for m in models}) for pair in pairs]
-    volatile = {"latency_ms": {**latency_summary(live_latencies(everything)), "what": LATENCY_CALLS}}
+    volatile: dict[str, Any] = {"latency_ms": {**latency_summary(live_latencies(everything)), "what": LATENCY_CALLS}}
     if len(models) > 1:
         volatile["latency_ms_by_model"] = {
             model: latency_summary(live_latencies([o for pair in pairs for o in verdicts[pair.id, model]]))

@@ -26,7 +26,7 @@ from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge.prompts import Language
 from benchmarks.judge.show_decision import ShowDecision, parse_show_decision
-from benchmarks.metrics.classification import Ratio, classification_report
+from benchmarks.metrics.classification import Label, Ratio, classification_report
 from benchmarks.metrics.stats import latency_summary, summarize
 from benchmarks.outcome import Outcome, Status
 from benchmarks.readers import templates
@@ -222,7 +222,7 @@ def _item_row(item: ShowItem, reply: Outcome, decision: ShowDecision | None) -> 
         latency_ms=round(sum(reply.latency_ms), 3), cached=reply.cached)
 
 
-def _label(item: ShowItem) -> str:
+def _label(item: ShowItem) -> Label:
     return "yes" if item.show else "no"
 
 

@@ -55,7 +55,8 @@ def run(ctx: RunContext) -> TierResult:
     )
     ctx.progress.remove_task(task)
     values = geometry.as_dict()
-    metrics = {name: Metric(value=values[name], n=len(matrix), higher_is_better=None) for name in METRICS}
+    numbers = {name: value for name, value in values.items() if not isinstance(value, str)}  # all but distance
+    metrics = {name: Metric(value=numbers[name], n=len(matrix), higher_is_better=None) for name in METRICS}
     spread = np.linalg.norm(matrix - matrix.mean(axis=0), axis=1)
     return TierResult(
         metrics=metrics,

@@ -176,8 +176,8 @@ def _items(
         scores = retrieval_scores(per_query, row_of.get(question.id))
         if consistency is not None:
             scores["retrieval_consistency"] = _bench(float(consistency[index]))
-        if ann is not None and ann[1][index] is not None:
-            scores[ann[0]] = _bench(ann[1][index])
+        if ann is not None and (recall := ann[1][index]) is not None:
+            scores[ann[0]] = _bench(recall)
         relevant = qrels[question.id]
         items.append(item_record.record(
             question.id, {"question": question.text}, [[doc, score] for doc, score in run_map[question.id]],

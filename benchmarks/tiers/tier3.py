@@ -77,7 +77,7 @@ def run(ctx: RunContext) -> TierResult:
             "retrieval": {"depth": s.e2e_top_k, "index": s.index,
                           "hit": "a retrieved chunk is judged relevant (grade > 0); questions with no relevant "
                                  "chunk have no hit value and are left out of the hit rate"},
-            "e2e_by_retrieval": e2e_by_retrieval(hits, [g.grades["e2e_score"].value for g in graded]),
+            "e2e_by_retrieval": e2e_by_retrieval(hits, [g.grades["e2e_score"].number for g in graded]),
             "questions": {"total": len(dataset.questions)},
             **answering.grading_counts(graded, plan),
             "scales": {"avg_e2e_score": "0–1",

@@ -87,8 +87,8 @@ def run(ctx: RunContext) -> TierResult:
     metrics = {  # values by the seed's formulas; intervals by bootstrap over test questions or sessions
         "cache_hit_rate": Metric(cache_hit_rate(best, s.cache_threshold) if cached else None, int(hits.size), 0,
                                  hit_ci),
-        "context_preservation": Metric(context_preservation(per_session).value, int(kept.size), 0, session_ci),
-        "multi_turn_consistency": Metric(multi_turn_consistency(per_session).value, int(kept.size), 0, session_ci),
+        "context_preservation": Metric(context_preservation(per_session).number, int(kept.size), 0, session_ci),
+        "multi_turn_consistency": Metric(multi_turn_consistency(per_session).number, int(kept.size), 0, session_ci),
     }
     return TierResult(
         metrics=metrics,
