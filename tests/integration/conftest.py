@@ -129,3 +129,12 @@ def store(data_dir):
     database = connect(load_settings({"data_dir": data_dir}, environ={})[0])
     yield VectorStore(database.engine)
     database.engine.dispose()
+
+
+@pytest.fixture
+def chromium_on_path():
+    """The browser is a dependency of the browser tests, not an option: without it they fail and say what to
+    install (.ci/run installs Debian's chromium)."""
+    from tests.integration.browser import CHROMIUM, MISSING
+
+    assert CHROMIUM is not None, MISSING

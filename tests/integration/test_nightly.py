@@ -9,7 +9,7 @@ import pytest
 from benchmarks.nightly import previous_run
 from benchmarks.run_files.index import read_index
 from tests.integration.conftest import write_bench_dataset
-from tests.integration.test_visualize_browser import _chromium, needs_chromium
+from tests.integration.test_visualize_browser import _chromium
 
 pytestmark = pytest.mark.integration
 
@@ -36,7 +36,7 @@ dataset = "{dataset}"
     return path
 
 
-@needs_chromium
+@pytest.mark.usefixtures("chromium_on_path")
 def test_nightly_survives_a_failing_tier_appends_and_renders_trends(bench, tmp_path):
     dataset = write_bench_dataset(tmp_path / "tiny")
     suite = _suite(tmp_path, dataset)
@@ -92,7 +92,7 @@ def test_nightly_survives_a_failing_tier_appends_and_renders_trends(bench, tmp_p
     assert any("tier2 on" in t and "2 failed" in t for t in titles), titles
 
 
-@needs_chromium
+@pytest.mark.usefixtures("chromium_on_path")
 def test_a_series_whose_every_run_failed_renders_its_metric_and_a_cross_per_run(bench, tmp_path):
     """evaluate on a missing file fails before its report names a main metric: the index records the first of
     its metrics, and the page draws a red cross per run on an unlabeled axis over a day, not milliseconds."""

@@ -14,17 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.browser import CHROMIUM, MISSING
+from tests.integration.browser import CHROMIUM
 from tests.integration.conftest import CORPUS, QUESTIONS, write_bench_dataset
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, pytest.mark.usefixtures("chromium_on_path")]
 
-
-
-@pytest.fixture(autouse=True)
-def chromium_on_path():
-    """The browser is a dependency of these tests, not an option: without it they fail and say what to install."""
-    assert CHROMIUM is not None, MISSING
 
 TOPICS = {"q1": "vpn", "q2": "vacation", "q3": "parking"}
 
