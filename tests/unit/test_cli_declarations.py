@@ -22,6 +22,32 @@ def test_every_tier_declares_known_settings_and_an_input():
         assert set(tier.flags) <= set(tier.reads), tier.name
 
 
+def test_every_input_kind_declares_the_set_its_loader_returns():
+    """A loader is named by a "module:function" string, so mypy cannot see what it returns: the kind's type
+    parameter (InputKind[SampleSet]) declares it, and this holds the declaration to the loader's own annotation
+    (cli's evaluate --dry-run had passed the InputSet a loader was typed as where evaluate.plan takes a SampleSet)."""
+    import importlib
+    import typing
+
+    from benchmarks import tiers
+    from benchmarks.dataset import Dataset
+    from benchmarks.inputs import ItemSet
+    from benchmarks.readers.show_items import AnswerPair, RatedItem, ShowItem
+    from benchmarks.samples import SampleSet
+    from benchmarks.tiers.base import InputKind
+
+    sets = {"Dataset": Dataset, "ItemSet": ItemSet, "AnswerPair": AnswerPair, "RatedItem": RatedItem,
+            "ShowItem": ShowItem, "SampleSet": SampleSet}  # imported by the registry for the type checker alone
+    declared = {name: typing.get_args(hint)[0] for name, hint in
+                typing.get_type_hints(tiers, globalns={**vars(tiers), **sets}).items()
+                if typing.get_origin(hint) is InputKind}
+    assert {tier.input for tier in TIERS.values()} <= {getattr(tiers, name) for name in declared}
+    for name, loaded in declared.items():
+        module, function = getattr(tiers, name).loader.split(":")
+        loader = getattr(importlib.import_module(module), function)
+        assert typing.get_type_hints(loader)["return"] == loaded, name
+
+
 def test_secrets_and_tables_are_never_flags():
     for tier in TIERS.values():
         names = {flag.setting for flag in flags_of(tier.reads, tier.flags)}
