@@ -12,7 +12,7 @@ import shlex
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any, TypeVar
+from typing import Annotated, Any, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -38,7 +38,8 @@ app.add_typer(db_app, name="db")
 stdout = stdout_console()
 stderr = Console(stderr=True)
 EXIT_UNMEASURED = 3  # the run finished and wrote its report but measured nothing (as bench compare's broken run)
-F = TypeVar("F", bound=Callable[..., Any])
+P = ParamSpec("P")
+R = TypeVar("R")
 ConfigOpt = Annotated[Path | None, typer.Option("--config", rich_help_panel=RUN,
                                                    help="Settings file (default: ./bench.toml when it exists).")]
 DataDirOpt = Annotated[Path | None, typer.Option("--data-dir", rich_help_panel=DATABASE,
@@ -46,11 +47,11 @@ DataDirOpt = Annotated[Path | None, typer.Option("--data-dir", rich_help_panel=D
                                                          "the caches). [env: BENCH_DATA_DIR]")]
 
 
-def guarded(command: F) -> F:
+def guarded(command: Callable[P, R]) -> Callable[P, R]:
     """Turn user errors into one line on stderr and exit code 2; bugs keep their traceback."""
 
     @functools.wraps(command)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
+    def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return command(*args, **kwargs)
         except BenchError as exc:
@@ -69,7 +70,7 @@ def guarded(command: F) -> F:
             stderr.print("interrupted")
             raise typer.Exit(130) from None
 
-    return wrapper  # type: ignore[return-value]
+    return wrapper
 
 
 def resume_command(arguments: list[str], directory: Path) -> str:

@@ -174,8 +174,8 @@ def _pairwise_result(pairs: Sequence[AnswerPair], verdicts: Verdicts, models: Se
 
 def _preference(found: tuple[Outcome, Outcome]) -> Preference | None:
     """A model's preference on a pair, None when one of its two verdicts failed."""
-    verdicts = _verdict_pair(found)
-    return None if None in verdicts else preference(*verdicts)  # type: ignore[arg-type]
+    original, swapped = _verdict_pair(found)
+    return None if original is None or swapped is None else preference(original, swapped)
 
 
 def _verdict_pair(found: tuple[Outcome, Outcome]) -> tuple[Verdict | None, Verdict | None]:

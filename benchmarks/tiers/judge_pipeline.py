@@ -167,7 +167,7 @@ def _result(items: list[ShowItem], replies: list[Outcome], judge: ProductionJudg
     decisions = [parse_show_decision(str(c.value)) if c.ok else None for c in replies]
     judged = [i for i, c in enumerate(replies) if c.ok]
     errors = len(items) - len(judged)
-    predicted = [decisions[i].decision for i in judged]  # type: ignore[union-attr]
+    predicted = [d.decision for d in decisions if d is not None]  # a decision for each judged item, in order
     truth = [_label(items[i]) for i in judged]
     report = classification_report(predicted, truth)
     correct = np.array([p == t for p, t in zip(predicted, truth, strict=True)], dtype=float)
