@@ -119,7 +119,6 @@ def test_every_flag_the_docs_show_exists():
     import re
     from pathlib import Path
 
-    import click
     import typer
 
     group = typer.main.get_command(app)
@@ -130,7 +129,7 @@ def test_every_flag_the_docs_show_exists():
         for line in block.splitlines():
             found = re.search(r"\bbench ([a-z0-9-]+)(.*)", line.split(" #")[0])
             command = group.commands.get(found.group(1)) if found else None
-            if command is None or isinstance(command, click.Group):
+            if command is None or hasattr(command, "commands"):  # a group (typer bundles its own click)
                 continue
             names = {name for param in command.params for name in (*param.opts, *param.secondary_opts)}
             unknown += [(found.group(1), flag) for flag in re.findall(r"(?<![\w-])(--?[a-z0-9][a-z0-9-]*)",
