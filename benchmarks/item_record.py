@@ -92,6 +92,17 @@ def value_of(scores: dict[str, Any] | None) -> Any:
     return None if any(s["status"] in ERRORS or s["status"] == "no_answer" for s in scores.values()) else MISSING
 
 
+def outcome_of(scores: dict[str, Any] | None) -> tuple[float | None, str]:
+    """An item's value on a metric and its outcome, as readers list items: ("ok", a number), "failed" (an error,
+    or no answer to grade), "undetermined" (every scorer said so), or "" when the metric does not apply to it."""
+    if not scores:
+        return None, ""
+    value = value_of(scores)
+    if isinstance(value, float):
+        return value, "ok"
+    return None, "undetermined" if value is MISSING else "failed"
+
+
 def top_document(relevant: Mapping[str, int]) -> str | None:
     """The document an item is about, for `cluster`: that of its most relevant chunk (or page), the lowest id
     of equals; None when nothing is judged relevant (grade ≥ 1). Several questions on one document are not

@@ -17,7 +17,7 @@ from benchmarks.report import SCHEMA_VERSION, Report
 from benchmarks.run_files import reader as report_files
 from benchmarks.run_files.reader import BrokenRun
 
-__all__ = ["BrokenRun", "Run", "load_run"]
+__all__ = ["BrokenRun", "Run", "load_report", "load_run"]
 
 
 @dataclass
@@ -32,17 +32,23 @@ def load_run(path: Path | str) -> Run:
 
     A path that does not exist, or a report another bench wrote in an older schema, is a usage error (exit 2);
     a run that exists but cannot be read is a broken run (exit 3)."""
+    report_path, validated = load_report(path)
+    rows = report_files.read_items(report_path.parent / "items.jsonl")
+    return Run(report_path, validated, None if rows is None else _items(report_path.parent / "items.jsonl", rows))
+
+
+def load_report(path: Path | str) -> tuple[Path, Report]:
+    """A run's report.json, validated: the report.json path and the report (its items are not read). An older
+    schema version is a usage error (exit 2), a file that is no bench report a broken run (exit 3)."""
     report_path, report = report_files.read_report(path)
     version = report.get("schema_version") if isinstance(report, dict) else None
     if isinstance(version, int) and version != SCHEMA_VERSION:
         raise BenchError(f"{report_path}: a report of schema version {version}, and this bench compares version "
                          f"{SCHEMA_VERSION}; run it again with this bench to compare it")
     try:
-        validated = Report.model_validate(report)
+        return report_path, Report.model_validate(report)
     except ValidationError as exc:
         raise BrokenRun(f"{report_path}: not a bench report ({_first_problem(exc)})") from None
-    rows = report_files.read_items(report_path.parent / "items.jsonl")
-    return Run(report_path, validated, None if rows is None else _items(report_path.parent / "items.jsonl", rows))
 
 
 def _items(path: Path, lines: list[tuple[int, str]]) -> list[ItemRecord]:

@@ -12,7 +12,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from benchmarks.item_record import MISSING, value_of
+from benchmarks.item_record import outcome_of
 
 WHY_LENGTH = 120  # characters of an explanation kept on its one line
 
@@ -49,14 +49,12 @@ def lowest_items(items: Iterable[Mapping[str, Any]], metric: str, *, higher_is_b
     failed: list[str] = []
     for item in items:
         scores = item.get("scores", {}).get(metric)
-        if not scores:
-            continue
-        value = value_of(scores)
-        if value is MISSING:
+        value, outcome = outcome_of(scores)
+        if outcome == "undetermined":
             undetermined.append(item["id"])
-        elif value is None:
+        elif outcome == "failed":
             failed.append(item["id"])
-        else:
+        elif value is not None:
             ranked.append(_listed(item["id"], value, scores, higher_is_better))
     if not (ranked or undetermined or failed):
         return None

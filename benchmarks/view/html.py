@@ -33,12 +33,6 @@ def interval(ci: Sequence[float] | None) -> str:
     return "" if not ci else f"[{ci[0]:.4f}, {ci[1]:.4f}]"
 
 
-def shorten(text: str, limit: int) -> str:
-    """One line of at most `limit` characters, for a table cell (the whole text stays in the item's detail)."""
-    flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[:limit - 1] + "…"
-
-
 def table(head: Sequence[str], rows: Iterable[Sequence[str]], *, cls: str = "", sortable: bool = False,
           attrs: str = "") -> str:
     """A table of cells already made HTML; `sortable` lets a click on a heading order its rows (view.js)."""

@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from benchmarks.item_record import MISSING, value_of
+from benchmarks.item_record import outcome_of
 from benchmarks.run_files.reader import BrokenRun
 
 ITEMS_FILE = "items.jsonl"
-FAILED, UNDETERMINED = "failed", "undetermined"
+FAILED, UNDETERMINED = "failed", "undetermined"  # item_record.outcome_of's words
 
 
 @dataclass
@@ -42,19 +42,6 @@ class ItemIndex:
     path: Path
     offsets: list[int]  # where each item's line starts, in display order
     tallies: dict[str, Tally]
-
-
-def outcome_of(scores: dict[str, Any] | None) -> tuple[float | None, str]:
-    """An item's value on a metric and its outcome: ("ok", a number), failed (an error or no answer to grade),
-    undetermined (every scorer said so), or "" when the metric does not apply to the item."""
-    if not scores:
-        return None, ""
-    value = value_of(scores)
-    if isinstance(value, float):
-        return value, "ok"
-    if value is MISSING:
-        return None, UNDETERMINED
-    return None, FAILED
 
 
 def scan(path: Path, metrics: Sequence[str], main: str, higher_is_better: bool | None) -> ItemIndex:

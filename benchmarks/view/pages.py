@@ -16,12 +16,14 @@ from typing import Any
 from urllib.parse import quote
 
 from benchmarks.compare.markdown import ARROWS
+from benchmarks.item_record import outcome_of
 from benchmarks.metrics.bands import band_for
 from benchmarks.report import Report
+from benchmarks.report.lowest_items import one_line
 from benchmarks.report.markdown import CALIBRATED_MARK, CALIBRATED_NOTE, metric_band
 from benchmarks.view import charts
-from benchmarks.view.html import chart, esc, interval, number, page, shorten, table
-from benchmarks.view.items import ItemIndex, outcome_of
+from benchmarks.view.html import chart, esc, interval, number, page, table
+from benchmarks.view.items import ItemIndex
 from benchmarks.view.runs import RunEntry
 
 PAGE_SIZE = 500  # items a page lists
@@ -64,7 +66,7 @@ def index_page(entries: Sequence[RunEntry], links: Links, *, title: str) -> str:
     for entry in reversed(entries):  # newest first
         name = (f'<a href="{esc(links.run[entry.key])}">{esc(entry.run_id)}</a>' if entry.key in links.run
                 else esc(entry.run_id))
-        why = f'<div class="muted">{esc(shorten(entry.error, CELL))}</div>' if entry.error else ""
+        why = f'<div class="muted">{esc(one_line(entry.error, CELL))}</div>' if entry.error else ""
         compared = (f'<a href="{esc(links.compare[entry.key])}">vs previous</a>' if entry.key in links.compare
                     else "")
         rows.append(f'<tr data-tier="{esc(entry.tier)}" data-dataset="{esc(entry.dataset)}" '
@@ -238,8 +240,8 @@ def item_rows(records: Iterable[Mapping[str, Any]], main: str, first_rank: int) 
                    f'<td class="mono">{esc(record.get("id"))}</td>'
                    f'<td class="num" data-key="{_key(value)}">{number(value)}</td>'
                    f'<td class="status-{outcome or "na"}">{outcome or "n/a"}</td>'
-                   f"<td>{esc(shorten(why, CELL))}</td><td>{esc(shorten(asked, CELL))}</td>"
-                   f"<td>{esc(shorten(_answered(record.get('answer')), CELL))}</td>"
+                   f"<td>{esc(one_line(why, CELL))}</td><td>{esc(one_line(asked, CELL))}</td>"
+                   f"<td>{esc(one_line(_answered(record.get('answer')), CELL))}</td>"
                    '<td><details class="item"><summary>open</summary></details></td></tr>')
     return "".join(out)
 

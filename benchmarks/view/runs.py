@@ -15,12 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from benchmarks.compare.core import identity_diff
-from benchmarks.report import SCHEMA_VERSION, Report
+from benchmarks.compare.load import load_report
+from benchmarks.errors import BenchError
+from benchmarks.report import Report
 from benchmarks.run_files.index import index_path, read_index
-from benchmarks.run_files.reader import BrokenRun, read_report
 
 REPORT_FILE = "report.json"
 
@@ -88,8 +87,8 @@ def _key(reports_dir: Path, folder: Path) -> str:
 def _from_report(reports_dir: Path, folder: Path, line: Mapping[str, Any] | None) -> RunEntry:
     key = _key(reports_dir, folder)
     try:
-        report = _read(folder)
-    except BrokenRun as exc:
+        _, report = load_report(folder)  # as bench compare reads it
+    except BenchError as exc:  # a broken report, or one of another schema version: listed, with why
         return RunEntry(key=key, tier=str((line or {}).get("tier", "?")), dataset=str((line or {}).get("dataset", "?")),
                         run_id=folder.name, started_at=str((line or {}).get("started_at", "")), status="unreadable",
                         main_metric=None, main_value=None, ci95=None, folder=folder, error=str(exc))
@@ -111,15 +110,3 @@ def _from_line(line: Mapping[str, Any]) -> RunEntry:
                     status=str(line.get("status", "failed")), main_metric=line.get("main_metric"),
                     main_value=float(value) if isinstance(value, int | float) else None, ci95=None,
                     error=str(line.get("error") or ("its report is gone" if line.get("report") else "")))
-
-
-def _read(folder: Path) -> Report:
-    """The report, validated as bench compare validates it; anything else is a broken run shown as such."""
-    path, data = read_report(folder)
-    version = data.get("schema_version") if isinstance(data, dict) else None
-    if version != SCHEMA_VERSION:
-        raise BrokenRun(f"{path}: report schema version {version}, this bench reads {SCHEMA_VERSION}")
-    try:
-        return Report.model_validate(data)
-    except ValidationError as exc:
-        raise BrokenRun(f"{path}: not a bench report ({exc.errors()[0]['msg']})") from None
