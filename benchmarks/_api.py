@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     import pandas
 
     from benchmarks.config import Origins, Settings
-    from benchmarks.report import Report
+    from benchmarks.report_model import Report
 
 T = TypeVar("T")
 SampleLike = Sample | Mapping[str, Any]

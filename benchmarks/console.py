@@ -23,7 +23,7 @@ from rich.text import Text
 from benchmarks.errors import BenchError
 
 if TYPE_CHECKING:
-    from benchmarks.report import Report
+    from benchmarks.report_model import Report
 
 
 class _TableTitle(Text):

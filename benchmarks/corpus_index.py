@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
 
 import numpy as np
 
@@ -28,6 +27,7 @@ from benchmarks.machine import usable_cores
 from benchmarks.metrics.language import detect_language
 from benchmarks.nearest import ExactSpace
 from benchmarks.progress import Bars
+from benchmarks.report_model import HnswBuildBlock, Index, Indexing, Provenance, Store, Volatile
 from benchmarks.store import vector_file
 from benchmarks.store.database import Database, connect, database_errors
 from benchmarks.store.vectors import Hit, HnswBuild, SyncStats, VectorStore
@@ -112,19 +112,16 @@ class IndexedCorpus:
                               np.fromiter(map(place.__getitem__, ids), dtype=np.int64, count=len(ids)))
         return ids, urls, matrix
 
-    def provenance(self) -> dict[str, Any]:
+    def provenance(self) -> Provenance:
         s = self.settings
-        index: dict[str, Any] = {"type": s.index}
-        if s.index == "exact":
-            index["exact_search"] = EXACT_SEARCH
-        else:
-            index.update(m=s.hnsw_m, ef_construction=s.hnsw_ef_construction, ef_search=s.ef_search,
-                         distance="cosine", used_by_plan=self.hnsw_used)
-        return {
-            "embedder": self.embedder.provenance(self.dimension),
-            "store": {"backend": self.database.backend, **self.store.versions()},
-            "index": index,
-        }
+        index = (Index(type=s.index, exact_search=EXACT_SEARCH) if s.index == "exact" else
+                 Index(type=s.index, m=s.hnsw_m, ef_construction=s.hnsw_ef_construction, ef_search=s.ef_search,
+                       distance="cosine", used_by_plan=self.hnsw_used))
+        versions = self.store.versions()
+        return Provenance(embedder=self.embedder.provenance(self.dimension),
+                          store=Store(backend=self.database.backend, postgres=versions["postgres"],
+                                      pgvector=versions["pgvector"]),
+                          index=index)
 
     def warnings(self) -> list[Warning]:
         """What the user should act on: an HNSW build that outgrew its memory, and an English-only model on
@@ -152,26 +149,14 @@ class IndexedCorpus:
                         f"{self.embedder.model_id} is trained on English; on a '{language}' dataset{how} "
                         "its retrieval scores reflect the model, not your system (use --embedding-model)", 1)]
 
-    def volatile(self) -> dict[str, Any]:
-        return {
-            "indexing": {
-                "seconds": round(self.seconds, 3),
-                "reused": self.sync.reused,
-                "chunks_added": self.sync.added,
-                "chunks_updated": self.sync.updated,
-                "chunks_removed": self.sync.removed,
-                "chunks_unchanged": self.sync.unchanged,
-                "hnsw_built": self.hnsw_build is not None,
-                **({"hnsw_build": _build_report(self.hnsw_build)} if self.hnsw_build else {}),
-                "migrations_applied": self.database.migrations_applied,
-            },
-            "embedding_cache": {
-                "cache_hits": self.embedder.stats.hits,
-                "embedded": self.embedder.stats.embedded,
-                "seconds_embedding": round(self.embedder.stats.seconds_embedding, 3),
-                "by_purpose": self.embedder.stats.by_purpose,
-            },
-        }
+    def volatile(self) -> Volatile:
+        indexing = Indexing(seconds=round(self.seconds, 3), reused=self.sync.reused, chunks_added=self.sync.added,
+                            chunks_updated=self.sync.updated, chunks_removed=self.sync.removed,
+                            chunks_unchanged=self.sync.unchanged, hnsw_built=self.hnsw_build is not None,
+                            migrations_applied=self.database.migrations_applied)
+        if self.hnsw_build:
+            indexing.hnsw_build = _build_report(self.hnsw_build)
+        return Volatile(indexing=indexing, embedding_cache=self.embedder.cache_report())
 
 
 EXACT_SEARCH = "numpy over the vectors pgvector stores (float32 products, candidates rescored in float64)"
@@ -257,10 +242,10 @@ def _shared_memory_free() -> int:
         return 2**63
 
 
-def _build_report(build: HnswBuild) -> dict[str, Any]:
-    return {"seconds": round(build.seconds, 3), "maintenance_work_mem": build.maintenance_work_mem,
-            "parallel_workers": build.parallel_workers, "index_megabytes": round(build.bytes / 2**20, 1),
-            "notices": build.notices}
+def _build_report(build: HnswBuild) -> HnswBuildBlock:
+    return HnswBuildBlock(seconds=round(build.seconds, 3), maintenance_work_mem=build.maintenance_work_mem,
+                          parallel_workers=build.parallel_workers, index_megabytes=round(build.bytes / 2**20, 1),
+                          notices=build.notices)
 
 
 def _checked_plan(store: VectorStore, space_id: int, dimension: int, settings: Settings) -> str:

@@ -33,6 +33,7 @@ from benchmarks.console import ProgressLines, progress_interval
 from benchmarks.errors import BenchError, RunInterrupted
 from benchmarks.inputs import InputSet, Sampling
 from benchmarks.readers.datasets import resolve
+from benchmarks.report_model import Report, Resumed, Volatile
 from benchmarks.run_files import provenance
 from benchmarks.run_files import writer as reports
 from benchmarks.run_files.atomic import check_writable_folder
@@ -46,7 +47,7 @@ S = TypeVar("S", bound=InputSet)
 
 @dataclass(frozen=True)
 class RunOutcome:
-    report: report_doc.Report
+    report: Report
     directory: Path | None  # None when nothing was written (the Python API's choice)
     items: list[dict[str, Any]] = field(default_factory=list)
 
@@ -104,7 +105,7 @@ def _run_decided(tier: Tier, spec: str, decided: input_language.Resolved, consol
             with progress_bar(console, tier.name) as progress:
                 result = tier.run(RunContext(served, inputs, progress, dataset_dir=folder, journal=journal))
             if journal.restored:
-                result.volatile["resumed"] = {"restored_items": len(journal.restored)}
+                result.volatile.resumed = Resumed(restored_items=len(journal.restored))
             journal.close()
             outcome = run.publish(stamped(result, judge), clock, journal.directory,
                                   point_latest=journal.manifest["point_latest"])
@@ -135,8 +136,8 @@ def local_judge_for(tier: Tier, settings: Settings, origins: Origins, console: C
 
 def stamped(result: TierResult, judge: local_judge.LocalJudge | None) -> TierResult:
     """The tier's result with the local judge's weights, runtime and context in its judge provenance."""
-    if judge is not None and "judge" in result.provenance:
-        result.provenance["judge"]["local"] = judge.describe()
+    if judge is not None and result.provenance.judge is not None:
+        result.provenance.judge.local = judge.describe()
     return result
 
 
@@ -154,7 +155,7 @@ def check_folders(tier: Tier, settings: Settings, origins: Origins, *, output_di
         check_writable_folder(path, name)
 
 
-def unmeasured(report: report_doc.Report) -> str | None:
+def unmeasured(report: Report) -> str | None:
     """Why a finished run measured nothing (its main metric has no value: n = 0, every item failed or was
     left out), else None. Such a run is not a success: its report is kept, its exit code and nightly
     status say it failed."""
@@ -262,9 +263,9 @@ class RunClock:
     def start(cls) -> RunClock:
         return cls(reports.new_run_id(), datetime.now(UTC), time.perf_counter())
 
-    def volatile(self) -> dict[str, Any]:
-        return {"run_id": self.run_id, "started_at": self.started_at.isoformat(timespec="seconds"),
-                "duration_s": round(time.perf_counter() - self.started, 3)}
+    def volatile(self) -> Volatile:
+        return Volatile(run_id=self.run_id, started_at=self.started_at.isoformat(timespec="seconds"),
+                        duration_s=round(time.perf_counter() - self.started, 3))
 
 
 def progress_bar(console: Console, label: str = "bench") -> Progress | ProgressLines:

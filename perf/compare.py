@@ -18,7 +18,7 @@ import numpy as np
 from benchmarks.compare import compare, load_run, render
 from benchmarks.compare.gates import Gates
 from benchmarks.item_record import BENCH, record, score
-from benchmarks.report import SCHEMA_VERSION
+from benchmarks.report_model import SCHEMA_VERSION
 from perf.sections import write_section
 
 MARK, END_MARK = "<!-- compare -->", "<!-- /compare -->"

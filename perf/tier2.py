@@ -27,7 +27,7 @@ from typing import Any
 from rich.console import Console
 
 from benchmarks.config import load_settings
-from benchmarks.report import Report
+from benchmarks.report_model import Report
 from benchmarks.runner import run_tier
 from perf.llm_server import llm_server
 from perf.sections import figures_section, write_section

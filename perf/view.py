@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 
 from benchmarks.item_record import BENCH, record, score
-from benchmarks.report import SCHEMA_VERSION
+from benchmarks.report_model import SCHEMA_VERSION
 from benchmarks.view import build
 from benchmarks.view.pages import PAGE_SIZE
 from perf.sections import write_section

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from benchmarks.chat.client import Completion
     from benchmarks.chat.request import Message, ResponseSchema, Role
     from benchmarks.config import Settings
+    from benchmarks.report_model import LlmUsage
 
 # backend name -> "module:class" of a class built as cls(settings, roles=roles); imported when opened
 BACKENDS = {"openai": "benchmarks.chat.client:LLMService"}
@@ -44,7 +45,7 @@ class ChatBackend(Protocol):
     async def open_at_once(self) -> int:
         """How many calls the service takes at once (what a run's concurrency is sized to)."""
 
-    def usage_report(self) -> dict[str, Any]:
+    def usage_report(self) -> LlmUsage:
         """Calls, cache hits, errors, tokens and cost, for the report's `volatile.llm`."""
 
     async def __aenter__(self) -> Self: ...

@@ -46,6 +46,7 @@ from benchmarks.chat.request import (
     require_llm,
 )
 from benchmarks.config import Settings
+from benchmarks.report_model import LlmUsage, ModelUsage, ServedIdentity, StructuredOutput
 from benchmarks.transport import reachability
 from benchmarks.transport.concurrency import AdaptiveLimit
 from benchmarks.transport.endpoints import props_url, served_identity
@@ -61,8 +62,6 @@ Progress = Callable[[int], None]
 
 _REASON_CHARS = 300
 LOGPROBS_PROBE = "Is water wet? Answer Yes or No."
-_LIVE_COUNTS = ("calls", "http_requests", "cache_hits", "api_errors", "truncated", "prompt_tokens",
-                "completion_tokens")
 _FALLBACK: dict[StructuredMode, StructuredMode] = {"json_schema": "json_object", "json_object": "off"}
 # words of a 4xx that refuses the response format itself (OpenAI, vLLM, llama.cpp, Ollama, LiteLLM phrasings)
 _FORMAT_WORDS = ("response_format", "json_schema", "json schema", "json_object", "grammar", "structured")
@@ -352,37 +351,44 @@ class LLMService:
     def api_errors(self) -> int:
         return sum(t.api_errors for t in self._tallies.values())
 
-    def usage_report(self) -> dict[str, Any]:
+    def usage_report(self) -> LlmUsage:
         """Calls, tokens and cost by role and model, for the report's volatile block.
 
         Tokens count calls actually made (a cache hit is free). Cost needs `llm_prices`; models
         missing from the table are listed and left out of the total.
         """
-        names = _LIVE_COUNTS
-        by_role: dict[str, dict[str, dict[str, Any]]] = {}
+        by_role: dict[str, dict[str, ModelUsage]] = {}
         for (role, model), tally in sorted(self._tallies.items()):
-            entry: dict[str, Any] = {name: getattr(tally, name) for name in names}
-            entry["cost_usd"] = self._cost(model, tally.prompt_tokens, tally.completion_tokens)
-            entry["system_fingerprints"] = sorted(tally.fingerprints)
-            by_role.setdefault(role, {})[model] = entry
+            by_role.setdefault(role, {})[model] = ModelUsage(
+                calls=tally.calls, http_requests=tally.http_requests, cache_hits=tally.cache_hits,
+                api_errors=tally.api_errors, truncated=tally.truncated, prompt_tokens=tally.prompt_tokens,
+                completion_tokens=tally.completion_tokens,
+                cost_usd=self._cost(model, tally.prompt_tokens, tally.completion_tokens),
+                system_fingerprints=sorted(tally.fingerprints))
         entries = [entry for models in by_role.values() for entry in models.values()]
         prices = self.settings.llm_prices
         unpriced = {model for _, model in self._tallies if prices is not None and model not in prices}
-        report: dict[str, Any] = {
-            "endpoint": self.url,
-            "cache": self.cache is not None,
-            **{name: sum(entry[name] for entry in entries) for name in names},
-            "cost_usd": self._total(entries, "cost_usd"),
-            "unpriced_models": sorted(unpriced),
-            "by_role": by_role,
-            "concurrency": self.limit.report(),
-            "structured_output": {"setting": self.settings.llm_structured_output,
-                                  "by_model": {model: self.structured_mode(model)
-                                               for _, model in sorted(self._tallies)}},
-            "served": {model: {"identity": served.identity, "source": served.source}
-                       for model, served in sorted(self._served.items())},
-        }
-        return report
+        return LlmUsage(
+            endpoint=self.url,
+            cache=self.cache is not None,
+            calls=sum(e.calls for e in entries),
+            http_requests=sum(e.http_requests for e in entries),
+            cache_hits=sum(e.cache_hits for e in entries),
+            api_errors=sum(e.api_errors for e in entries),
+            truncated=sum(e.truncated for e in entries),
+            prompt_tokens=sum(e.prompt_tokens for e in entries),
+            completion_tokens=sum(e.completion_tokens for e in entries),
+            cost_usd=None if prices is None else sum(e.cost_usd for e in entries if e.cost_usd is not None),
+            unpriced_models=sorted(unpriced),
+            by_role=by_role,
+            concurrency=self.limit.report(),
+            structured_output=StructuredOutput(setting=self.settings.llm_structured_output,
+                                               by_model={model: self.structured_mode(model)
+                                                         for _, model in sorted(self._tallies)}),
+            served={model: ServedIdentity(identity=None if served.identity is None else dict(served.identity),
+                                          source=served.source)
+                    for model, served in sorted(self._served.items())},
+        )
 
     async def aclose(self) -> None:
         """Close the client, if a call opened one."""
@@ -430,11 +436,6 @@ class LLMService:
         if price is None:
             return None
         return (prompt_tokens * price["input"] + completion_tokens * price["output"]) / 1_000_000
-
-    def _total(self, entries: list[dict[str, Any]], name: str) -> float | None:
-        if self.settings.llm_prices is None:
-            return None
-        return sum(entry[name] for entry in entries if entry[name] is not None)
 
     def _scrub(self, text: str) -> str:
         """The key never leaves the process, even when an endpoint quotes it back in an error."""

@@ -23,7 +23,7 @@ from benchmarks.item_record import ItemRecord
 from benchmarks.metrics import label_agreement as la
 
 if TYPE_CHECKING:
-    from benchmarks.report import Report
+    from benchmarks.report_model import Report
 
 Statistic = Callable[[np.ndarray, np.ndarray, np.ndarray], float | None]
 STATISTICS: Mapping[str, Statistic] = {

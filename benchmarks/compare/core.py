@@ -14,7 +14,7 @@ from benchmarks.compare.load import BrokenRun, Run
 from benchmarks.compare.paired import clusters_of, item_value, paired_bootstrap
 from benchmarks.errors import BenchError
 from benchmarks.item_record import MISSING, ItemRecord
-from benchmarks.report import Report
+from benchmarks.report_model import Report
 
 # a run on a real-user log (ux, real-users) is over the log's rows: another log, or rows added under one name,
 # is another input, as another dataset is; each key is an attribute path of the report (`_get`)
@@ -195,7 +195,7 @@ def judge_identity(report: Report) -> dict[str, Any]:
     read (probability or parsed), since a probability and a parsed 0/1 are different numbers; `local`: the weights,
     runtime and context of a judge bench started (`--judge local`); `offline_sha256`: the offline judge's code.
     A report without a judge block has none: {}."""
-    provenance, judge = report.provenance, report.provenance.judge
+    judge = report.provenance.judge
     if judge is None:
         return {}
     models = sorted(map(str, judge.models or ([judge.model] if judge.model else [])))
@@ -203,7 +203,7 @@ def judge_identity(report: Report) -> dict[str, Any]:
     recorded = (llm.structured_output.by_model if llm and llm.structured_output else None) or {}
     return {"backend": judge.backend, "model": models, "mode": judge.mode,
             "verdicts": judge.verdicts, "verdict_reading": judge.verdict_reading,
-            "prompts_sha256": judge.prompts_sha256 or provenance.prompts_sha256,
+            "prompts_sha256": judge.prompts_sha256,
             "language": judge.language,
             "structured_output": {m: recorded[m] for m in models if recorded.get(m)},
             "local": judge.local.model_dump() if judge.local else None,

@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
+from pydantic_core import ErrorDetails
 
 from benchmarks.errors import BenchError
 from benchmarks.item_record import ITEM_RECORD, ItemRecord
-from benchmarks.report import SCHEMA_VERSION, Report
+from benchmarks.report_model import READABLE_VERSIONS, SCHEMA_VERSION, Report, upgrade
 from benchmarks.run_files import reader as report_files
 from benchmarks.run_files.reader import BrokenRun
 
@@ -38,16 +39,21 @@ def load_run(path: Path | str) -> Run:
 
 
 def load_report(path: Path | str) -> tuple[Path, Report]:
-    """A run's report.json, validated: the report.json path and the report (its items are not read). An older
-    schema version is a usage error (exit 2), a file that is no bench report a broken run (exit 3)."""
+    """A run's report.json, validated: the report.json path and the report (its items are not read). A report of
+    schema version 2 is read as this version lays it out (`report_model.upgrade`). An older schema version, or a key
+    no block declares, is a usage error (exit 2); a file that is no bench report a broken run (exit 3)."""
     report_path, report = report_files.read_report(path)
     version = report.get("schema_version") if isinstance(report, dict) else None
-    if isinstance(version, int) and version != SCHEMA_VERSION:
-        raise BenchError(f"{report_path}: a report of schema version {version}, and this bench compares version "
-                         f"{SCHEMA_VERSION}; run it again with this bench to compare it")
+    if isinstance(version, int) and version not in READABLE_VERSIONS:
+        raise BenchError(f"{report_path}: a report of schema version {version}, and this bench reads versions "
+                         f"{', '.join(map(str, READABLE_VERSIONS))}; run it again with this bench to compare it")
     try:
-        return report_path, Report.model_validate(report)
+        return report_path, Report.model_validate(upgrade(report) if isinstance(report, dict) else report)
     except ValidationError as exc:
+        undeclared = [e for e in exc.errors() if e["type"] == "extra_forbidden"]
+        if undeclared:  # a misspelled or made-up key: the file is readable, its layout is not bench's
+            raise BenchError(f"{report_path}: {_where(undeclared[0])}: a key no block of report schema "
+                             f"{SCHEMA_VERSION} declares (benchmarks/report/report.schema.json lists them)") from None
         raise BrokenRun(f"{report_path}: not a bench report ({_first_problem(exc)})") from None
 
 
@@ -65,5 +71,9 @@ def _items(path: Path, lines: list[tuple[int, str]]) -> list[ItemRecord]:
 def _first_problem(exc: ValidationError) -> str:
     """The first of pydantic's complaints, as `field.path: message`."""
     error = exc.errors()[0]
-    where = ".".join(str(part) for part in error["loc"])
+    where = _where(error)
     return f"{where}: {error['msg']}" if where else error["msg"]
+
+
+def _where(error: ErrorDetails) -> str:
+    return ".".join(str(part) for part in error["loc"])

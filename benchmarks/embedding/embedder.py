@@ -29,6 +29,7 @@ from benchmarks.config.embedding_settings import E5_MODEL_ID
 from benchmarks.embedding.capabilities import Capabilities
 from benchmarks.embedding.openai_backend import Progress
 from benchmarks.errors import BenchError
+from benchmarks.report_model import EmbedderBlock, EmbeddingCache
 from benchmarks.store.vectors import VectorStore
 
 if TYPE_CHECKING:
@@ -263,13 +264,20 @@ class CachedEmbedder:
             return f"{self.model_id}|{self.dimension}d"
         return self.model_id
 
-    def provenance(self, dimension: int | None = None) -> dict[str, Any]:
+    def provenance(self, dimension: int | None = None) -> EmbedderBlock:
         """What a report says of the embedder; `dimension` when the caller knows it (a stored space), so the
-        model is not loaded just to report it."""
-        found = {"id": self.model_id, "dimension": dimension or self.dimension, "backend": self.inner.backend,
-                 "prompts": dict(self.inner.prompts)}
-        described = {key: getattr(self.inner, key, None) for key in ("quantisation", "engine")}
-        return {**found, **{key: value for key, value in described.items() if value}}
+        model is not loaded just to report it. A backend says its quantisation and engine where it has them."""
+        described = {key: value for key in ("quantisation", "engine") if (value := getattr(self.inner, key, None))}
+        return EmbedderBlock(id=self.model_id, dimension=dimension or self.dimension, backend=self.inner.backend,
+                             prompts={str(purpose): prefix for purpose, prefix in self.inner.prompts.items()},
+                             **described)
+
+    def cache_report(self) -> EmbeddingCache:
+        """The report's `volatile.embedding_cache`: what this run embedded and what the cache gave back."""
+        stats = self.stats
+        return EmbeddingCache(cache_hits=stats.hits, embedded=stats.embedded,
+                              seconds_embedding=round(stats.seconds_embedding, 3),
+                              by_purpose={purpose: dict(counts) for purpose, counts in stats.by_purpose.items()})
 
     def encode(self, texts: Sequence[str], *, purpose: str, progress: Progress | None = None) -> np.ndarray:
         """The vectors of `texts` embedded for `purpose` (its role picks the prompt); cached by the prompted text."""

@@ -9,7 +9,9 @@ so every number says which system produced the answers it grades.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol
+from typing import Literal, Protocol
+
+from benchmarks.report_model import GeneratorBlock
 
 Status = Literal["ok", "api_error", "missing"]  # missing: a precomputed answer the dataset lacks
 GeneratorName = Literal["openai", "http", "precomputed", "extractive"]
@@ -46,6 +48,6 @@ class Answer:
 class Generator(Protocol):
     name: GeneratorName
 
-    def describe(self) -> dict[str, Any]: ...
+    def describe(self) -> GeneratorBlock: ...
 
     async def answer(self, request: GenerationRequest) -> Answer: ...

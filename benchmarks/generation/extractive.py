@@ -9,12 +9,12 @@ faithfulness that shows how much an LLM's rewording costs. Deterministic, so its
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import numpy as np
 
 from benchmarks.generation.base import Answer, GenerationRequest, GeneratorName
 from benchmarks.judge.claims import split_sentences
+from benchmarks.report_model import GeneratorBlock
 
 Embed = Callable[[Sequence[str]], np.ndarray]
 NOTE = ("a baseline system that answers with the context sentences closest to the question; its scores "
@@ -51,9 +51,9 @@ class ExtractiveGenerator:
         self.sentences = sentences
         self.embedder_id = embedder_id
 
-    def describe(self) -> dict[str, Any]:
-        return {"adapter": self.name, "model": None, "embedder": self.embedder_id, "sentences": self.sentences,
-                "note": NOTE}
+    def describe(self) -> GeneratorBlock:
+        return GeneratorBlock(adapter=self.name, model=None, embedder=self.embedder_id, sentences=self.sentences,
+                              note=NOTE)
 
     async def answer(self, request: GenerationRequest) -> Answer:
         return Answer("ok", closest_sentences(request.question, request.contexts, self.embed, self.sentences), 0.0)

@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import asyncio
 import random as randomness
-from typing import Any, Self
+from typing import Self
 
 from benchmarks.config import Settings
 from benchmarks.generation.base import Answer, GenerationRequest, GeneratorName
+from benchmarks.report_model import GeneratorBlock, HttpUsage
 from benchmarks.transport.http_endpoint import EndpointConfig, HttpEndpoint
 from benchmarks.transport.retry import Random, Sleep
 
@@ -33,8 +34,11 @@ class HttpGenerator:
         """Checks the generator_http_* settings at once, so a bad template stops the run before any call."""
         return cls(endpoint_config(settings), sleep=sleep, random=random)
 
-    def describe(self) -> dict[str, Any]:
-        return {"adapter": self.name, **self.config.provenance()}
+    def describe(self) -> GeneratorBlock:
+        endpoint = self.config.provenance()
+        return GeneratorBlock(adapter=self.name, url=endpoint.url,
+                              request_template_sha256=endpoint.request_template_sha256,
+                              response_path=endpoint.response_path)
 
     async def answer(self, request: GenerationRequest) -> Answer:
         reply = await self.endpoint.call({
@@ -45,7 +49,7 @@ class HttpGenerator:
         })
         return Answer(reply.status, reply.text, reply.latency_ms, error=reply.error)
 
-    def usage_report(self) -> dict[str, int]:
+    def usage_report(self) -> HttpUsage:
         return self.endpoint.usage_report()
 
     async def aclose(self) -> None:

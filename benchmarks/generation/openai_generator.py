@@ -9,7 +9,6 @@ Calls go through the LLM service (role generator): its retries, cache and usage 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from benchmarks.chat.backend import ChatBackend
 from benchmarks.errors import BenchError
@@ -17,6 +16,7 @@ from benchmarks.generation.base import Answer, GenerationRequest, GeneratorName
 from benchmarks.judge.prompts import Language
 from benchmarks.readers import templates
 from benchmarks.readers.templates import Template
+from benchmarks.report_model import GeneratorBlock
 
 VARIABLES = frozenset({"question", "context"})
 
@@ -42,10 +42,10 @@ class OpenAIGenerator:
         self.template = template
         self.model = service.model_for("generator")
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> GeneratorBlock:
         """The endpoint beside the model: one model name may be served by many servers, with other weights."""
-        return {"adapter": self.name, "model": self.model, "url": self.service.url,
-                "template": self.template.source, "template_sha256": self.template.sha256}
+        return GeneratorBlock(adapter=self.name, model=self.model, url=self.service.url,
+                              template=self.template.source, template_sha256=self.template.sha256)
 
     async def answer(self, request: GenerationRequest) -> Answer:
         prompt = self.template.text.format_map({"question": request.question, "context": numbered(request.contexts)})

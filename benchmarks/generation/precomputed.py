@@ -8,9 +8,9 @@ reported as missing, so exact-match and consistency are computed only where two 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 from benchmarks.generation.base import Answer, GenerationRequest, GeneratorName
+from benchmarks.report_model import GeneratorBlock
 
 MISSING = "the dataset holds no answer for this repeat"
 
@@ -22,9 +22,9 @@ class PrecomputedGenerator:
         self.responses = responses
         self.dataset_sha256 = dataset_sha256
 
-    def describe(self) -> dict[str, Any]:
-        return {"adapter": self.name, "source": "the dataset's response fields",
-                "dataset_sha256": self.dataset_sha256}
+    def describe(self) -> GeneratorBlock:
+        return GeneratorBlock(adapter=self.name, source="the dataset's response fields",
+                              dataset_sha256=self.dataset_sha256)
 
     def available(self, question_id: str) -> int:
         return len(self.responses.get(question_id, ()))

@@ -28,6 +28,7 @@ from benchmarks.judge.rubric import NO_PROXY, Rubric, rubrics_of
 from benchmarks.judge.rubric import score as score_rubric
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome
+from benchmarks.report_model import RubricNote
 from benchmarks.samples import Sample
 
 
@@ -121,7 +122,7 @@ def prompt_hashes(names: Sequence[str], known: Mapping[str, JudgedMetric], langu
     return {key: digest for m in names for key, digest in known[m].prompt_hashes(language, verdicts).items()}
 
 
-def rubric_notes(names: Sequence[str], known: Mapping[str, JudgedMetric]) -> dict[str, object]:
+def rubric_notes(names: Sequence[str], known: Mapping[str, JudgedMetric]) -> dict[str, RubricNote]:
     """The rubrics among the named metrics, as a report's notes describe them (criteria, scale, fields)."""
     return {m: r.describe() for m in names if (r := known[m].rubric)}
 

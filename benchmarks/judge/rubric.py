@@ -28,6 +28,7 @@ from benchmarks.judge.prompts import RUBRIC, Language, load_template
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
 from benchmarks.readers.templates import packaged
+from benchmarks.report_model import RubricNote
 from benchmarks.rubric_table import SCALES
 from benchmarks.samples import Sample
 
@@ -80,9 +81,9 @@ class Rubric:
         """The prompt without the sample (for `--dry-run`'s token estimate)."""
         return load_template(RUBRIC.name, language) + self.criteria.get(language, "")
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> RubricNote:
         """The rubric as a report's notes show it."""
-        return {"criteria": dict(self.criteria), "scale": self.scale_note, "needs": list(self.needs)}
+        return RubricNote(criteria=dict(self.criteria), scale=self.scale_note, needs=list(self.needs))
 
 
 def rubrics_of(setting: Mapping[str, Any] | None) -> tuple[Rubric, ...]:

@@ -19,6 +19,7 @@ from benchmarks.errors import BenchError, RunInterrupted
 from benchmarks.local_judge import server, weights
 from benchmarks.local_judge.server import INSTALL, ServerPlan
 from benchmarks.local_judge.weights import DEFAULT_MODEL, KNOWN_MODELS, Weights
+from benchmarks.report_model import LocalJudgeBlock
 
 __all__ = ["DEFAULT_MODEL", "INSTALL", "KNOWN_MODELS", "LocalJudge", "check_model", "started"]
 
@@ -39,11 +40,11 @@ class LocalJudge:
         return replace(settings, llm_base_url=self.base_url, llm_api_key=None, llm_model=self.plan.alias,
                        judge_model=self.plan.alias, llm_models=None)
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> LocalJudgeBlock:
         """The report's `provenance.judge.local`: everything but the verdict reading (beside it) that decides the
         numbers. Slots and threads do not: one token of one call is the same whichever slot computes it."""
-        return {"model_file": self.weights.path.name, "sha256": self.weights.sha256,
-                "runtime": f"{server.RUNTIME} {self.runtime_version}", "context_size": self.plan.ctx_per_slot}
+        return LocalJudgeBlock(model_file=self.weights.path.name, sha256=self.weights.sha256,
+                               runtime=f"{server.RUNTIME} {self.runtime_version}", context_size=self.plan.ctx_per_slot)
 
 
 def check_model(value: str) -> str | None:

@@ -28,9 +28,10 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
+
+from benchmarks.report_model import SimilarityBlock
 
 UNRELATED_FLOOR = 0.0  # a calibrated similarity is never below this: "as alike as unrelated texts"
 
@@ -70,15 +71,14 @@ class SimilarityScale:
         """What an item's explanation says of one calibrated number: the raw cosine it came from."""
         return f"cosine {cosine:.6f}, baseline {self.baseline:.4f}"
 
-    def describe(self, metrics: Sequence[str]) -> dict[str, Any]:
+    def describe(self, metrics: Sequence[str]) -> SimilarityBlock:
         """The report's block: enough to recompute every calibrated number from the raw cosines, and which of
         the report's `metrics` are read on this scale (report.md marks them)."""
         measured = (f"mean cosine of {self.pairs} pairs of unrelated {self.language} sentences" if self.pairs
                     else "given by the similarity_baseline setting")
-        return {"method": "(cosine − baseline) / (1 − baseline), clipped to [0, 1]", "model": self.model,
-                "language": self.language, "prompt": self.prompt, "baseline": self.baseline,
-                "spread": self.spread, "baseline_from": measured,
-                "metrics": list(metrics)}
+        return SimilarityBlock(method="(cosine − baseline) / (1 − baseline), clipped to [0, 1]", model=self.model,
+                               language=self.language, prompt=self.prompt, baseline=self.baseline,
+                               spread=self.spread, baseline_from=measured, metrics=list(metrics))
 
 
 def unrelated_baseline(vectors: np.ndarray) -> tuple[float, float, int]:

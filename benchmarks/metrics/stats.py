@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from benchmarks.report_model import Latency
+
 _BOOTSTRAP_CHUNK = 250
 
 
@@ -62,7 +64,7 @@ def percentile(values: np.ndarray, q: float) -> float | None:
     return float(np.percentile(values, q)) if values.size else None
 
 
-def latency_summary(latencies_ms: np.ndarray | Sequence[float]) -> dict[str, float | int | None]:
+def latency_summary(latencies_ms: np.ndarray | Sequence[float], what: str | None = None) -> Latency:
     """Average and p95 of call latencies in ms (rounded to the microsecond), and how many calls they rest on.
 
     The caller chooses the calls: a report's latency means calls an endpoint answered, so cached replies
@@ -70,5 +72,8 @@ def latency_summary(latencies_ms: np.ndarray | Sequence[float]) -> dict[str, flo
     """
     values = np.asarray(latencies_ms, dtype=float)
     p95 = percentile(values, 95)
-    return {"avg": round(float(values.mean()), 3) if values.size else None,
-            "p95": None if p95 is None else round(p95, 3), "n": int(values.size)}
+    summary = Latency(avg=round(float(values.mean()), 3) if values.size else None,
+                      p95=None if p95 is None else round(p95, 3), n=int(values.size))
+    if what is not None:
+        summary.what = what
+    return summary

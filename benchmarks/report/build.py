@@ -19,7 +19,7 @@ from benchmarks._version import __version__
 from benchmarks.config import Source
 from benchmarks.inputs import InputSet
 from benchmarks.report import markdown
-from benchmarks.report.model import SCHEMA_VERSION, Report
+from benchmarks.report_model import SCHEMA_VERSION, Report, Volatile
 from benchmarks.tiers.base import Metric, ReportKind, TierResult
 
 DIGITS = 6
@@ -33,7 +33,7 @@ def build(
     dataset: InputSet,
     settings: Mapping[str, Any],
     sources: Mapping[str, Source],
-    volatile: dict[str, Any],
+    volatile: Volatile,
     *,
     environment: Mapping[str, Any],
 ) -> Report:
@@ -54,15 +54,15 @@ def build(
         "provenance": {
             "bench_version": __version__,
             **{key: environment[key] for key in ENVIRONMENT_KEYS},
-            **result.provenance,
+            **result.provenance.written(),
         },
         "settings": shown,
         "settings_sources": {k: v for k, v in sorted(sources.items()) if v != "default" and k not in local},
         "metrics": {name: _metric(metric) for name, metric in result.metrics.items()},
-        "notes": result.notes,
+        "notes": result.notes.written(),
         "warnings": [asdict(w) for w in (*dataset.warnings, *(result.log.warnings if result.log else ()),
                                          *result.warnings)],
-        "volatile": {**volatile, **result.volatile, "local_settings": local},
+        "volatile": {**volatile.written(), **result.volatile.written(), "local_settings": local},
     }
     metrics = normalise(report.pop("metrics"), sort=False)
     return Report.model_validate({**normalise(report), "metrics": metrics})

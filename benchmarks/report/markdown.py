@@ -10,16 +10,16 @@ from benchmarks.metrics.bands import band_for
 from benchmarks.report.lowest_items import Lowest, lowest_items
 
 if TYPE_CHECKING:  # the renderer reads the model's attributes; the CLI imports this module without pydantic
-    from benchmarks.report.model import (
-        Agreement,
+    from benchmarks.report_model import (
         DatasetBlock,
-        Generator,
+        GeneratorBlock,
         Judge,
+        LabelAgreement,
         LogBlock,
         NumericPath,
         Report,
         RetrievalSplit,
-        Similarity,
+        SimilarityBlock,
     )
 
 OUTCOMES_HEADER = "ok / undet. / err."  # see format_outcomes
@@ -170,7 +170,7 @@ def numeric_path_line(path: NumericPath) -> str:
 AGREEMENT_COLUMNS = ("roc_auc", "spearman", "kendall", "pairwise_accuracy", "accuracy", "cohen_kappa")
 
 
-def agreement_table(agreeing: Mapping[str, Agreement]) -> list[str]:
+def agreement_table(agreeing: Mapping[str, LabelAgreement]) -> list[str]:
     """The judge against the samples' labels, one row per metric (and judge model): each statistic with its 95%
     interval, and the n it rests on where that is not the row's (pairs for pairwise accuracy)."""
     columns = [c for c in AGREEMENT_COLUMNS if any(getattr(a, c) for a in agreeing.values())]
@@ -190,7 +190,7 @@ def agreement_table(agreeing: Mapping[str, Agreement]) -> list[str]:
     return [*lines, ""]
 
 
-def similarity_line(scale: Similarity) -> str:
+def similarity_line(scale: SimilarityBlock) -> str:
     """Which numbers are calibrated similarities, and on what scale (metrics.similarity_scale)."""
     prompt = f", prompt `{scale.prompt}`" if scale.prompt else ""
     return (f"Calibrated similarity (0 = as alike as unrelated texts, 1 = identical): "
@@ -199,7 +199,7 @@ def similarity_line(scale: Similarity) -> str:
             "items.jsonl.")
 
 
-def _system_line(generator: Generator, judge: Judge | None) -> str:
+def _system_line(generator: GeneratorBlock, judge: Judge | None) -> str:
     """Who answered and who graded: the first thing a reader of a generation tier needs. A model is named with
     its endpoint, since one name may be served by many servers; the judge's only when it is another one."""
     answered = f"System under test `{generator.adapter}`" + (f" (`{generator.model}`)" if generator.model else "")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from benchmarks.report.model import Report
+from benchmarks.report_model import Report
 
 SCHEMA_FILE = Path(__file__).with_name("report.schema.json")
 REGENERATE = "make report-schema"

@@ -51,6 +51,7 @@ from benchmarks.metrics.language import detected_or
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.stats import latency_summary, summarize
 from benchmarks.outcome import ERRORS, Outcome
+from benchmarks.report_model import Judge, LlmUsage, Notes, Provenance, Volatile
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.samples import Sample
 from benchmarks.tiers.base import Metric, RunContext
@@ -176,8 +177,9 @@ async def require_reachable_services(settings: Settings) -> None:
 
 def answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder,
                      scale: SimilarityScale, runner: asyncio.Runner | None = None
-                     ) -> tuple[list[Graded], dict[str, Any], Generator]:
-    """Run the generator and the judge over every case; returns the graded cases, LLM usage, the generator.
+                     ) -> tuple[list[Graded], LlmUsage | None, Generator]:
+    """Run the generator and the judge over every case; returns the graded cases, LLM usage (None when no LLM was
+    asked), the generator.
     `scale` is the embedder's similarity scale, on which the judged similarities are read. `runner`: the run's
     event loop when the tier already awaited something in it (tier 3's probes), else the answering's own."""
     work = _answer_and_grade(ctx, cases, plan, embedder, scale)
@@ -185,7 +187,7 @@ def answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedde
 
 
 async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder,
-                            scale: SimilarityScale) -> tuple[list[Graded], dict[str, Any], Generator]:
+                            scale: SimilarityScale) -> tuple[list[Graded], LlmUsage | None, Generator]:
     s = ctx.settings
     language = language_of(ctx.inputs)
     known = judged_metrics(s)
@@ -238,7 +240,7 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
                                  advance=lambda: ctx.progress.advance(task))
         ctx.progress.remove_task(task)
         usage = service.usage_report() if service else None
-    return graded, usage or {}, generator
+    return graded, usage, generator
 
 
 def _case_key(case: Case) -> str:
@@ -442,14 +444,6 @@ def scorer(settings: Settings) -> str:
     return str(model_for(settings, "judge")) if settings.judge_backend != "offline" else "offline"
 
 
-def grading_counts(graded: Sequence[Graded], plan: Plan) -> dict[str, dict[str, dict[str, int]] | dict[str, int]]:
-    """The notes' `statuses` and, per rating, the grades whose score was read from a reply holding only a
-    number instead of JSON (`read_from_a_lone_number`: a count a reader weighs the scores by)."""
-    return {"statuses": status_counts(graded, plan),
-            "read_from_a_lone_number": {name: sum(read_from_a_lone_number(item.grades[name]) for item in graded)
-                                        for name in plan.ratings}}
-
-
 def status_counts(graded: Sequence[Graded], plan: Plan) -> dict[str, dict[str, int]]:
     """Per grade, and for the generations, the statuses that occurred (sorted by name)."""
     counts = {name: dict(sorted(outcome.status_counts((item.grades[name] for item in graded), listed=()).items()))
@@ -462,51 +456,62 @@ def status_counts(graded: Sequence[Graded], plan: Plan) -> dict[str, dict[str, i
     return counts
 
 
-def judge_notes(settings: Settings, plan: Plan) -> dict[str, Any]:
-    notes: dict[str, Any] = {
-        "backend": settings.judge_backend,
-        "mode": settings.judge_mode if settings.judge_backend != "offline" else None,
-        "graded_answer": "the first of each question's repeated answers",
-        "repeats": settings.repeats,
-        "means": "over questions whose value is determined; failed generations and failed judge calls are the "
-                 "metric's errors, a failed repeat an error of the repeatability metrics; undetermined values "
-                 "are counted under statuses",
-    }
+def judge_notes(settings: Settings, plan: Plan, graded: Sequence[Graded]) -> Notes:
+    """How tiers 2 and 3 graded, with the `statuses` and, per rating, the grades whose score was read from a reply
+    holding only a number instead of JSON (`read_from_a_lone_number`: a count a reader weighs the scores by)."""
+    notes = Notes(
+        backend=settings.judge_backend,
+        mode=settings.judge_mode if settings.judge_backend != "offline" else None,
+        graded_answer="the first of each question's repeated answers",
+        repeats=settings.repeats,
+        means="over questions whose value is determined; failed generations and failed judge calls are the metric's "
+              "errors, a failed repeat an error of the repeatability metrics; undetermined values are counted under "
+              "statuses",
+        statuses=status_counts(graded, plan),
+        read_from_a_lone_number={name: sum(read_from_a_lone_number(item.grades[name]) for item in graded)
+                                 for name in plan.ratings},
+    )
     known = judged_metrics(settings)
     if settings.judge_backend == "offline":
-        notes["offline_proxies"] = {**{f"avg_{n}": describe_rating(n) for n in plan.ratings},
-                                    **{m: known[m].offline_note() for m in plan.extra_metrics}}
+        notes.offline_proxies = {**{f"avg_{n}": describe_rating(n) for n in plan.ratings},
+                                 **{m: known[m].offline_note() for m in plan.extra_metrics}}
     rubrics = catalog.rubric_notes(plan.extra_metrics, known)
     if rubrics:
-        notes["rubrics"] = rubrics
+        notes.rubrics = rubrics
     return notes
 
 
-def judge_provenance(settings: Settings, plan: Plan, language: Language, generator: Generator) -> dict[str, Any]:
-    """Who answered and who graded. `metrics`: the report's metrics the judge graded (the ratings, and the
-    `--metrics` that ask a judge), which `bench compare` makes not comparable when the judge changes."""
+def judge_provenance(settings: Settings, plan: Plan, language: Language, generator: Generator,
+                     provenance: Provenance) -> Provenance:
+    """`provenance` with who answered and who graded. `metrics`: the report's metrics the judge graded (the ratings,
+    and the `--metrics` that ask a judge), which `bench compare` makes not comparable when the judge changes."""
     known = judged_metrics(settings)
-    judge: dict[str, Any] = {"backend": settings.judge_backend, "language": language,
-                             "metrics": [*(f"avg_{r}" for r in plan.ratings),
-                                         *(m for m in plan.extra_metrics if known[m].calls)]}
+    judge = Judge(backend=settings.judge_backend, language=language,
+                  metrics=[*(f"avg_{r}" for r in plan.ratings), *(m for m in plan.extra_metrics if known[m].calls)])
     if settings.judge_backend == "offline":
-        judge["offline_sha256"] = catalog.offline_sha256()
+        judge.offline_sha256 = catalog.offline_sha256()
     else:
-        judge.update(model=model_for(settings, "judge"), mode=settings.judge_mode, url=llm_url(settings),
-                     prompts_sha256={**prompt_hashes(language, settings.judge_mode, plan.ratings),
-                                     **catalog.prompt_hashes(plan.extra_metrics, known, language,
-                                                             settings.judge_verdicts)})
+        judge.model = model_for(settings, "judge")
+        judge.mode = settings.judge_mode
+        judge.url = llm_url(settings)
+        judge.prompts_sha256 = {**prompt_hashes(language, settings.judge_mode, plan.ratings),
+                                **catalog.prompt_hashes(plan.extra_metrics, known, language, settings.judge_verdicts)}
         if any(known[m].yes_no for m in plan.extra_metrics):
-            judge["verdicts"] = settings.judge_verdicts
-    return {"generator": generator.describe(), "judge": judge}
+            judge.verdicts = settings.judge_verdicts
+    provenance.generator = generator.describe()
+    provenance.judge = judge
+    return provenance
 
 
-def latency_block(graded: Sequence[Graded]) -> dict[str, Any]:
-    """Generation and judge latency over calls the services answered live (cached replies excluded)."""
+def latency_block(graded: Sequence[Graded], volatile: Volatile) -> Volatile:
+    """`volatile` with the generation and judge latency over calls the services answered live (cached replies
+    excluded)."""
     generation = np.array([a.latency_ms for item in graded for a in item.answers
                            if a.status == "ok" and not a.cached and a.latency_ms > 0])
     judging = np.array([ms for item in graded for g in item.grades.values() if not g.cached for ms in g.latency_ms])
-    return {"generation_latency_ms": latency_summary(generation), "judge_latency_ms": latency_summary(judging)}
+    volatile.generation_latency_ms = latency_summary(generation)
+    volatile.judge_latency_ms = latency_summary(judging)
+    return volatile
 
 
 def case_record(item: Graded, inputs: dict[str, Any], scores: dict[str, Any], **detail: Any) -> dict[str, Any]:

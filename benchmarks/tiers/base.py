@@ -20,6 +20,7 @@ if TYPE_CHECKING:  # the journal's module writes files through reports, which im
     from benchmarks.inputs import InputSet, Sampling, Warning
     from benchmarks.metrics.stats import Summary
     from benchmarks.progress import Bars
+    from benchmarks.report_model import Notes, Provenance, Volatile
     from benchmarks.run_files.journal import RunJournal
 
 LoadedSet = TypeVar("LoadedSet", bound="InputSet", covariant=True)  # the kind of set an input kind's loader returns
@@ -45,11 +46,14 @@ class Metric:
 
 @dataclass
 class TierResult:
+    """What a tier ran and found. Its blocks are the report's own models (benchmarks.report_model), so a key no
+    block declares fails where the tier writes it; bench adds its own provenance and volatile keys beside them."""
+
     metrics: dict[str, Metric]
     items: list[dict[str, Any]]
-    notes: dict[str, Any] = field(default_factory=dict)
-    provenance: dict[str, Any] = field(default_factory=dict)
-    volatile: dict[str, Any] = field(default_factory=dict)
+    notes: Notes
+    provenance: Provenance
+    volatile: Volatile
     files: dict[str, str] = field(default_factory=dict)
     warnings: list[Warning] = field(default_factory=list)
     main_metric: str | None = None  # when the run chose it (evaluate: its first metric), else the tier's

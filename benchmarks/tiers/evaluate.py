@@ -40,6 +40,7 @@ from benchmarks.metrics.language import detected_or
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.stats import summarize
 from benchmarks.outcome import ERRORS, Outcome, status_counts
+from benchmarks.report_model import EmbedderBlock, Judge, JudgesAgreement, LlmUsage, Notes, Provenance, Volatile
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.samples import Sample, SampleSet
 from benchmarks.tiers.base import Metric, RunContext, TierResult
@@ -86,7 +87,8 @@ def run(ctx: RunContext) -> TierResult:
         outcomes = {unit_key(unit): outcome for unit, outcome in zip(units, found, strict=True)}
         result = _result(settings, judged, samples, outcomes, models,
                          embedder_info=embedder.provenance() if embedder else None, scale=scale)
-        result.volatile.update(llm=usage, embedding_cache=asdict(embedder.stats) if embedder else None)
+        result.volatile.llm = usage
+        result.volatile.embedding_cache = embedder.cache_report() if embedder else None
     result.main_metric = metrics[0]
     return result
 
@@ -181,7 +183,7 @@ def texts_ahead(units: Sequence[Unit], judged: Judged, *, offline: bool) -> list
 
 
 async def _judge(settings: Settings, judged: Judged, each_unit: EachUnit, embed: EmbeddingMemo | None,
-                 scale: SimilarityScale | None) -> tuple[list[Outcome], dict[str, Any]]:
+                 scale: SimilarityScale | None) -> tuple[list[Outcome], LlmUsage]:
     """Every unit's outcome by its judge model. Twice as many units open as calls may be in flight: a unit's
     calls follow one another (statements, then verdicts), so the endpoint stays busy while units finish."""
     async with open_chat(settings, roles=("judge",)) as service:
@@ -208,18 +210,15 @@ async def _offline(settings: Settings, each_unit: EachUnit, embed: EmbeddingMemo
 
 
 def _result(settings: Settings, judged: Judged, samples: SampleSet, by_key: Mapping[UnitKey, Outcome],
-            models: tuple[str, ...], *, embedder_info: dict[str, Any] | None,
+            models: tuple[str, ...], *, embedder_info: EmbedderBlock | None,
             scale: SimilarityScale | None) -> TierResult:
     """The report from every unit's outcome (`by_key`: by (sample id, metric, model)), restored or judged now:
     built from the units alone, so it is the same whichever session judged which unit."""
     metric_names, backend, language = tuple(settings.metrics or ()), settings.judge_backend, settings.language
     ids = [s.id for s in samples.samples]
     metrics: dict[str, Metric] = {}
-    notes: dict[str, Any] = {"backend": backend, "language": language, "models": list(models),
-                             "options": asdict(JudgeOptions.from_settings(settings)), "statuses": {},
-                             "agreement": {},
-                             "means": "mean over samples of the judges' mean; undetermined samples are left "
-                                      "out of it and counted under statuses, failed calls count as errors"}
+    statuses: dict[str, dict[str, int]] = {}
+    agreement: dict[str, JudgesAgreement] = {}
     for metric in metric_names:
         higher = judged[metric].higher_is_better
         table = np.array([[_value(by_key[i, metric, m]) for i in ids] for m in models], dtype=float)
@@ -236,34 +235,39 @@ def _result(settings: Settings, judged: Judged, samples: SampleSet, by_key: Mapp
                     values[~np.isnan(values)], errors=sum(by_key[i, metric, model].status in ERRORS for i in ids),
                     resamples=settings.bootstrap_resamples, seed=settings.seed), higher_is_better=higher),
                     agreement=agree(values))
-            notes["agreement"][metric] = model_agreement(table, models)
-        notes["statuses"][metric] = status_counts([by_key[i, metric, m] for i in ids for m in models])
-    notes["pass_marks"] = {m: judged[m].case_pass_mark for m in metric_names}
+            agreement[metric] = JudgesAgreement(**model_agreement(table, models))
+        statuses[metric] = status_counts([by_key[i, metric, m] for i in ids for m in models])
+    notes = Notes(backend=backend, language=language, models=list(models),
+                  options=asdict(JudgeOptions.from_settings(settings)), statuses=statuses, agreement=agreement,
+                  means="mean over samples of the judges' mean; undetermined samples are left out of it and counted "
+                        "under statuses, failed calls count as errors",
+                  pass_marks={m: judged[m].case_pass_mark for m in metric_names})
     if backend == "offline":
-        notes["offline_proxies"] = {m: judged[m].offline_note() for m in metric_names}
+        notes.offline_proxies = {m: judged[m].offline_note() for m in metric_names}
     rubrics = catalog.rubric_notes(metric_names, judged)
     if rubrics:
-        notes["rubrics"] = rubrics
-    provenance: dict[str, Any] = {"judge": {"backend": backend, "models": list(models), "language": language,
-                                            "metrics": graded_metrics(metric_names, judged, models)}}
+        notes.rubrics = rubrics
+    judge = Judge(backend=backend, models=list(models), language=language,
+                  metrics=graded_metrics(metric_names, judged, models))
     if backend == "offline":
-        provenance["judge"]["offline_sha256"] = catalog.offline_sha256()
+        judge.offline_sha256 = catalog.offline_sha256()
     else:
-        provenance["judge"]["url"] = llm_url(settings)
-        provenance["prompts_sha256"] = catalog.prompt_hashes(metric_names, judged, language, settings.judge_verdicts)
+        judge.url = llm_url(settings)
+        judge.prompts_sha256 = catalog.prompt_hashes(metric_names, judged, language, settings.judge_verdicts)
         if any(judged[m].yes_no for m in metric_names):
-            provenance["judge"]["verdicts"] = settings.judge_verdicts
+            judge.verdicts = settings.judge_verdicts
             readings = verdict_readings(by_key.values())
             if readings:
-                provenance["judge"]["verdict_reading"] = readings
+                judge.verdict_reading = readings
+    provenance = Provenance(judge=judge)
     if embedder_info:
-        provenance["embedder"] = embedder_info
+        provenance.embedder = embedder_info
     if scale is not None:
-        provenance["similarity"] = scale.describe([name for name in metrics if backend == "offline"
-                                                   or judged[name.split("/", 1)[0]].embeddings])
+        provenance.similarity = scale.describe([name for name in metrics if backend == "offline"
+                                                or judged[name.split("/", 1)[0]].embeddings])
     items = sorted((_item(sample, metric_names, models, by_key) for sample in samples.samples),
                    key=lambda item: item["id"])
-    return TierResult(metrics=metrics, items=items, notes=notes, provenance=provenance, volatile={})
+    return TierResult(metrics=metrics, items=items, notes=notes, provenance=provenance, volatile=Volatile())
 
 
 def _agreement(samples: Sequence[Sample], metric: str, threshold: float, settings: Settings, values: np.ndarray

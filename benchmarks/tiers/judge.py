@@ -58,6 +58,7 @@ from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.stats import latency_summary, summarize
 from benchmarks.outcome import ERRORS, Outcome, status_counts
 from benchmarks.readers.show_items import RatedItem, rated_input
+from benchmarks.report_model import Judge, JudgesAgreement, LlmUsage, Notes, Provenance, Volatile
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.run_files.journal import RunJournal
 from benchmarks.tiers.base import Metric, RunContext, TierResult
@@ -113,9 +114,11 @@ def run(ctx: RunContext) -> TierResult:
                                                     advance))
         result = _ratings_result(items, outcomes, models, rating.name, language, settings)
         if embedder is not None:
-            result.provenance.update(embedder=embedder.provenance(), similarity=scale.describe(
-                [name for name in result.metrics if name.startswith("avg_")]))
-        result.volatile.update(llm=usage, embedding_cache=asdict(embedder.stats) if embedder else None)
+            result.provenance.embedder = embedder.provenance()
+            result.provenance.similarity = scale.describe([name for name in result.metrics
+                                                           if name.startswith("avg_")])
+        result.volatile.llm = usage
+        result.volatile.embedding_cache = embedder.cache_report() if embedder else None
     return result
 
 
@@ -155,7 +158,7 @@ Outcomes = dict[tuple[str, str], list[Outcome]]  # (item id, model) -> one outco
 
 async def _rate_llm(items: Sequence[RatedItem], rating: str, models: Sequence[str], language: Language,
                     settings: Settings, journal: RunJournal | None, advance: Callable[[], None]
-                    ) -> tuple[Outcomes, dict[str, Any]]:
+                    ) -> tuple[Outcomes, LlmUsage]:
     """The unit journaled is one item with every model's repeats: its scores are only compared together."""
     async with open_chat(settings, roles=("judge",)) as service:
         rater = Rater(service, language, settings.judge_mode)
@@ -227,58 +230,57 @@ def _ratings_result(items: Sequence[RatedItem], outcomes: Outcomes, models: Sequ
             metrics.update({f"{name}/{model}": metric for name, metric in block([model]).items()})
     everything = [o for found in outcomes.values() for o in found]
     missing = sum(repeats_agree(s, delta) is None for s in scores.values())
-    notes: dict[str, Any] = {
-        "rating": rating,
-        "scale": [RATINGS[rating].low, RATINGS[rating].high],
-        "backend": settings.judge_backend,
-        "mode": None if offline else settings.judge_mode,
-        "language": language,
-        "models": list(models),
-        "repeats": settings.repeats,
-        "delta": delta,
-        "consistency_score": f"share of items whose scored repeats all lie within δ = {delta:g} of each other "
-                             "(max − min ≤ δ; for 2 repeats the seed's |s1 − s2| ≤ δ); an item with fewer than "
-                             "two scored repeats is left out and counted under missing",
-        "mean_abs_difference": "mean over items of the mean |s_i − s_j| over every two scored repeats; 0 is a "
-                               "perfectly repeatable judge, and it shows drifts smaller than δ",
-        "error_rate": "ratings (item × repeat × model) that ended in api_error, truncated or parse_error (after "
-                      "one repair attempt) over the ratings attempted",
-        f"avg_{rating}": "mean over items of the item's mean score (over its scored repeats, then over models)",
-        "missing": missing,
-        "undetermined": sum(o.status == "undetermined" for o in everything),
-        "statuses": status_counts(everything),
-        "read_from_a_lone_number": sum(read_from_a_lone_number(o) for o in everything),
-    }
+    notes = Notes(
+        rating=rating,
+        scale=[RATINGS[rating].low, RATINGS[rating].high],
+        backend=settings.judge_backend,
+        mode=None if offline else settings.judge_mode,
+        language=language,
+        models=list(models),
+        repeats=settings.repeats,
+        delta=delta,
+        consistency_score=f"share of items whose scored repeats all lie within δ = {delta:g} of each other "
+                          "(max − min ≤ δ; for 2 repeats the seed's |s1 − s2| ≤ δ); an item with fewer than two "
+                          "scored repeats is left out and counted under missing",
+        mean_abs_difference="mean over items of the mean |s_i − s_j| over every two scored repeats; 0 is a "
+                            "perfectly repeatable judge, and it shows drifts smaller than δ",
+        error_rate="ratings (item × repeat × model) that ended in api_error, truncated or parse_error (after one "
+                   "repair attempt) over the ratings attempted",
+        means=f"avg_{rating}: mean over items of the item's mean score (over its scored repeats, then over models)",
+        missing=missing,
+        undetermined=sum(o.status == "undetermined" for o in everything),
+        statuses=status_counts(everything),
+        read_from_a_lone_number=sum(read_from_a_lone_number(o) for o in everything),
+    )
     if len(models) > 1:
-        notes["models_pooled"] = ("the metrics without a model suffix pool every (item, model); avg_ takes each "
-                                  "item's mean over the models")
-        notes["agreement"] = model_agreement(table, models)
+        notes.models_pooled = ("the metrics without a model suffix pool every (item, model); avg_ takes each item's "
+                               "mean over the models")
+        notes.agreement = {f"avg_{rating}": JudgesAgreement(**model_agreement(table, models))}
     labelled = {show: [m for item, m in zip(items, item_means, strict=True) if item.show is show and not np.isnan(m)]
                 for show in (True, False)}
     if labelled[True] or labelled[False]:
-        notes[f"avg_{rating}_by_ground_truth_show"] = {
+        notes.means_by_ground_truth_show = {
             str(show).lower(): float(np.mean(values)) if values else None for show, values in labelled.items()}
     if offline:
-        notes["offline"] = (f"{describe_rating(rating)}. A proxy is deterministic: every repeat is the same "
-                            "computation, so consistency_score is 1.0 and mean_abs_difference 0.0 by construction; "
-                            "they say nothing about an LLM judge")
+        notes.offline = (f"{describe_rating(rating)}. A proxy is deterministic: every repeat is the same "
+                         "computation, so consistency_score is 1.0 and mean_abs_difference 0.0 by construction; "
+                         "they say nothing about an LLM judge")
     # the mean rating is the judge's grade of fixed items; consistency, spread and errors describe the judge itself,
     # which is what this tier measures, so only the ratings are the judge's metrics for `bench compare`
     graded = [f"avg_{rating}", *(f"avg_{rating}/{model}" for model in models if len(models) > 1)]
-    judge: dict[str, Any] = {"backend": settings.judge_backend, "models": list(models), "language": language,
-                             "mode": None if offline else settings.judge_mode, "metrics": graded}
-    provenance = {"judge": judge}
+    judge = Judge(backend=settings.judge_backend, models=list(models), language=language,
+                  mode=None if offline else settings.judge_mode, metrics=graded)
     if not offline:
-        provenance["judge"]["url"] = llm_url(settings)
-        provenance["judge"]["prompts_sha256"] = prompt_hashes(language, settings.judge_mode, (rating,))
-    volatile: dict[str, Any] = {"latency_ms": {**latency_summary(live_latencies(everything)), "what": LATENCY_CALLS}}
+        judge.url = llm_url(settings)
+        judge.prompts_sha256 = prompt_hashes(language, settings.judge_mode, (rating,))
+    volatile = Volatile(latency_ms=latency_summary(live_latencies(everything), LATENCY_CALLS))
     if len(models) > 1:
-        volatile["latency_ms_by_model"] = {
+        volatile.latency_ms_by_model = {
             model: latency_summary(live_latencies([o for item in items for o in outcomes[item.id, model]]))
             for model in models}
     rows = [_item_row(item, {m: outcomes[item.id, m] for m in models}, rating, delta) for item in items]
     return TierResult(metrics=metrics, items=sorted(rows, key=lambda row: row["id"]), notes=notes,
-                      provenance=provenance, volatile=volatile)
+                      provenance=Provenance(judge=judge), volatile=volatile)
 
 
 def _agreement(items: Sequence[RatedItem], rating: str, means: np.ndarray, settings: Settings

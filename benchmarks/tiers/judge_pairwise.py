@@ -33,6 +33,7 @@ from benchmarks.metrics.pairwise import (
 from benchmarks.metrics.stats import latency_summary
 from benchmarks.outcome import ERRORS, Outcome, status_counts
 from benchmarks.readers.show_items import AnswerPair
+from benchmarks.report_model import Judge, JudgesAgreement, LlmUsage, Notes, Provenance, Volatile
 from benchmarks.resumable import each_once, progress_task
 from benchmarks.run_files.journal import RunJournal
 from benchmarks.tiers.base import Metric, RunContext, TierResult
@@ -62,7 +63,7 @@ def run(ctx: RunContext) -> TierResult:
     verdicts, usage = asyncio.run(_compare_all(pairs, models, settings.language, settings, ctx.journal,
                                                functools.partial(ctx.progress.advance, task)))
     result = _pairwise_result(pairs, verdicts, models, settings.language, settings)
-    result.volatile["llm"] = usage
+    result.volatile.llm = usage
     return result
 
 
@@ -74,7 +75,7 @@ def _pair_key(pair: AnswerPair) -> str:
 
 
 async def _compare_all(pairs: Sequence[AnswerPair], models: Sequence[str], language: Language, settings: Settings,
-                       journal: RunJournal | None, advance: Callable[[], None]) -> tuple[Verdicts, dict[str, Any]]:
+                       journal: RunJournal | None, advance: Callable[[], None]) -> tuple[Verdicts, LlmUsage]:
     """The unit journaled is one pair with every model's verdicts in both orders: a preference needs both."""
     async with open_chat(settings, roles=("judge",)) as service:
         rater = Rater(service, language, settings.judge_mode)
@@ -133,43 +134,43 @@ def _pairwise_result(pairs: Sequence[AnswerPair], verdicts: Verdicts, models: Se
             metrics.update({f"{name}/{model}": metric for name, metric in block([model]).items()})
     everything = [o for found in verdicts.values() for o in found]
     chosen = [p for p in map(_preference, verdicts.values()) if p is not None]
-    notes: dict[str, Any] = {
-        "mode": settings.judge_mode,
-        "language": language,
-        "models": list(models),
-        "orders": "every pair is judged twice: answer_a shown first, then answer_b shown first",
-        "position_consistency": "share of pairs judged in both orders whose preference survived the swap (the same "
-                                "answer chosen both times, or Tie both times)",
-        "first_position_rate": "share of decisive (A or B) verdicts that chose whichever answer was shown first: 0.5 "
-                               "means the order does not sway the judge, 1.0 that it always picks the first answer, "
-                               "0.0 the second; ties name no position and are left out",
-        "tie_rate": "share of valid verdicts that were Tie",
-        "error_rate": "verdict calls that ended in api_error or parse_error (after one repair attempt) over the "
-                      "calls asked (2 per pair and model); a pair with a failed verdict is left out of "
-                      "position_consistency and pairwise_accuracy",
-        "preferences": {p: chosen.count(p) for p in ("a", "b", "tie", "inconsistent")},
-        "statuses": status_counts(everything),
-        "labelled_pairs": sum(pair.better is not None for pair in pairs),
-    }
+    notes = Notes(
+        mode=settings.judge_mode,
+        language=language,
+        models=list(models),
+        orders="every pair is judged twice: answer_a shown first, then answer_b shown first",
+        position_consistency="share of pairs judged in both orders whose preference survived the swap (the same "
+                             "answer chosen both times, or Tie both times)",
+        first_position_rate="share of decisive (A or B) verdicts that chose whichever answer was shown first: 0.5 "
+                            "means the order does not sway the judge, 1.0 that it always picks the first answer, 0.0 "
+                            "the second; ties name no position and are left out",
+        tie_rate="share of valid verdicts that were Tie",
+        error_rate="verdict calls that ended in api_error or parse_error (after one repair attempt) over the calls "
+                   "asked (2 per pair and model); a pair with a failed verdict is left out of position_consistency "
+                   "and pairwise_accuracy",
+        preferences={p: chosen.count(p) for p in ("a", "b", "tie", "inconsistent")},
+        statuses=status_counts(everything),
+        labelled_pairs=sum(pair.better is not None for pair in pairs),
+    )
     if labelled:
-        notes["pairwise_accuracy"] = ("share of labelled pairs judged in both orders whose preference equals the "
-                                      "label (a, b or tie); an inconsistent preference counts as wrong")
+        notes.pairwise_accuracy = ("share of labelled pairs judged in both orders whose preference equals the label "
+                                   "(a, b or tie); an inconsistent preference counts as wrong")
     if len(models) > 1:
-        notes["models_pooled"] = "the metrics without a model suffix pool every (pair, model)"
-        notes["agreement"] = preference_agreement(
-            [[_preference(verdicts[pair.id, model]) for pair in pairs] for model in models])
+        notes.models_pooled = "the metrics without a model suffix pool every (pair, model)"
+        notes.agreement = {"preferences": JudgesAgreement(**preference_agreement(
+            [[_preference(verdicts[pair.id, model]) for pair in pairs] for model in models]))}
     # every metric here describes the judge, the system this tier measures: none is graded by it
-    provenance = {"judge": {"backend": settings.judge_backend, "models": list(models), "language": language,
-                            "mode": settings.judge_mode, "url": llm_url(settings), "metrics": [],
-                            "prompts_sha256": prompt_hashes(language, settings.judge_mode, (), pairwise=True)}}
+    judge = Judge(backend=settings.judge_backend, models=list(models), language=language, mode=settings.judge_mode,
+                  url=llm_url(settings), metrics=[],
+                  prompts_sha256=prompt_hashes(language, settings.judge_mode, (), pairwise=True))
     rows = [_pair_row(pair, {m: verdicts[pair.id, m] for m in models}) for pair in pairs]
-    volatile: dict[str, Any] = {"latency_ms": {**latency_summary(live_latencies(everything)), "what": LATENCY_CALLS}}
+    volatile = Volatile(latency_ms=latency_summary(live_latencies(everything), LATENCY_CALLS))
     if len(models) > 1:
-        volatile["latency_ms_by_model"] = {
+        volatile.latency_ms_by_model = {
             model: latency_summary(live_latencies([o for pair in pairs for o in verdicts[pair.id, model]]))
             for model in models}
     return TierResult(metrics=metrics, items=sorted(rows, key=lambda row: row["id"]), notes=notes,
-                      provenance=provenance, volatile=volatile)
+                      provenance=Provenance(judge=judge), volatile=volatile)
 
 
 def _preference(found: tuple[Outcome, Outcome]) -> Preference | None:

@@ -32,6 +32,7 @@ from benchmarks.outcome import Outcome, Status
 from benchmarks.readers import templates
 from benchmarks.readers.show_items import ShowItem
 from benchmarks.readers.templates import Template
+from benchmarks.report_model import HttpUsage, LlmUsage, Notes, ProductionJudgeBlock, Provenance, Volatile
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 from benchmarks.transport.http_endpoint import EndpointConfig, HttpEndpoint
@@ -57,17 +58,20 @@ class PromptedJudge:
     model: str
     url: str  # the endpoint, any password masked: the model's name alone does not say which server answered
 
-    def provenance(self) -> dict[str, Any]:
-        return {"via": "llm", "model": self.model, "url": self.url, "template": self.template.source,
-                "template_sha256": self.template.sha256}
+    def provenance(self) -> ProductionJudgeBlock:
+        return ProductionJudgeBlock(via="llm", model=self.model, url=self.url, template=self.template.source,
+                                    template_sha256=self.template.sha256)
 
 
 @dataclass(frozen=True)
 class HttpJudge:
     endpoint: EndpointConfig
 
-    def provenance(self) -> dict[str, Any]:
-        return {"via": "http", **self.endpoint.provenance()}
+    def provenance(self) -> ProductionJudgeBlock:
+        endpoint = self.endpoint.provenance()
+        return ProductionJudgeBlock(via="http", url=endpoint.url,
+                                    request_template_sha256=endpoint.request_template_sha256,
+                                    response_path=endpoint.response_path)
 
 
 ProductionJudge = PromptedJudge | HttpJudge
@@ -101,7 +105,7 @@ def production_judge(settings: Settings, origins: Origins) -> ProductionJudge:
 
 def identity(settings: Settings) -> dict[str, Any]:
     """The judge as measured (its template's sha256, model or endpoint): resuming with another would mix two."""
-    return production_judge(settings, Origins()).provenance()
+    return production_judge(settings, Origins()).provenance().written()
 
 
 def check(settings: Settings, origins: Origins) -> None:
@@ -119,11 +123,13 @@ def run(ctx: RunContext) -> TierResult:
                             decode=_restore, open_at_once=2 * settings.llm_concurrency,
                             advance=functools.partial(ctx.progress.advance, task))
     if isinstance(judge, HttpJudge):
-        replies, usage = asyncio.run(_ask_http(items, judge, ask))
+        replies, http = asyncio.run(_ask_http(items, judge, ask))
+        result = _result(items, replies, judge, settings)
+        result.volatile.http = http
     else:
-        replies, usage = asyncio.run(_ask_llm(items, judge, settings, ask))
-    result = _result(items, replies, judge, settings)
-    result.volatile["http" if isinstance(judge, HttpJudge) else "llm"] = usage
+        replies, llm = asyncio.run(_ask_llm(items, judge, settings, ask))
+        result = _result(items, replies, judge, settings)
+        result.volatile.llm = llm
     return result
 
 
@@ -141,7 +147,7 @@ def _restore(item: ShowItem, row: dict[str, Any]) -> Outcome:
 
 
 async def _ask_llm(items: list[ShowItem], judge: PromptedJudge, settings: Settings,
-                   ask: AskEach) -> tuple[list[Outcome], dict[str, Any]]:
+                   ask: AskEach) -> tuple[list[Outcome], LlmUsage]:
     async with open_chat(settings, roles=()) as service:  # the judge's model: checked by production_judge
         async def one(item: ShowItem) -> Outcome:
             prompt = judge.template.text.format_map({"question": item.question, "context": item.context,
@@ -152,7 +158,7 @@ async def _ask_llm(items: list[ShowItem], judge: PromptedJudge, settings: Settin
         return await ask(one, open_at_once=await service.open_at_once()), service.usage_report()
 
 
-async def _ask_http(items: list[ShowItem], judge: HttpJudge, ask: AskEach) -> tuple[list[Outcome], dict[str, Any]]:
+async def _ask_http(items: list[ShowItem], judge: HttpJudge, ask: AskEach) -> tuple[list[Outcome], HttpUsage]:
     async with HttpEndpoint(judge.endpoint) as endpoint:
         async def one(item: ShowItem) -> Outcome:
             r = await endpoint.call({"question": item.question, "context": item.context,
@@ -180,24 +186,23 @@ def _result(items: list[ShowItem], replies: list[Outcome], judge: ProductionJudg
         "unparseable_rate": Metric(report.unparseable_rate.value, len(judged), errors, None, higher_is_better=False),
     }
     live = np.array([ms for c in replies if c.ok and not c.cached for ms in c.latency_ms])
-    notes = {
-        "positive_class": "yes (show the answer)",
-        "confusion": asdict(report.confusion),
-        "unparseable": report.confusion.unparseable,
-        "accuracy": "over every judged item, an unparseable answer counted as wrong; precision, recall and F1 "
-                    "over parseable answers only",
-        "undefined": {name: r.reason for name, r in (("precision", report.precision), ("recall", report.recall),
-                                                      ("f1_score", report.f1)) if r.value is None},
-        "api_errors": errors,
-    }
-    volatile = {"latency_ms": {**latency_summary(live),
-                               "what": "calls answered by the endpoint (cached replies excluded)"}}
+    notes = Notes(
+        positive_class="yes (show the answer)",
+        confusion=asdict(report.confusion),
+        unparseable=report.confusion.unparseable,
+        accuracy="over every judged item, an unparseable answer counted as wrong; precision, recall and F1 over "
+                 "parseable answers only",
+        undefined={name: r.reason for name, r in (("precision", report.precision), ("recall", report.recall),
+                                                   ("f1_score", report.f1)) if r.value is None},
+        api_errors=errors,
+    )
+    volatile = Volatile(latency_ms=latency_summary(live, "calls answered by the endpoint (cached replies excluded)"))
     items_out = [_item_row(item, c, d) for item, c, d in zip(items, replies, decisions, strict=True)]
     return TierResult(
         metrics=metrics,
         items=sorted(items_out, key=lambda row: row["id"]),
         notes=notes,
-        provenance={"production_judge": judge.provenance()},
+        provenance=Provenance(production_judge=judge.provenance()),
         volatile=volatile,
     )
 

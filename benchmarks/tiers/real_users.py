@@ -20,6 +20,7 @@ from benchmarks.metrics import retrieval
 from benchmarks.metrics.sources import chunk_utilization, topic_coverage
 from benchmarks.metrics.stats import summarize
 from benchmarks.readers.log_sources import load_logs
+from benchmarks.report_model import ChunkUtilization, LogEntries, Notes, Topic, TopicCoverage
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 from benchmarks.tiers.tier1 import URL_OVERSAMPLE, rank_results, retrieval_scores
 
@@ -57,23 +58,23 @@ def run(ctx: RunContext) -> TierResult:
     return TierResult(
         metrics=metrics,
         items=_items(entries, run_map, per_query, coverage),
-        notes={
-            "ground_truth": PROXY,
-            "depth": s.top_k,
-            "log_entries": {
-                "total": len(entries),
-                "with_url": len(labelled),
-                "without_url": len(entries) - len(labelled),
-                "without_url_handling": "no ground truth: excluded from the retrieval metrics, kept for chunk "
-                                        "utilisation and topic coverage",
-                "url_not_in_corpus": sum(1 for e in labelled if e.url not in known_urls),
-                "evaluated": len(per_query.qids),
-            },
-            "chunk_utilization": {"total_chunks": usage.total, "used_chunks": usage.used,
-                                  "unused_chunks": usage.unused, "utilization_rate": usage.rate,
-                                  "what": f"chunks in the top-{s.top_k} of at least one logged question"},
-            "topic_coverage": _coverage_notes(coverage),
-        },
+        notes=Notes(
+            ground_truth=PROXY,
+            depth=s.top_k,
+            log_entries=LogEntries(
+                total=len(entries),
+                with_url=len(labelled),
+                without_url=len(entries) - len(labelled),
+                without_url_handling="no ground truth: excluded from the retrieval metrics, kept for chunk "
+                                     "utilisation and topic coverage",
+                url_not_in_corpus=sum(1 for e in labelled if e.url not in known_urls),
+                evaluated=len(per_query.qids),
+            ),
+            chunk_utilization=ChunkUtilization(total_chunks=usage.total, used_chunks=usage.used,
+                                               unused_chunks=usage.unused, utilization_rate=usage.rate,
+                                               what=f"chunks in the top-{s.top_k} of at least one logged question"),
+            topic_coverage=_coverage_notes(coverage),
+        ),
         provenance=provenance,
         volatile=volatile,
         warnings=warnings,
@@ -88,18 +89,15 @@ def _coverage(vectors: np.ndarray, chunks: list[list[str]], urls: list[list[str]
         raise BenchError(f"--topics {topics}: {exc}") from None
 
 
-def _coverage_notes(coverage: Any) -> dict[str, Any]:
-    return {
-        "n_topics": coverage.n_topics,
-        "total_questions": coverage.total_questions,
-        "avg_chunks_per_topic": coverage.avg_chunks_per_topic,
-        "weak": WEAK,
-        "topics": [
-            {"topic_id": t.topic_id, "question_count": t.question_count, "unique_chunks": t.unique_chunks,
-             "unique_urls": t.unique_urls, "weak": t.weak}
-            for t in coverage.topics
-        ],
-    }
+def _coverage_notes(coverage: Any) -> TopicCoverage:
+    return TopicCoverage(
+        n_topics=coverage.n_topics,
+        total_questions=coverage.total_questions,
+        avg_chunks_per_topic=coverage.avg_chunks_per_topic,
+        weak=WEAK,
+        topics=[Topic(topic_id=t.topic_id, question_count=t.question_count, unique_chunks=t.unique_chunks,
+                      unique_urls=t.unique_urls, weak=t.weak) for t in coverage.topics],
+    )
 
 
 def _items(entries: Any, run_map: dict[str, list[tuple[str, float]]], per_query: retrieval.PerQuery,

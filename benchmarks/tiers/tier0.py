@@ -14,6 +14,7 @@ from benchmarks import item_record
 from benchmarks.corpus_index import open_index
 from benchmarks.dataset import Dataset
 from benchmarks.metrics.geometry import embedding_geometry
+from benchmarks.report_model import Notes
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 # The seed's table, in its order. Geometry is descriptive: no direction is "better".
@@ -80,19 +81,18 @@ def _items(ids: list[str], kinds: list[str], spread: np.ndarray, dataset: Datase
             for i, kind, d in sorted(zip(ids, kinds, spread, strict=True))]
 
 
-def _notes(values: dict[str, Any], embeddings_of: str) -> dict[str, Any]:
+def _notes(values: dict[str, Any], embeddings_of: str) -> Notes:
     pairwise = (
         "exact over all pairs" if values["pairwise_exact"]
         else f"exact over a seeded sample of {values['pairwise_sample_size']} embeddings"
     )
-    return {
-        "embeddings_of": embeddings_of,
-        "distance": values["distance"],
-        "neighbours_k": values["k_used"],
-        "pairwise": pairwise,
-        "spread": "L2 distance to the centroid of the embeddings as stored, whatever the distance setting",
-        "effective_dimensionality": f"fewest principal components holding {values['variance_share']:.0%} of "
-        "the variance",
-        "std": "population standard deviation (ddof = 0)",
-        "density_score": "1 / (avg_nn_distance + 1e-12)",
-    }
+    return Notes(
+        embeddings_of=embeddings_of,
+        distance=values["distance"],
+        neighbours_k=values["k_used"],
+        pairwise=pairwise,
+        spread="L2 distance to the centroid of the embeddings as stored, whatever the distance setting",
+        effective_dimensionality=f"fewest principal components holding {values['variance_share']:.0%} of the variance",
+        std="population standard deviation (ddof = 0)",
+        density_score="1 / (avg_nn_distance + 1e-12)",
+    )

@@ -8,11 +8,13 @@ from typing import Any
 import numpy as np
 
 from benchmarks import item_record
+from benchmarks.config import Settings
 from benchmarks.corpus_index import EXACT_SEARCH, IndexedCorpus, open_index
 from benchmarks.dataset import Dataset
 from benchmarks.errors import BenchError
 from benchmarks.metrics import retrieval
 from benchmarks.metrics.stats import percentile, summarize
+from benchmarks.report_model import Latency, Notes, Queries, RetrievalTiming
 from benchmarks.store.vectors import Hit
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 
@@ -57,50 +59,53 @@ def run(ctx: RunContext) -> TierResult:
     if ann is not None:
         metrics[f"ann_recall@{s.top_k}"] = Metric.from_summary(
             summarize([r for r in ann[0] if r is not None], resamples=s.bootstrap_resamples, seed=s.seed))
-    volatile["retrieval"] = {
-        "search": "pgvector HNSW, batched" if s.index == "hnsw" else "numpy exact (benchmarks.nearest)",
-        "vectors_read_seconds": round(corpus.vectors_read_seconds or 0.0, 4),
-        **({"vectors_read_from": corpus.vectors_read_from} if corpus.vectors_read_from else {}),
-        "seconds_per_pass": round(retrieval_seconds, 4),
-        "queries_per_second": round(len(qids) / retrieval_seconds, 1) if retrieval_seconds else None,
-        **({"exact_queries_per_second": round(len(qids) / ann[1], 1) if ann[1] else None} if ann else {}),
-        "latency_ms": {
-            "p50": _ms(percentile(latencies, 50)),
-            "p95": _ms(percentile(latencies, 95)),
-            "n": int(latencies.size),
-            "what": "one question per SQL round trip on PostgreSQL, query embedding excluded",
-            "limits": f"{s.latency_queries} questions or {s.latency_seconds:g} s, whichever came first",
-        },
-    }
+    volatile.retrieval = RetrievalTiming(
+        search="pgvector HNSW, batched" if s.index == "hnsw" else "numpy exact (benchmarks.nearest)",
+        vectors_read_seconds=round(corpus.vectors_read_seconds or 0.0, 4),
+        seconds_per_pass=round(retrieval_seconds, 4),
+        queries_per_second=round(len(qids) / retrieval_seconds, 1) if retrieval_seconds else None,
+        latency_ms=Latency(
+            p50=_ms(percentile(latencies, 50)),
+            p95=_ms(percentile(latencies, 95)),
+            n=int(latencies.size),
+            what="one question per SQL round trip on PostgreSQL, query embedding excluded",
+            limits=f"{s.latency_queries} questions or {s.latency_seconds:g} s, whichever came first",
+        ),
+    )
+    if corpus.vectors_read_from:
+        volatile.retrieval.vectors_read_from = corpus.vectors_read_from
+    if ann:
+        volatile.retrieval.exact_queries_per_second = round(len(qids) / ann[1], 1) if ann[1] else None
     return TierResult(
         metrics=metrics,
         items=_items(dataset, qrels, run_map, per_query, consistency,
                      (f"ann_recall@{s.top_k}", ann[0]) if ann else None),
-        notes={
-            "relevance": s.relevance,
-            "depth": s.top_k,
-            "mrr_cutoff": s.top_k,
-            "ties": "score descending, then document id descending (trec_eval)",
-            "queries": {
-                "total": len(qids),
-                "evaluated": len(per_query.qids),
-                "without_relevant": len(per_query.without_relevant),
-                "without_relevant_handling": WITHOUT_RELEVANT,
-            },
-            "retrieval_consistency": (
-                f"share of {s.consistency_runs - 1} repeated retrievals whose ordered top-{s.top_k} equals the "
-                "first, over all questions" if consistency is not None else "not measured (consistency_runs = 1)"
-            ),
-            **({f"ann_recall@{s.top_k}": f"share of exact search's top {s.top_k} the index returned, per question; "
-                f"exact search: {EXACT_SEARCH}"} if ann else {}),
-            "confidence_intervals": f"95% percentile bootstrap over questions, {s.bootstrap_resamples} resamples, "
-            f"seed {s.seed}",
-        },
+        notes=_notes(s, len(qids), per_query, consistency is not None, ann is not None),
         provenance=provenance,
         volatile=volatile,
         warnings=warnings,
         files={"run.trec": _trec(run_map, tag=f"bench-{s.index}")},
     )
+
+
+def _notes(s: Settings, questions: int, per_query: retrieval.PerQuery, consistency: bool, ann: bool) -> Notes:
+    notes = Notes(
+        relevance=s.relevance,
+        depth=s.top_k,
+        mrr_cutoff=s.top_k,
+        ties="score descending, then document id descending (trec_eval)",
+        queries=Queries(total=questions, evaluated=len(per_query.qids),
+                        without_relevant=len(per_query.without_relevant), without_relevant_handling=WITHOUT_RELEVANT),
+        retrieval_consistency=(
+            f"share of {s.consistency_runs - 1} repeated retrievals whose ordered top-{s.top_k} equals the "
+            "first, over all questions" if consistency else "not measured (consistency_runs = 1)"),
+        confidence_intervals=f"95% percentile bootstrap over questions, {s.bootstrap_resamples} resamples, "
+        f"seed {s.seed}",
+    )
+    if ann:
+        notes.ann_recall = (f"share of exact search's top {s.top_k} the index returned, per question; exact search: "
+                            f"{EXACT_SEARCH}")
+    return notes
 
 
 def _retrieve(corpus: IndexedCorpus, vectors: np.ndarray, ctx: RunContext, repeat: int) -> list[list[Hit]]:

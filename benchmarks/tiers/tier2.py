@@ -14,6 +14,7 @@ from benchmarks.config import Origins, Settings
 from benchmarks.dataset import Dataset
 from benchmarks.embedding.backends import open_embedder
 from benchmarks.embedding.similarity_calibration import require_calibratable, similarity_scale
+from benchmarks.report_model import Provenance, QuestionCounts, Volatile
 from benchmarks.tiers import answering
 from benchmarks.tiers.answering import Case, Plan
 from benchmarks.tiers.base import RunContext, TierResult
@@ -58,22 +59,20 @@ def run(ctx: RunContext) -> TierResult:
     judge = answering.scorer(s)
     items = [_item(g, answering.item_scores(answering.grade_scores(g, plan), {**t, **r}, judge))
              for g, t, r in zip(graded, text_rows, repeat_rows, strict=True)]
-    provenance = {**answering.judge_provenance(s, plan, language, generator), "embedder": embedder_info,
-                  "similarity": scale.describe(answering.calibrated_metrics(metrics, plan, s))}
+    provenance = answering.judge_provenance(s, plan, language, generator, Provenance(
+        embedder=embedder_info, similarity=scale.describe(answering.calibrated_metrics(metrics, plan, s))))
+    notes = answering.judge_notes(s, plan, graded)
+    notes.context = "the question's relevant chunks, highest grade first (the dataset's fixed context)"
+    notes.questions = QuestionCounts(total=len(dataset.questions), answered=len(todo),
+                                     without_context=len(dataset.questions) - len(todo))
+    notes.scales = {"avg_faithfulness": "0–1", "avg_answer_relevance": "0–1", "avg_answer_correctness": "1–5",
+                    "avg_bleu": "0–100 (sentence BLEU, sacreBLEU intl tokenizer)"}
     return TierResult(
         metrics=metrics,
         items=sorted(items, key=lambda item: item["id"]),
-        notes={
-            **answering.judge_notes(s, plan),
-            "context": "the question's relevant chunks, highest grade first (the dataset's fixed context)",
-            "questions": {"total": len(dataset.questions), "answered": len(todo),
-                          "without_context": len(dataset.questions) - len(todo)},
-            **answering.grading_counts(graded, plan),
-            "scales": {"avg_faithfulness": "0–1", "avg_answer_relevance": "0–1", "avg_answer_correctness": "1–5",
-                       "avg_bleu": "0–100 (sentence BLEU, sacreBLEU intl tokenizer)"},
-        },
+        notes=notes,
         provenance=provenance,
-        volatile={"llm": usage or None, **answering.latency_block(graded)},
+        volatile=answering.latency_block(graded, Volatile(llm=usage)),
     )
 
 

@@ -20,6 +20,7 @@ from benchmarks.embedding.similarity_calibration import require_calibratable, si
 from benchmarks.metrics import text
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome
+from benchmarks.report_model import EndToEndRetrieval, QuestionCounts, RetrievalGroup, RetrievalSplit
 from benchmarks.tiers import answering
 from benchmarks.tiers.answering import Case, Graded, Plan
 from benchmarks.tiers.base import Metric, RunContext, TierResult
@@ -52,7 +53,7 @@ def run(ctx: RunContext) -> TierResult:
             similarity_metrics, similarity_rows = _similarities(graded, corpus, s, scale)
             text_metrics, text_rows = answering.text_metrics(graded, s)
             repeat_metrics, repeat_rows = answering.repeat_metrics(graded, corpus.embedder, s, scale)
-            provenance = {**corpus.provenance(), **answering.judge_provenance(s, plan, language, generator)}
+            provenance = answering.judge_provenance(s, plan, language, generator, corpus.provenance())
             warnings = corpus.warnings()
             volatile = corpus.volatile()
     hits = [_hit(g.case) for g in graded]
@@ -65,30 +66,29 @@ def run(ctx: RunContext) -> TierResult:
         **text_metrics,
         **answering.summaries(hit_rows, [hit_name], s),
     }
-    provenance["similarity"] = scale.describe(answering.calibrated_metrics(metrics, plan, s))
+    provenance.similarity = scale.describe(answering.calibrated_metrics(metrics, plan, s))
+    notes = answering.judge_notes(s, plan, graded)
+    notes.retrieval = EndToEndRetrieval(depth=s.e2e_top_k, index=s.index,
+                                        hit="a retrieved chunk is judged relevant (grade > 0); questions with no "
+                                            "relevant chunk have no hit value and are left out of the hit rate")
+    notes.e2e_by_retrieval = e2e_by_retrieval(hits, [g.grades["e2e_score"].number for g in graded])
+    notes.questions = QuestionCounts(total=len(dataset.questions))
+    notes.scales = {"avg_e2e_score": "0–1",
+                    "avg_semantic_similarity": "calibrated similarity, 0 (as alike as unrelated texts) to 1 "
+                                               "(identical): provenance.similarity",
+                    "avg_dot_similarity": "raw dot product of the embeddings: its scale is the embedder's",
+                    "avg_euclidean_distance": "raw distance, lower is closer: its scale is the embedder's",
+                    "avg_bleu": "0–100 (sentence BLEU)"}
+    volatile.llm = usage
     judge = answering.scorer(s)
     items = [_item(g, answering.item_scores(answering.grade_scores(g, plan), {**sim, **t, **r, **h}, judge))
              for g, sim, t, r, h in zip(graded, similarity_rows, text_rows, repeat_rows, hit_rows, strict=True)]
     return TierResult(
         metrics=metrics,
         items=sorted(items, key=lambda item: item["id"]),
-        notes={
-            **answering.judge_notes(s, plan),
-            "retrieval": {"depth": s.e2e_top_k, "index": s.index,
-                          "hit": "a retrieved chunk is judged relevant (grade > 0); questions with no relevant "
-                                 "chunk have no hit value and are left out of the hit rate"},
-            "e2e_by_retrieval": e2e_by_retrieval(hits, [g.grades["e2e_score"].number for g in graded]),
-            "questions": {"total": len(dataset.questions)},
-            **answering.grading_counts(graded, plan),
-            "scales": {"avg_e2e_score": "0–1",
-                       "avg_semantic_similarity": "calibrated similarity, 0 (as alike as unrelated texts) to 1 "
-                                                  "(identical): provenance.similarity",
-                       "avg_dot_similarity": "raw dot product of the embeddings: its scale is the embedder's",
-                       "avg_euclidean_distance": "raw distance, lower is closer: its scale is the embedder's",
-                       "avg_bleu": "0–100 (sentence BLEU)"},
-        },
+        notes=notes,
         provenance=provenance,
-        volatile={**volatile, "llm": usage or None, **answering.latency_block(graded)},
+        volatile=answering.latency_block(graded, volatile),
         warnings=warnings,
     )
 
@@ -107,14 +107,14 @@ def _hit(case: Case) -> bool | None:
     return bool(relevant.intersection(case.context_ids)) if relevant else None
 
 
-def e2e_by_retrieval(hits: list[bool | None], scores: list[float | None]) -> dict[str, Any]:
+def e2e_by_retrieval(hits: list[bool | None], scores: list[float | None]) -> RetrievalSplit:
     """Mean e2e score where retrieval hit, where it missed, and how many questions had no relevant chunk."""
-    def group(flag: bool) -> dict[str, Any]:
+    def group(flag: bool) -> RetrievalGroup:
         values = [v for h, v in zip(hits, scores, strict=True) if h is flag and v is not None]
-        return {"questions": sum(h is flag for h in hits), "scored": len(values),
-                "avg_e2e_score": float(np.mean(values)) if values else None}
+        return RetrievalGroup(questions=sum(h is flag for h in hits), scored=len(values),
+                              avg_e2e_score=float(np.mean(values)) if values else None)
 
-    return {"hit": group(True), "miss": group(False), "no_relevant_chunk": sum(h is None for h in hits)}
+    return RetrievalSplit(hit=group(True), miss=group(False), no_relevant_chunk=sum(h is None for h in hits))
 
 
 SIMILARITY_METRICS = ("avg_semantic_similarity", "avg_dot_similarity", "avg_euclidean_distance")

@@ -32,6 +32,7 @@ from benchmarks.metrics.ux_signals import (
     session_similarities,
 )
 from benchmarks.readers.log_sources import load_logs
+from benchmarks.report_model import CacheHitRate, CacheNote, Notes, Provenance, SessionCounts, Volatile
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 CACHED_SCORE = 5
@@ -93,23 +94,25 @@ def run(ctx: RunContext) -> TierResult:
     return TierResult(
         metrics=metrics,
         items=_items(asked, raw_best, best, s.cache_threshold, cached),
-        notes={
-            "cache": {"threshold": s.cache_threshold, "raw_threshold": round(scale.raw_threshold(s.cache_threshold), 6),
-                      "hit": "best calibrated similarity to a cached question above the threshold (the raw "
-                             "cosine above raw_threshold, with this embedder)",
-                      "cached_questions": len(cached), "cached_score": CACHED_SCORE,
-                      "test_questions": len(asked), "history_sessions": len(history), "test_sessions": len(test),
-                      "split": f"the latest {len(test)} of {len(sessions)} sessions (test_share {s.test_share}) "
-                               "are asked against the earlier sessions' questions rated 5",
-                      "hit_rate_curve": [{"threshold": t, "hit_rate": r} for t, r in hit_rate_curve(best)]
-                      if cached else [],
-                      "undetermined": None if cached else "no question rated 5 in the earlier sessions"},
-            "sessions": {"total": len(sessions), "with_two_or_more_turns": int(kept.size)},
-            "multi_turn_consistency": "the seed's current definition: the same procedure as context_preservation "
-                                      "(mean calibrated similarity of consecutive questions, within a session, "
-                                      "then across)",
-        },
-        provenance={"embedder": embedder_info, "similarity": scale.describe(list(metrics))},
+        notes=Notes(
+            cache=CacheNote(
+                threshold=s.cache_threshold, raw_threshold=round(scale.raw_threshold(s.cache_threshold), 6),
+                hit="best calibrated similarity to a cached question above the threshold (the raw cosine above "
+                    "raw_threshold, with this embedder)",
+                cached_questions=len(cached), cached_score=CACHED_SCORE, test_questions=len(asked),
+                history_sessions=len(history), test_sessions=len(test),
+                split=f"the latest {len(test)} of {len(sessions)} sessions (test_share {s.test_share}) are asked "
+                      "against the earlier sessions' questions rated 5",
+                hit_rate_curve=[CacheHitRate(threshold=t, hit_rate=r) for t, r in hit_rate_curve(best)]
+                if cached else [],
+                undetermined=None if cached else "no question rated 5 in the earlier sessions"),
+            sessions=SessionCounts(total=len(sessions), with_two_or_more_turns=int(kept.size)),
+            multi_turn_consistency="the seed's current definition: the same procedure as context_preservation "
+                                   "(mean calibrated similarity of consecutive questions, within a session, then "
+                                   "across)",
+        ),
+        provenance=Provenance(embedder=embedder_info, similarity=scale.describe(list(metrics))),
+        volatile=Volatile(),
         log=logs,
     )
 

@@ -29,7 +29,8 @@ import itertools
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from contextvars import ContextVar
-from typing import Any
+
+from benchmarks.report_model import Concurrency
 
 # The position of the unit (item, sample) a call serves, in its run's order; calls outside a unit come last.
 unit_order: ContextVar[int] = ContextVar("unit_order", default=1 << 62)
@@ -100,6 +101,6 @@ class AdaptiveLimit:
             self.limit += 1
             self._successes = 0
 
-    def report(self) -> dict[str, Any]:
-        return {"ceiling": self.ceiling, "final": self.limit, "lowest": self.lowest, "reductions": self.reductions,
-                "server_slots": self.server_slots}
+    def report(self) -> Concurrency:
+        return Concurrency(ceiling=self.ceiling, final=self.limit, lowest=self.lowest, reductions=self.reductions,
+                           server_slots=self.server_slots)

@@ -26,6 +26,7 @@ from typing import Any, Literal, NoReturn, Self
 from benchmarks._version import __version__
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
+from benchmarks.report_model import HttpUsage
 from benchmarks.transport.concurrency import AdaptiveLimit
 from benchmarks.transport.reachability import PROBE_TIMEOUT_S, probe
 from benchmarks.transport.redaction import REDACTED, redact_url
@@ -164,6 +165,15 @@ def value_at(document: Any, path: str) -> str:
 
 
 @dataclass(frozen=True)
+class EndpointIdentity:
+    """What identifies an HTTP endpoint in a report (a generator's, the production judge's)."""
+
+    url: str  # any password masked
+    request_template_sha256: str
+    response_path: str
+
+
+@dataclass(frozen=True)
 class EndpointConfig:
     url: str
     request_template: RequestTemplate
@@ -200,10 +210,9 @@ class EndpointConfig:
         await probe(self.url, min(PROBE_TIMEOUT_S, self.timeout_s), what=f"{_SERVICE[self.prefix]} at",
                     advice=f"no call was made: check {self.prefix}_http_url and that the service is up")
 
-    def provenance(self) -> dict[str, Any]:
+    def provenance(self) -> EndpointIdentity:
         """What identifies the endpoint in a report: never the key, never a password in the URL."""
-        return {"url": redact_url(self.url), "request_template_sha256": self.request_template.sha256,
-                "response_path": self.response_path}
+        return EndpointIdentity(redact_url(self.url), self.request_template.sha256, self.response_path)
 
 
 @dataclass(frozen=True)
@@ -252,8 +261,8 @@ class HttpEndpoint:
             return EndpointReply("api_error", None, outcome.latency_ms, outcome.attempts, self._scrub(error))
         return EndpointReply("ok", text, outcome.latency_ms, outcome.attempts)
 
-    def usage_report(self) -> dict[str, int]:
-        return {"calls": self.calls, "http_requests": self.http_requests, "api_errors": self.api_errors}
+    def usage_report(self) -> HttpUsage:
+        return HttpUsage(calls=self.calls, http_requests=self.http_requests, api_errors=self.api_errors)
 
     async def aclose(self) -> None:
         await self._client.aclose()

@@ -18,9 +18,9 @@ from urllib.parse import quote
 from benchmarks.compare.markdown import ARROWS
 from benchmarks.item_record import outcome_of
 from benchmarks.metrics.bands import band_for
-from benchmarks.report import Report
 from benchmarks.report.lowest_items import one_line
 from benchmarks.report.markdown import CALIBRATED_MARK, CALIBRATED_NOTE, metric_band
+from benchmarks.report_model import Report
 from benchmarks.view import charts
 from benchmarks.view.html import chart, esc, interval, number, page, table
 from benchmarks.view.items import ItemIndex

@@ -18,7 +18,7 @@ from typing import Any
 from benchmarks.compare.core import identity_diff
 from benchmarks.compare.load import load_report
 from benchmarks.errors import BenchError
-from benchmarks.report import Report
+from benchmarks.report_model import Report
 from benchmarks.run_files.index import index_path, read_index
 
 REPORT_FILE = "report.json"

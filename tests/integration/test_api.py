@@ -13,7 +13,8 @@ from benchmarks import BenchError, Sample, aevaluate, evaluate, run
 from benchmarks import config as bench_config
 from benchmarks._api import canonical_jsonl, samples_to_set
 from benchmarks.item_record import ITEM_RECORD, value_of
-from benchmarks.report import Report, document
+from benchmarks.report import document
+from benchmarks.report_model import Report
 from tests.integration.openai_server import Reply
 
 pytestmark = pytest.mark.integration

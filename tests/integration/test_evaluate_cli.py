@@ -67,7 +67,7 @@ def test_faithfulness_on_two_judges_with_agreement(bench, tmp_path, monkeypatch)
     assert report["notes"]["agreement"]["faithfulness"]["mean_absolute_difference"] == 0.0
     assert calls_first == 2 * 2 * 2  # 2 calls per sample, 2 samples, 2 judges
     assert calls_second == 0  # every answer came from the cache
-    assert "en/statements" in report["provenance"]["prompts_sha256"]
+    assert "en/statements" in report["provenance"]["judge"]["prompts_sha256"]
     items = [json.loads(line) for line in (out / "items.jsonl").read_text().splitlines()]
     s2 = next(i for i in items if i["id"] == "s2")
     judged = s2["scores"]["faithfulness"]["judge-a"]

@@ -56,7 +56,7 @@ def generate(settings: Settings, waits: list[float], *requests: GenerationReques
     async def go() -> tuple[list[Answer], dict]:
         # the top of each jittered backoff: the policy's waits without their randomness
         async with HttpGenerator.from_settings(settings, sleep=sleep, random=lambda: 1.0) as generator:
-            return [await generator.answer(r) for r in requests], generator.usage_report()
+            return [await generator.answer(r) for r in requests], generator.usage_report().written()
 
     return asyncio.run(go())
 
@@ -94,7 +94,7 @@ def test_repeats_are_real_calls_and_the_description_names_the_endpoint(service, 
 
     async def describe() -> dict:
         async with HttpGenerator.from_settings(settings) as generator:
-            return generator.describe()
+            return generator.describe().written()
 
     sha = hashlib.sha256(Settings.generator_http_request.encode()).hexdigest()
     assert asyncio.run(describe()) == {"adapter": "http", "url": service.url, "request_template_sha256": sha,

@@ -88,7 +88,7 @@ def test_consistency_over_two_repeats_and_a_rerun_from_the_cache(bench, tmp_path
     spread = lowest[lowest.index("### `mean_abs_difference`"):lowest.index("### `avg_faithfulness`")]
     assert [line.split(" | ")[0] for line in spread.splitlines() if line.startswith("| `")] == [
         "| `a`", "| `c`", "| `d`", "| `b`"]  # lower is better: the widest spread first
-    assert notes["avg_faithfulness_by_ground_truth_show"] == {"true": 1.0, "false": 0.25}
+    assert notes["means_by_ground_truth_show"] == {"true": 1.0, "false": 0.25}
     assert report["tier"] == "judge" and report["main_metric"] == "consistency_score"
     judge = report["provenance"]["judge"]
     assert (judge["backend"], judge["models"], judge["mode"]) == ("llm", ["jt-two-repeats"], "direct")
@@ -199,7 +199,7 @@ def test_two_models_each_with_their_numbers_and_their_agreement(bench, tmp_path,
     assert m["avg_faithfulness/jt-m1"]["value"] == 0.5 and m["avg_faithfulness/jt-m2"]["value"] == 0.5
     assert m["avg_faithfulness"]["value"] == pytest.approx((0.75 + 0.0 + 0.75) / 3)
     # model means per item: m1 (1.0, 0.0, 0.5), m2 (0.5, 0.0, 1.0)
-    agreement = report["notes"]["agreement"]
+    agreement = report["notes"]["agreement"]["avg_faithfulness"]
     assert agreement["mean_absolute_difference"] == pytest.approx((0.5 + 0.0 + 0.5) / 3)
     # interval alpha: observed Σ_u Σ_{i≠j} (v_i − v_j)² / (m_u − 1) = 0.5 + 0 + 0.5 = 1.0 over n = 6 values;
     # expected Σ_{i≠j} over all six values (two each of 0, 0.5, 1) = 2 × (4 × 0.25 + 4 × 1 + 4 × 0.25) = 12
@@ -260,7 +260,7 @@ def test_pairwise_shows_a_judge_that_always_picks_the_first_answer(bench, tmp_pa
     assert report["notes"]["preferences"] == {"a": 1, "b": 2, "tie": 1, "inconsistent": 4}
     # jt-first is inconsistent on every pair, jt-fair never: no pair alike; Krippendorff's nominal alpha by hand
     # (values 3,0 · 3,1 · 3,2 · 3,1; n = 8, n_c = 4,1,2,1): 1 − 7 · 8 / (64 − 22) = −1/3
-    assert report["notes"]["agreement"] == {"same_preference_rate": 0.0, "pairs_judged_by_every_model": 4,
+    assert report["notes"]["agreement"]["preferences"] == {"same_preference_rate": 0.0, "pairs_judged_by_every_model": 4,
                                             "krippendorff_alpha_nominal": pytest.approx(-1 / 3, abs=1e-6)}
     assert report["volatile"]["latency_ms"]["n"] == 16  # every verdict call, none cached
     assert set(report["volatile"]["latency_ms_by_model"]) == {"jt-first", "jt-fair"}

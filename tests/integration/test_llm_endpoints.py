@@ -145,7 +145,7 @@ def test_a_server_redeployed_with_other_weights_is_asked_again(make_service):
         assert len(server.chat_requests) == 3
 
     identity = {"root": "/models/qwen-14b", "model_path": "/models/qwen-7b-q8_0.gguf"}
-    assert service.usage_report()["served"] == {"served-model": {"identity": identity, "source": "endpoint"}}
+    assert service.usage_report().written()["served"] == {"served-model": {"identity": identity, "source": "endpoint"}}
 
 
 def test_a_server_that_does_not_say_what_it_serves_is_keyed_by_url_and_model(make_service):
@@ -158,7 +158,7 @@ def test_a_server_that_does_not_say_what_it_serves_is_keyed_by_url_and_model(mak
         rerun = make_service(server)
         assert ask(rerun, "q1", "q2") == ["OK", "OK"]
     assert len(server.chat_requests) == 2
-    assert service.usage_report()["served"] == rerun.usage_report()["served"] == {
+    assert service.usage_report().written()["served"] == rerun.usage_report().written()["served"] == {
         "served-model": {"identity": None, "source": "endpoint"}}
 
 
@@ -172,7 +172,7 @@ def test_an_overloaded_listing_is_retried_then_the_last_complete_answer_keys_the
         assert ask(busy, "q") == ["from a"]
     assert sorted(waits) == [2.0, 2.0, 4.0, 4.0]  # /models and /props, 3 tries each, as a chat call's
     assert len(server.chat_requests) == 1
-    assert busy.usage_report()["served"]["served-model"] == {"identity": {"model_path": "/models/a.gguf"},
+    assert busy.usage_report().written()["served"]["served-model"] == {"identity": {"model_path": "/models/a.gguf"},
                                                              "source": "recorded"}
 
 
@@ -195,5 +195,5 @@ def test_the_system_fingerprint_is_reported_not_keyed(make_service):
         ask(rerun, "q")
     assert len(server.chat_requests) == 1
     for service in (first, rerun):
-        assert service.usage_report()["by_role"]["generator"]["served-model"]["system_fingerprints"] == \
+        assert service.usage_report().written()["by_role"]["generator"]["served-model"]["system_fingerprints"] == \
             ["fp_44709d6fcb"]

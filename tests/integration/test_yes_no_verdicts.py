@@ -80,7 +80,7 @@ def test_probability_verdicts_give_the_expected_share_of_supported_claims(bench,
     assert sorted(r["p_yes"] for r in outcome["raw"] if "p_yes" in r) == [pytest.approx(0.3), pytest.approx(0.8)]
     judge = report["provenance"]["judge"]
     assert judge["verdicts"] == "yes-no" and judge["verdict_reading"] == {"judge-a": "probability"}
-    assert set(report["provenance"]["prompts_sha256"]) == {"en/knowledge_answer", "en/claim_support"}
+    assert set(report["provenance"]["judge"]["prompts_sha256"]) == {"en/knowledge_answer", "en/claim_support"}
     asked = [r["body"] for r in requests]
     extract = [b for b in asked if "shortest phrase" in b["messages"][-1]["content"]]
     assert len(extract) == 1 and extract[0]["max_tokens"] == 16 and extract[0]["stop"] == ["\n"]

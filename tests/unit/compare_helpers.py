@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.item_record import BENCH, record, score, value_of
-from benchmarks.report import SCHEMA_VERSION
+from benchmarks.report_model import SCHEMA_VERSION
 
 
 def write_run(folder: Path, items: list[dict[str, Any]] | None, metrics: dict[str, dict[str, Any]] | None = None, *,

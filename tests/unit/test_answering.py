@@ -233,7 +233,7 @@ def test_status_counts_per_metric_and_per_generation():
 def test_e2e_by_retrieval_by_hand():
     hits = [True, True, False, None, False, True]
     scores = [1.0, 0.5, 0.0, 0.7, None, None]  # q5, q6: no score (failed answer or judge call)
-    assert tier3.e2e_by_retrieval(hits, scores) == {
+    assert tier3.e2e_by_retrieval(hits, scores).written() == {
         "hit": {"questions": 3, "scored": 2, "avg_e2e_score": 0.75},
         "miss": {"questions": 2, "scored": 1, "avg_e2e_score": 0.0},
         "no_relevant_chunk": 1,
@@ -241,12 +241,12 @@ def test_e2e_by_retrieval_by_hand():
 
 
 def test_e2e_by_retrieval_without_any_scored_question_has_no_average():
-    assert tier3.e2e_by_retrieval([None, True], [0.3, None]) == {
+    assert tier3.e2e_by_retrieval([None, True], [0.3, None]).written() == {
         "hit": {"questions": 1, "scored": 0, "avg_e2e_score": None},
         "miss": {"questions": 0, "scored": 0, "avg_e2e_score": None},
         "no_relevant_chunk": 1,
     }
-    assert tier3.e2e_by_retrieval([], []) == {"hit": {"questions": 0, "scored": 0, "avg_e2e_score": None},
+    assert tier3.e2e_by_retrieval([], []).written() == {"hit": {"questions": 0, "scored": 0, "avg_e2e_score": None},
                                               "miss": {"questions": 0, "scored": 0, "avg_e2e_score": None},
                                               "no_relevant_chunk": 0}
 

@@ -11,13 +11,13 @@ import types
 import pytest
 
 from benchmarks import Evaluation, MetricScore, ReportedMetric, Run, SampleResult
-from benchmarks.report import Report
+from benchmarks.report_model import Report
 from benchmarks.tiers.base import Metric
 
 
 def reported(tier, metrics, notes):
     """A report of the fields the API reads, the rest as small as a report may be."""
-    return Report.model_validate({"schema_version": 2, "tier": tier, "tier_version": "1",
+    return Report.model_validate({"schema_version": 3, "tier": tier, "tier_version": "1",
                                   "main_metric": next(iter(metrics)),
                                   "dataset": {"name": "d", "content_sha256": "-"}, "provenance": {},
                                   "metrics": metrics, "notes": notes})

@@ -207,7 +207,8 @@ def test_calls_of_reads_the_given_metrics():
 
 
 def test_rubric_notes_describe_the_scale_for_the_report():
-    notes = catalog.rubric_notes(["faithfulness", "grounded"], catalog.metrics(GROUNDED))
+    notes = {name: note.written() for name, note in catalog.rubric_notes(["faithfulness", "grounded"],
+                                                                       catalog.metrics(GROUNDED)).items()}
     assert notes == {"grounded": {"criteria": {"en": "Does the response stay within the contexts?"},
                                   "scale": "1-5: a whole number from 1 to 5, reported on 1–5 (not rescaled)",
                                   "needs": ["retrieved_contexts", "response"]}}

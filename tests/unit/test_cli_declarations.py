@@ -93,15 +93,17 @@ def test_a_tier_reading_an_undeclared_setting_fails_at_the_first_read():
 
 
 def test_a_tier_publishing_an_undeclared_metric_stops_at_run_time():
+    from benchmarks.report_model import Notes, Provenance, Volatile
     from benchmarks.tiers.base import Metric, TierResult, UndeclaredMetric
 
     tier, settings = TIERS["tier1"], Settings()
     metric = Metric(0.5, 10, 0, None)
-    tier.require_declared(TierResult(metrics={"ndcg@10": metric, "mrr": metric}, items=[]), settings)
+    blocks = {"notes": Notes(), "provenance": Provenance(), "volatile": Volatile()}
+    tier.require_declared(TierResult(metrics={"ndcg@10": metric, "mrr": metric}, items=[], **blocks), settings)
     with pytest.raises(UndeclaredMetric, match=r"tier tier1 publishes metrics .* not name: \['ndcg@11'\]"):
-        tier.require_declared(TierResult(metrics={"ndcg@11": metric}, items=[]), settings)
+        tier.require_declared(TierResult(metrics={"ndcg@11": metric}, items=[], **blocks), settings)
     with pytest.raises(UndeclaredMetric, match=r"\['bleu'\]"):
-        tier.require_declared(TierResult(metrics={"mrr": metric}, items=[], main_metric="bleu"), settings)
+        tier.require_declared(TierResult(metrics={"mrr": metric}, items=[], main_metric="bleu", **blocks), settings)
 
 
 def test_the_metric_names_in_the_help_are_the_catalogs():

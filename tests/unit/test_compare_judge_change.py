@@ -10,14 +10,14 @@ from benchmarks.compare import compare, load_run, render
 from benchmarks.compare.core import judge_identity
 from benchmarks.compare.gates import Gates
 from benchmarks.item_record import BENCH, score
-from benchmarks.report import Report
+from benchmarks.report_model import Report
 
 N = 200
 OFFLINE = {"judge": {"backend": "offline", "models": ["offline"], "language": "en",
                      "metrics": ["faithfulness"]}}
+PROMPTS = {"en/statements": "1" * 64, "en/statement_verdicts": "2" * 64}
 LLM = {"judge": {"backend": "llm", "models": ["gpt-judge"], "language": "en", "url": "http://127.0.0.1:1/v1",
-                 "metrics": ["faithfulness"]},
-       "prompts_sha256": {"en/statements": "1" * 64, "en/statement_verdicts": "2" * 64}}
+                 "metrics": ["faithfulness"], "prompts_sha256": PROMPTS}}
 
 
 def evaluate_run(folder, faithfulness, similarity, provenance, *, model="offline", volatile=None):
@@ -36,7 +36,7 @@ def evaluate_run(folder, faithfulness, similarity, provenance, *, model="offline
 
 def reported(provenance, volatile=None):
     """A report of the fields judge_identity reads, the rest as small as a report may be."""
-    return Report.model_validate({"schema_version": 2, "tier": "evaluate", "tier_version": "1.0",
+    return Report.model_validate({"schema_version": 3, "tier": "evaluate", "tier_version": "1.0",
                                   "main_metric": "faithfulness",
                                   "dataset": {"name": "d", "content_sha256": "-"}, "provenance": provenance,
                                   "metrics": {}, "volatile": volatile or {}})
@@ -174,8 +174,8 @@ def local(sha256: str, runtime: str = "xllamacpp 2026.10.11549", context: int = 
     return {"judge": {"backend": "local", "models": ["qwen2.5-coder-1.5b"], "language": "en", "url": "local",
                       "metrics": ["faithfulness"],
                       "local": {"model_file": "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf", "sha256": sha256,
-                                "runtime": runtime, "context_size": context}},
-            "prompts_sha256": LLM["prompts_sha256"]}
+                                "runtime": runtime, "context_size": context},
+                      "prompts_sha256": PROMPTS}}
 
 
 @pytest.mark.parametrize(("cand", "why"), [

@@ -7,8 +7,9 @@ from compare_helpers import write_run
 from typer.testing import CliRunner
 
 from benchmarks.cli import app
-from benchmarks.report import DatasetBlock, Report, render
+from benchmarks.report import render
 from benchmarks.report.markdown import dataset_counts
+from benchmarks.report_model import DatasetBlock, Report
 
 LOG = {"name": "prod-2026-11", "format": "bench-database", "language": "", "content_sha256": "c" * 64,
        "log_entries": 16, "sessions": 5}
@@ -56,7 +57,7 @@ def test_another_log_or_a_run_without_one_is_refused(tmp_path):
 def test_the_header_counts_the_log_not_the_datasets_questions():
     dataset = {"name": "synthetic", "version": "1", "content_sha256": "a" * 64, "documents": 311, "questions": 439}
     report = Report.model_validate({
-        "schema_version": 2, "title": "UX", "tier": "ux", "tier_version": "1.0",
+        "schema_version": 3, "title": "UX", "tier": "ux", "tier_version": "1.0",
         "main_metric": "cache_hit_rate", "dataset": dataset, "log": LOG, "provenance": {"bench_version": "0"},
         "metrics": {}, "settings": {}, "settings_sources": {}})
     header = render(report).splitlines()[2]

@@ -83,7 +83,7 @@ def test_extractive_generator_answers_ok_and_describes_itself():
     assert (answer.status, answer.text, answer.error, answer.cached) == ("ok", "Gamma is closest.", None, False)
     again = asyncio.run(generator.answer(GenerationRequest("q1", QUESTION, request.contexts, 1)))
     assert again.text == answer.text  # deterministic: its repeats agree
-    described = generator.describe()
+    described = generator.describe().written()
     assert described["adapter"] == "extractive" and described["model"] is None
     assert described["embedder"] == "hand-made" and described["sentences"] == 1 and "baseline" in described["note"]
 
@@ -104,7 +104,7 @@ def test_precomputed_answers_by_repeat_and_reports_missing_ones():
         missing = answer(qid, repeat)
         assert (missing.status, missing.text, missing.error) == ("missing", None, MISSING)
     assert [generator.available(q) for q in ("q1", "q2", "q3", "unknown")] == [2, 1, 0, 0]
-    assert generator.describe() == {"adapter": "precomputed", "source": "the dataset's response fields",
+    assert generator.describe().written() == {"adapter": "precomputed", "source": "the dataset's response fields",
                                     "dataset_sha256": "abc123"}
 
 

@@ -1,5 +1,6 @@
 """The http adapter's pure parts: body templates filled value by value, response paths, settings checks."""
 
+import dataclasses
 import hashlib
 import json
 
@@ -119,7 +120,7 @@ def test_the_config_takes_timeouts_attempts_and_concurrency_from_the_llm_setting
 def test_the_provenance_masks_a_password_in_the_url():
     settings = Settings(show_judge_http_url="https://bench:s3cret@judge.example.com/v1/decide?password=s3cret")
     config = EndpointConfig.from_settings(settings, "show_judge", texts=HTTP_VARIABLES)
-    provenance = config.provenance()
+    provenance = dataclasses.asdict(config.provenance())
     assert "s3cret" not in json.dumps(provenance)
     assert provenance == {"url": "https://bench:***@judge.example.com/v1/decide?password=***",
                           "request_template_sha256": config.request_template.sha256, "response_path": "decision"}

@@ -71,8 +71,8 @@ def test_a_failed_verdict_leaves_its_pair_but_keeps_the_other_verdict():
 
 
 def test_latency_summary():
-    assert latency_summary([10.0, 20.0, 30.0, 40.0]) == {"avg": 25.0, "p95": 38.5, "n": 4}
-    assert latency_summary([]) == {"avg": None, "p95": None, "n": 0}
+    assert latency_summary([10.0, 20.0, 30.0, 40.0]).written() == {"avg": 25.0, "p95": 38.5, "n": 4}
+    assert latency_summary([]).written() == {"avg": None, "p95": None, "n": 0}
 
 
 def test_preference_agreement_by_hand():

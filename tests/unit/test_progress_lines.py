@@ -16,7 +16,7 @@ from benchmarks.errors import BenchError
 from benchmarks.readers.datasets import load_dataset
 from benchmarks.readers.samples import load_samples
 from benchmarks.readers.show_items import load_pairs_input, load_show_input
-from benchmarks.report import Report
+from benchmarks.report_model import Report
 from benchmarks.run_files.atomic import check_writable_folder
 from benchmarks.runner import unmeasured
 
@@ -119,7 +119,7 @@ def test_a_table_title_wraps_at_the_console_width_not_the_tables():
 def report(value, n, errors=0, warnings=(), main="ndcg@10"):
     """A report of the fields `unmeasured` reads, the rest as small as a report may be."""
     return Report.model_validate({
-        "schema_version": 2, "tier": "tier1", "tier_version": "1", "main_metric": main,
+        "schema_version": 3, "tier": "tier1", "tier_version": "1", "main_metric": main,
         "dataset": {"name": "d", "content_sha256": "-"}, "provenance": {},
         "metrics": {"ndcg@10": {"value": value, "n": n, "errors": errors}}, "warnings": list(warnings)})
 

@@ -16,8 +16,9 @@ from benchmarks import report
 from benchmarks.config import Settings
 from benchmarks.dataset import Chunk, Dataset, Question
 from benchmarks.inputs import Warning
-from benchmarks.report import Report, render
+from benchmarks.report import render
 from benchmarks.report.schema import REGENERATE, SCHEMA_FILE, schema_text
+from benchmarks.report_model import SCHEMA_VERSION, EmbedderBlock, Index, Notes, Provenance, Report, Volatile
 from benchmarks.run_files import provenance
 from benchmarks.run_files.writer import new_run_id, point_latest, run_directory, write_run
 from benchmarks.tiers import DATASET as DATASET_INPUT
@@ -56,11 +57,11 @@ def tier_result() -> TierResult:
             "latency_p50_ms": Metric(12.5, 3, higher_is_better=False),
         },
         items=[{"id": "q1", "ndcg@10": 0.123456789}],
-        notes={"ndcg": "graded gain, log2 discount", "cutoffs": {"ndcg": 10}},
-        provenance={
-            "embedder": {"id": "all-MiniLM-L6-v2", "dimension": 384, "backend": "sentence-transformers"},
-        },
-        volatile={"seconds": 1.25},
+        notes=Notes(ties="score descending, then document id descending", scales={"ndcg@10": "0–1"}),
+        provenance=Provenance(
+            embedder=EmbedderBlock(id="all-MiniLM-L6-v2", dimension=384, backend="sentence-transformers"),
+        ),
+        volatile=Volatile(duration_s=1.25),
     )
 
 
@@ -77,7 +78,7 @@ def settings(tmp_path):
 @pytest.fixture
 def built(settings):
     sources = {"top_k": "cli", "seed": "default", "index": "bench.toml"}
-    return report.build(TIER, tier_result(), DATASET, redacted(settings), sources, {"started": "2024-01-02T03:04:05Z"},
+    return report.build(TIER, tier_result(), DATASET, redacted(settings), sources, Volatile(started_at="2024-01-02T03:04:05Z"),
                         environment=ENVIRONMENT)
 
 
@@ -124,7 +125,7 @@ def test_dumps_is_byte_identical_for_equal_input():
 
 
 def test_build_identifies_tier_dataset_and_schema(built):
-    assert built.schema_version == report.SCHEMA_VERSION == 2
+    assert built.schema_version == SCHEMA_VERSION == 3
     assert (built.tier, built.tier_version, built.title, built.main_metric) == (
         "tier1", "3", "Retrieval quality", "ndcg@10")
     assert report.document(built)["dataset"] == {
@@ -174,15 +175,15 @@ def test_build_keeps_local_paths_in_volatile_only(built, settings, tmp_path):
     assert "data_dir" not in built.settings and "reports_dir" not in built.settings
     assert report.document(built)["volatile"] == {
         "local_settings": {"data_dir": str(settings.data_dir), "reports_dir": str(settings.reports_dir)},
-        "seconds": 1.25,
-        "started": "2024-01-02T03:04:05Z",
+        "duration_s": 1.25,
+        "started_at": "2024-01-02T03:04:05Z",
     }
     stable = {key: value for key, value in report.document(built).items() if key != "volatile"}
     assert str(tmp_path) not in report.dumps(stable)
 
 
 def test_build_keeps_local_setting_sources_out_of_the_stable_block(settings):
-    built = report.build(TIER, tier_result(), DATASET, redacted(settings), {"data_dir": "env", "top_k": "cli"}, {},
+    built = report.build(TIER, tier_result(), DATASET, redacted(settings), {"data_dir": "env", "top_k": "cli"}, Volatile(),
                          environment=ENVIRONMENT)
     assert built.settings_sources == {"top_k": "cli"}
 
@@ -202,7 +203,7 @@ def test_build_lists_only_non_default_sources(built):
 def test_build_is_deterministic(settings):
     def once():
         return report.dumps(report.document(report.build(TIER, tier_result(), DATASET, redacted(settings),
-                                                         {"top_k": "cli"}, {}, environment=ENVIRONMENT)))
+                                                         {"top_k": "cli"}, Volatile(), environment=ENVIRONMENT)))
 
     assert once() == once()
 
@@ -211,7 +212,7 @@ def test_build_refuses_a_nan_metric(settings):
     result = tier_result()
     result.metrics["ndcg@10"] = Metric(math.nan, 3)
     with pytest.raises(ValueError):
-        report.build(TIER, result, DATASET, redacted(settings), {}, {}, environment=ENVIRONMENT)
+        report.build(TIER, result, DATASET, redacted(settings), {}, Volatile(), environment=ENVIRONMENT)
 
 
 # --- the model ------------------------------------------------------------------------------------
@@ -227,9 +228,9 @@ def test_a_report_read_back_is_the_same_file(built):
 def test_the_file_holds_what_the_tier_gave_no_more_and_no_less(settings):
     result = tier_result()
     result.metrics["questions"] = Metric(3, 3, higher_is_better=None)  # an int, never made a float
-    result.provenance["index"] = {"type": "exact", "exact_search": "numpy"}  # a key of the tier's own
-    result.notes["retrieval"] = None
-    built = report.build(TIER, result, DATASET, redacted(settings), {}, {}, environment=ENVIRONMENT)
+    result.provenance.index = Index(type="exact", exact_search="numpy")
+    result.notes.retrieval = None
+    built = report.build(TIER, result, DATASET, redacted(settings), {}, Volatile(), environment=ENVIRONMENT)
     text = report.dumps(report.document(built))
     document = json.loads(text)
     assert '"value": 3\n' in text and document["metrics"]["questions"]["higher_is_better"] is None
@@ -385,7 +386,7 @@ def test_render_from_the_json_text(built):
     assert markdown.index("`ndcg@10`") < markdown.index("`recall@10`") < markdown.index("`latency_p50_ms`")
     assert "- **unknown_qrel_document** ×2: judgments naming a missing document were dropped " \
            "(e.g. q1 -> ghost, q1 -> nowhere)" in lines
-    assert "- cutoffs:" in lines and "  - ndcg: 10" in lines
+    assert "- scales:" in lines and "  - ndcg@10: 0–1" in lines
     assert "| `top_k` | `10` (cli) |" in lines
     assert "| `seed` | `0` |" in lines
     assert "| `database_url` | `postgresql://bench:***@db.example:5432/rag` |" in lines
@@ -408,7 +409,7 @@ def test_render_without_warnings_notes_or_commit(built):
 def judged_report(notes: dict) -> dict:
     """A report as report.json holds it, with one judged metric that scored nothing: 7 undetermined, 5 failed."""
     metric = {"value": None, "n": 0, "errors": 5, "ci95": None, "higher_is_better": True}
-    return {"schema_version": 2, "title": "RAGAS-style evaluation", "tier": "evaluate", "tier_version": "1.0",
+    return {"schema_version": SCHEMA_VERSION, "title": "RAGAS-style evaluation", "tier": "evaluate", "tier_version": "1.0",
             "main_metric": "faithfulness",
             "dataset": {"name": "s", "content_sha256": "ab" * 32, "samples": 12},
             "provenance": {"bench_version": "0"}, "metrics": {"faithfulness": metric}, "notes": notes,
@@ -479,19 +480,23 @@ def test_notes_and_settings_render_as_tables_and_prose():
     """The shapes tiers' notes hold (real-users' topics, ux's curve, evaluate's models and options, a rubric's
     fields, judge's scale) and a list setting: rows of records are a table in their bullet, the rest prose."""
     document = judged_report({
-        "topic_coverage": {"n_topics": 2, "topics": [
-            {"topic_id": 0, "question_count": 3, "weak": False}, {"topic_id": 1, "question_count": 1, "weak": True}]},
+        "topic_coverage": {"n_topics": 2, "total_questions": 4, "avg_chunks_per_topic": 2.0, "weak": "few chunks",
+                           "topics": [
+            {"topic_id": 0, "question_count": 3, "unique_chunks": 2, "unique_urls": 1, "weak": False},
+            {"topic_id": 1, "question_count": 1, "unique_chunks": 2, "unique_urls": 2, "weak": True}]},
         "models": ["judge-a", "judge-b"], "scale": [1, 5], "mode": None, "options": {"weights": {"factuality": 0.75}},
-        "rubrics": {"politeness": {"criteria": {"en": "Is it polite? a | b"}, "needs": ["response"]}},
-        "hit_rate_curve": [], **EVALUATE_NOTES})
+        "rubrics": {"politeness": {"criteria": {"en": "Is it polite? a | b"}, "scale": "binary",
+                                  "needs": ["response"]}},
+        "preferences": {}, **EVALUATE_NOTES})
     document["settings"] = {"metrics": ["faithfulness", "semantic_similarity"], "similarity_threshold": None,
                             "rubrics": {"politeness": {"scale": "1-5", "needs": ["response", "user_input"]}}}
     lines = rendered(document).splitlines()
     table = lines.index("  - topics:")
-    assert lines[table + 1:table + 6] == ["", "    | topic_id | question_count | weak |", "    |---|---|---|",
-                                          "    | 0 | 3 | false |", "    | 1 | 1 | true |"]
+    assert lines[table + 1:table + 6] == [
+        "", "    | question_count | topic_id | unique_chunks | unique_urls | weak |", "    |---|---|---|---|---|",
+        "    | 3 | 0 | 2 | 1 | false |", "    | 1 | 1 | 2 | 2 | true |"]
     assert "- models: judge-a, judge-b" in lines and "- scale: 1, 5" in lines and "- mode: —" in lines
-    assert "    - factuality: 0.75" in lines and "- hit_rate_curve: —" in lines
+    assert "    - factuality: 0.75" in lines and "- preferences: —" in lines
     assert "      - en: Is it polite? a | b" in lines and "    - needs: response" in lines
     assert "| `metrics` | `faithfulness, semantic_similarity` |" in lines
     assert "| `similarity_threshold` | — |" in lines

@@ -7,9 +7,10 @@ import pytest
 from rich.console import Console
 
 from benchmarks.console import print_summary
-from benchmarks.report import Report, render
+from benchmarks.report import render
 from benchmarks.report.lowest_items import lowest_items, one_line
 from benchmarks.report.markdown import metric_band
+from benchmarks.report_model import Report
 
 
 def metric(value, higher_is_better=True):
@@ -23,7 +24,7 @@ def document(metrics: dict, *, settings=None, calibrated=()) -> dict:
     if calibrated:
         provenance["similarity"] = {"baseline": 0.75, "model": "e5", "language": "en", "baseline_from": "given",
                                     "metrics": list(calibrated)}
-    return {"schema_version": 2, "title": "RAGAS-style evaluation", "tier": "evaluate", "tier_version": "1.2",
+    return {"schema_version": 3, "title": "RAGAS-style evaluation", "tier": "evaluate", "tier_version": "1.2",
             "main_metric": next(iter(metrics)), "dataset": {"name": "s", "content_sha256": "ab" * 32, "samples": 4},
             "provenance": provenance, "metrics": metrics, "notes": {}, "warnings": [], "volatile": {},
             "settings": settings or {}, "settings_sources": {}}

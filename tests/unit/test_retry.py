@@ -76,7 +76,7 @@ def test_timeouts_and_overloads_halve_the_limit_and_a_final_failure_is_not_retri
     outcome = asyncio.run(policy.run(attempt, limit))
     assert (outcome.failure.error, outcome.attempts) == ("bad request", 2)
     assert outcome.explain("bad request") == "bad request"
-    assert limit.report() == {"ceiling": 4, "final": 2, "lowest": 2, "reductions": 1, "server_slots": None}
+    assert limit.report().written() == {"ceiling": 4, "final": 2, "lowest": 2, "reductions": 1, "server_slots": None}
 
 
 def test_waiting_calls_go_oldest_unit_first_and_a_cancelled_wait_blocks_no_one():

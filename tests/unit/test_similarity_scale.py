@@ -84,14 +84,14 @@ def test_explain_keeps_the_raw_cosine_and_the_baseline():
 
 def test_describe_names_model_language_baseline_and_where_it_came_from():
     measured = SimilarityScale(0.7612345678, "intfloat/multilingual-e5-small", "ru", "query: ", pairs=45,
-                               spread=0.0412345678).describe(["semantic_similarity", "cache_hit_rate"])
+                               spread=0.0412345678).describe(["semantic_similarity", "cache_hit_rate"]).written()
     assert measured["model"] == "intfloat/multilingual-e5-small"
     assert measured["language"] == "ru"
     assert measured["prompt"] == "query: "
     assert measured["baseline"] == 0.7612345678 and measured["spread"] == 0.0412345678  # the report rounds them
     assert "45 pairs" in measured["baseline_from"] and "ru" in measured["baseline_from"]
     assert measured["metrics"] == ["semantic_similarity", "cache_hit_rate"]
-    given = SimilarityScale(0.3, "custom", "de").describe(())
+    given = SimilarityScale(0.3, "custom", "de").describe(()).written()
     assert (given["model"], given["language"]) == ("custom", "de")
     assert (given["baseline"], given["spread"]) == (0.3, None)
     assert "similarity_baseline" in given["baseline_from"]
