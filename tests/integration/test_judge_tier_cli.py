@@ -260,8 +260,9 @@ def test_pairwise_shows_a_judge_that_always_picks_the_first_answer(bench, tmp_pa
     assert report["notes"]["preferences"] == {"a": 1, "b": 2, "tie": 1, "inconsistent": 4}
     # jt-first is inconsistent on every pair, jt-fair never: no pair alike; Krippendorff's nominal alpha by hand
     # (values 3,0 · 3,1 · 3,2 · 3,1; n = 8, n_c = 4,1,2,1): 1 − 7 · 8 / (64 − 22) = −1/3
-    assert report["notes"]["agreement"]["preferences"] == {"same_preference_rate": 0.0, "pairs_judged_by_every_model": 4,
-                                            "krippendorff_alpha_nominal": pytest.approx(-1 / 3, abs=1e-6)}
+    assert report["notes"]["agreement"]["preferences"] == {
+        "same_preference_rate": 0.0, "pairs_judged_by_every_model": 4,
+        "krippendorff_alpha_nominal": pytest.approx(-1 / 3, abs=1e-6)}
     assert report["volatile"]["latency_ms"]["n"] == 16  # every verdict call, none cached
     assert set(report["volatile"]["latency_ms_by_model"]) == {"jt-first", "jt-fair"}
     assert set(report["provenance"]["judge"]["prompts_sha256"]) == {"en/compare_answers",

@@ -78,8 +78,8 @@ def settings(tmp_path):
 @pytest.fixture
 def built(settings):
     sources = {"top_k": "cli", "seed": "default", "index": "bench.toml"}
-    return report.build(TIER, tier_result(), DATASET, redacted(settings), sources, Volatile(started_at="2024-01-02T03:04:05Z"),
-                        environment=ENVIRONMENT)
+    return report.build(TIER, tier_result(), DATASET, redacted(settings), sources,
+                        Volatile(started_at="2024-01-02T03:04:05Z"), environment=ENVIRONMENT)
 
 
 # --- normalise and dumps --------------------------------------------------------------------------
@@ -183,8 +183,8 @@ def test_build_keeps_local_paths_in_volatile_only(built, settings, tmp_path):
 
 
 def test_build_keeps_local_setting_sources_out_of_the_stable_block(settings):
-    built = report.build(TIER, tier_result(), DATASET, redacted(settings), {"data_dir": "env", "top_k": "cli"}, Volatile(),
-                         environment=ENVIRONMENT)
+    built = report.build(TIER, tier_result(), DATASET, redacted(settings), {"data_dir": "env", "top_k": "cli"},
+                         Volatile(), environment=ENVIRONMENT)
     assert built.settings_sources == {"top_k": "cli"}
 
 
@@ -409,7 +409,8 @@ def test_render_without_warnings_notes_or_commit(built):
 def judged_report(notes: dict) -> dict:
     """A report as report.json holds it, with one judged metric that scored nothing: 7 undetermined, 5 failed."""
     metric = {"value": None, "n": 0, "errors": 5, "ci95": None, "higher_is_better": True}
-    return {"schema_version": SCHEMA_VERSION, "title": "RAGAS-style evaluation", "tier": "evaluate", "tier_version": "1.0",
+    return {"schema_version": SCHEMA_VERSION, "title": "RAGAS-style evaluation", "tier": "evaluate",
+            "tier_version": "1.0",
             "main_metric": "faithfulness",
             "dataset": {"name": "s", "content_sha256": "ab" * 32, "samples": 12},
             "provenance": {"bench_version": "0"}, "metrics": {"faithfulness": metric}, "notes": notes,
