@@ -143,7 +143,7 @@ def _rows(first: Run, rerun: Run, serial: Run, in_flight: int) -> list[dict[str,
 def _bench_calls() -> dict[str, tuple[int, int]]:
     """(fixed, per context) calls per sample, read from the table in `benchmarks.metrics.judged`.
 
-    The registry in `benchmarks.judge.prompts` names each metric's distinct calls but not how often
+    The registry in `benchmarks.judge.llm.prompts` names each metric's distinct calls but not how often
     they repeat, so the docstring table is the source; reading it keeps this comparison from
     drifting away from what the metrics document.
     """

@@ -14,7 +14,7 @@ from typing import Any
 from benchmarks.chat.backend import ChatBackend
 from benchmarks.errors import BenchError
 from benchmarks.generation.base import Answer, GenerationRequest, GeneratorName
-from benchmarks.judge.prompts import Language
+from benchmarks.judge.llm.prompts import Language
 from benchmarks.readers import templates
 from benchmarks.readers.templates import Template
 

@@ -39,13 +39,14 @@ from benchmarks.generation.extractive import ExtractiveGenerator
 from benchmarks.generation.extractive import texts_to_embed as extractive_texts
 from benchmarks.generation.openai_generator import OpenAIGenerator, load_rag_template
 from benchmarks.generation.precomputed import PrecomputedGenerator
-from benchmarks.judge import catalog, offline
+from benchmarks.judge import catalog
 from benchmarks.judge.catalog import offline_score
-from benchmarks.judge.llm_judge import LLMJudge
-from benchmarks.judge.offline_ratings import OFFLINE_RATINGS, describe_rating, offline_rating, proxy_fields
+from benchmarks.judge.llm.judge import LLMJudge
+from benchmarks.judge.llm.prompts import Language
+from benchmarks.judge.offline import proxies
 from benchmarks.judge.options import JudgeOptions
-from benchmarks.judge.prompts import Language
-from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes, read_from_a_lone_number
+from benchmarks.judge.ratings.offline import OFFLINE_RATINGS, describe_rating, offline_rating, proxy_fields
+from benchmarks.judge.ratings.rater import RATINGS, Rater, prompt_hashes, read_from_a_lone_number
 from benchmarks.metrics import names, text
 from benchmarks.metrics.language import detected_or
 from benchmarks.metrics.similarity_scale import SimilarityScale
@@ -226,7 +227,7 @@ async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, 
                 )
                 graded.grades = dict(zip(plan.keys, found, strict=True))
             else:
-                await embed.gather(offline.texts_to_embed(_sample(case, graded.first, reference_answer(case)),
+                await embed.gather(proxies.texts_to_embed(_sample(case, graded.first, reference_answer(case)),
                                                           offline_fields))
                 _grade_offline(graded, plan, embed, scale, language, options)
             return graded
@@ -274,7 +275,7 @@ def _texts_ahead(cases: Sequence[Case], offline_fields: frozenset[str], *, extra
     for case in cases:
         if extractive:
             texts += extractive_texts(case.question.text, case.contexts)
-        texts += offline.texts_to_embed(_sample(case, None, reference_answer(case)), offline_fields)
+        texts += proxies.texts_to_embed(_sample(case, None, reference_answer(case)), offline_fields)
     return texts
 
 

@@ -11,11 +11,12 @@ import pytest
 from benchmarks.chat.client import Completion
 from benchmarks.config import check_rubrics, load_settings
 from benchmarks.errors import BenchError
-from benchmarks.judge import catalog, shapes
-from benchmarks.judge.llm_judge import LLMJudge
-from benchmarks.judge.parsing import parse_output
-from benchmarks.judge.prompts import RUBRIC, render
-from benchmarks.judge.rubric import rubrics_of, sample_block
+from benchmarks.judge import catalog
+from benchmarks.judge.judged_metrics.rubric import rubrics_of, sample_block
+from benchmarks.judge.llm import shapes
+from benchmarks.judge.llm.judge import LLMJudge
+from benchmarks.judge.llm.parsing import parse_output
+from benchmarks.judge.llm.prompts import RUBRIC, render
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample

@@ -7,9 +7,9 @@ import ast
 import asyncio
 import inspect
 
-from benchmarks.judge import offline
 from benchmarks.judge.catalog import BUILTINS, offline_score
-from benchmarks.judge.llm_judge import LLMJudge
+from benchmarks.judge.llm.judge import LLMJudge
+from benchmarks.judge.offline import proxies, support
 from benchmarks.judge.wording import PHRASES, said
 from benchmarks.metrics import judged
 from benchmarks.metrics.similarity_scale import SimilarityScale
@@ -42,7 +42,7 @@ def test_every_reason_the_metrics_give_has_its_russian():
 
 
 def test_every_label_of_the_offline_judge_has_its_russian():
-    source = inspect.getsource(offline)
+    source = inspect.getsource(support) + inspect.getsource(proxies)
     labels = {p for p in PHRASES if f'"{p}"' in source or f"'{p}'" in source}
     assert {"unsupported by the contexts", "not in the reference", "missing from the response", "not found",
             "similarity", "overlap", "contexts supporting no reference claim"} <= labels

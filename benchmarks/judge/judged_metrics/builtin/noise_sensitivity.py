@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import asyncio
 
-from benchmarks.judge.judged_metric import JudgedMetric, per_context
-from benchmarks.judge.llm_judge import LLMJudge, Trace, rejected
-from benchmarks.judge.prompts import STATEMENT_VERDICTS, STATEMENTS
+from benchmarks.judge.judged_metrics.declaration import JudgedMetric, per_context
+from benchmarks.judge.llm.judge import LLMJudge, Trace, rejected
+from benchmarks.judge.llm.prompts import STATEMENT_VERDICTS, STATEMENTS
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import asyncio
 
-from benchmarks.judge.judged_metric import JudgedMetric, per_context
-from benchmarks.judge.llm_judge import LLMJudge, Trace
-from benchmarks.judge.prompts import judge_call
-from benchmarks.judge.shapes import Rating, Reason, Shape
+from benchmarks.judge.judged_metrics.declaration import JudgedMetric, per_context
+from benchmarks.judge.llm.judge import LLMJudge, Trace
+from benchmarks.judge.llm.prompts import judge_call
+from benchmarks.judge.llm.shapes import Rating, Reason, Shape
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.config import check_rubrics
-from benchmarks.judge import shapes
-from benchmarks.judge.llm_judge import JudgeFailed, LLMJudge, Trace
-from benchmarks.judge.prompts import RUBRIC, Language, load_template
+from benchmarks.judge.llm import shapes
+from benchmarks.judge.llm.judge import JudgeFailed, LLMJudge, Trace
+from benchmarks.judge.llm.prompts import RUBRIC, Language, load_template
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
 from benchmarks.readers.templates import packaged

@@ -23,11 +23,11 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import numpy as np
 
 from benchmarks.chat.request import TOP_LOGPROBS, Message, ResponseSchema
-from benchmarks.judge import shapes
+from benchmarks.embedding.embed import Embed
 from benchmarks.judge.claims import split_sentences
-from benchmarks.judge.options import JudgeOptions
-from benchmarks.judge.parsing import parse_output
-from benchmarks.judge.prompts import (
+from benchmarks.judge.llm import shapes
+from benchmarks.judge.llm.parsing import parse_output
+from benchmarks.judge.llm.prompts import (
     CLAIM_SUPPORT,
     KNOWLEDGE_ANSWER,
     STATEMENT_VERDICTS,
@@ -37,6 +37,7 @@ from benchmarks.judge.prompts import (
     render,
     statements_block,
 )
+from benchmarks.judge.options import JudgeOptions
 from benchmarks.judge.wording import explained, lacking, said
 from benchmarks.metrics import judged
 from benchmarks.metrics.similarity_scale import SimilarityScale
@@ -46,7 +47,6 @@ from benchmarks.samples import Sample
 if TYPE_CHECKING:  # the judge only calls the service it is handed
     from benchmarks.chat.backend import ChatBackend
 
-Embed = Callable[[Sequence[str]], np.ndarray]
 # How a metric is scored: (judge, sample, judge model, trace) -> (score, the judge's reasons)
 Scorer = Callable[["LLMJudge", Sample, str, "Trace"], Awaitable[tuple[Outcome, str]]]
 

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import asyncio
 
-from benchmarks.judge.judged_metric import JudgedMetric, fixed
-from benchmarks.judge.llm_judge import LLMJudge, Trace, joined
-from benchmarks.judge.prompts import judge_call
-from benchmarks.judge.shapes import Shape, Text
+from benchmarks.judge.judged_metrics.declaration import JudgedMetric, fixed
+from benchmarks.judge.llm.judge import LLMJudge, Trace, joined
+from benchmarks.judge.llm.prompts import judge_call
+from benchmarks.judge.llm.shapes import Shape, Text
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample

@@ -14,10 +14,10 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator
 
-from benchmarks.judge.judged_metric import JudgedMetric, fixed
-from benchmarks.judge.llm_judge import LLMJudge, Trace
-from benchmarks.judge.prompts import judge_call
-from benchmarks.judge.shapes import Shape
+from benchmarks.judge.judged_metrics.declaration import JudgedMetric, fixed
+from benchmarks.judge.llm.judge import LLMJudge, Trace
+from benchmarks.judge.llm.prompts import judge_call
+from benchmarks.judge.llm.shapes import Shape
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
