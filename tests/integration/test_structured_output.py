@@ -17,7 +17,7 @@ from benchmarks.chat.client import LLMService
 from benchmarks.chat.request import ChatRequest, ResponseSchema
 from benchmarks.config import Settings
 from benchmarks.judge.llm import shapes
-from benchmarks.judge.llm.judge import JudgeFailed, Trace, ask_json
+from benchmarks.judge.llm.asking import JudgeFailed, Trace, ask_json
 from benchmarks.judge.ratings.rater import Rater, read_from_a_lone_number
 from tests.integration.openai_server import FakeOpenAI, Reply
 

@@ -23,7 +23,8 @@ from typing import Any
 
 from benchmarks.config import check_rubrics
 from benchmarks.judge.llm import shapes
-from benchmarks.judge.llm.judge import JudgeFailed, LLMJudge, Trace
+from benchmarks.judge.llm.asking import JudgeFailed, Trace
+from benchmarks.judge.llm.judge import LLMJudge
 from benchmarks.judge.llm.prompts import RUBRIC, Language, load_template
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome

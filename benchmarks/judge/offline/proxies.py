@@ -40,6 +40,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from benchmarks.embedding.embed import Embed
 from benchmarks.judge import claims
@@ -99,25 +100,38 @@ class OfflineProxy:
     description: str
 
 
-def _contexts(sample: Sample) -> Passage:
-    """The retrieved contexts read as one text."""
-    return read_together([read_passage(c) for c in sample.retrieved_contexts or ()])
+class _ClaimsInContexts(NamedTuple):
+    """The claims of one side of a sample, each with its verdict against the retrieved contexts read together: the
+    one test behind faithfulness (the response's claims) and context recall (the reference's)."""
+
+    claims: tuple[Claim, ...]
+    contexts: Passage
+    support: Support
+    verdicts: list[bool]
+
+    def unsupported(self, what: str) -> str:
+        return self.support.unsupported(what, self.claims, self.verdicts, self.contexts)
+
+
+def _against_contexts(text: str | None, sample: Sample, support_for: SupportFor) -> _ClaimsInContexts:
+    found = split_claims(text or "")
+    contexts = read_together([read_passage(c) for c in sample.retrieved_contexts or ()])
+    support = support_for([*found, *contexts.sentences])
+    return _ClaimsInContexts(found, contexts, support, [support(c, contexts) for c in found])
 
 
 def faithfulness(sample: Sample, support_for: SupportFor, options: JudgeOptions) -> Outcome:
     """Verdict per response claim: supported by the retrieved contexts read together; a short answer read with
     its question (the module docstring)."""
-    found = split_claims(sample.response or "")
-    contexts = _contexts(sample)
-    support = support_for([*found, *contexts.sentences])
-    verdicts = [support(c, contexts) for c in found]
+    judged_claims = _against_contexts(sample.response, sample, support_for)
+    found, contexts, support, verdicts = judged_claims
     uncertain = [ok and not support.polarity_read(c, contexts) for c, ok in zip(found, verdicts, strict=True)]
     shares = [UNCERTAIN if doubt else float(ok) for ok, doubt in zip(verdicts, uncertain, strict=True)]
     score = (judged.expected_share(shares, "faithfulness", "the response has no statements") if any(uncertain)
              else judged.faithfulness(verdicts))
     doubted = [f"«{truncated(c)}»" for c, doubt in zip(found, uncertain, strict=True) if doubt]
     outcome = explained(score, support.language,
-                         support.unsupported("unsupported by the contexts", found, verdicts, contexts),
+                         judged_claims.unsupported("unsupported by the contexts"),
                          f"{said('negated unlike the contexts, read as uncertain', support.language)}: "
                          f"{' | '.join(doubted)}" if doubted else "")
     question = claims.content_stems(sample.user_input or "", support.stop_words)
@@ -163,12 +177,9 @@ def _anchor(claim: Claim, question: frozenset[str], sentences: Sequence[str], st
 
 def context_recall(sample: Sample, support_for: SupportFor, options: JudgeOptions) -> Outcome:
     """Verdict per reference claim: supported by the retrieved contexts read together."""
-    found = split_claims(sample.reference or "")
-    contexts = _contexts(sample)
-    support = support_for([*found, *contexts.sentences])
-    verdicts = [support(c, contexts) for c in found]
-    return explained(judged.context_recall(verdicts), support.language,
-                      support.unsupported("reference claims the contexts do not support", found, verdicts, contexts))
+    judged_claims = _against_contexts(sample.reference, sample, support_for)
+    return explained(judged.context_recall(judged_claims.verdicts), judged_claims.support.language,
+                     judged_claims.unsupported("reference claims the contexts do not support"))
 
 
 def context_precision(sample: Sample, support_for: SupportFor, options: JudgeOptions) -> Outcome:

@@ -25,7 +25,7 @@ from typing import Literal
 
 from benchmarks.chat.backend import ChatBackend
 from benchmarks.judge.llm import shapes
-from benchmarks.judge.llm.judge import JudgeFailed, Trace, ask_json
+from benchmarks.judge.llm.asking import JudgeFailed, Trace, ask_json
 from benchmarks.judge.llm.prompts import (
     COMPARE_ANSWERS,
     RATE_ANSWER_CORRECTNESS,

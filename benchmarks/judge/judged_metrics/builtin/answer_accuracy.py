@@ -15,7 +15,8 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator
 
 from benchmarks.judge.judged_metrics.declaration import JudgedMetric, fixed
-from benchmarks.judge.llm.judge import LLMJudge, Trace
+from benchmarks.judge.llm.asking import Trace
+from benchmarks.judge.llm.judge import LLMJudge
 from benchmarks.judge.llm.prompts import judge_call
 from benchmarks.judge.llm.shapes import Shape
 from benchmarks.metrics import judged

@@ -13,7 +13,8 @@ from typing import Any, ClassVar
 from pydantic import model_validator
 
 from benchmarks.judge.judged_metrics.declaration import JudgedMetric, fixed
-from benchmarks.judge.llm.judge import LLMJudge, Trace
+from benchmarks.judge.llm.asking import Trace
+from benchmarks.judge.llm.judge import LLMJudge
 from benchmarks.judge.llm.prompts import STATEMENTS, judge_call, statements_block
 from benchmarks.judge.llm.shapes import Reason, Shape, Text, counted
 from benchmarks.judge.offline import proxies

@@ -8,7 +8,8 @@ from __future__ import annotations
 import asyncio
 
 from benchmarks.judge.judged_metrics.declaration import JudgedMetric, per_context
-from benchmarks.judge.llm.judge import JudgeFailed, LLMJudge, Trace
+from benchmarks.judge.llm.asking import JudgeFailed, Trace
+from benchmarks.judge.llm.judge import LLMJudge
 from benchmarks.judge.llm.prompts import judge_call
 from benchmarks.judge.llm.shapes import Binary, Reason, Shape
 from benchmarks.judge.offline import proxies

@@ -13,7 +13,8 @@ from typing import ClassVar
 
 from benchmarks.judge.claims import split_claims, split_sentences
 from benchmarks.judge.judged_metrics.declaration import JudgedMetric, per_claim
-from benchmarks.judge.llm.judge import SENTENCE_SLACK, LLMJudge, Trace, claims_supported, joined, rejected
+from benchmarks.judge.llm.asking import Trace
+from benchmarks.judge.llm.judge import SENTENCE_SLACK, LLMJudge, claims_supported, joined, rejected
 from benchmarks.judge.llm.prompts import CLAIM_SUPPORT, KNOWLEDGE_ANSWER, judge_call
 from benchmarks.judge.llm.shapes import Binary, Bounded, Reason, Shape, Text
 from benchmarks.judge.offline import proxies

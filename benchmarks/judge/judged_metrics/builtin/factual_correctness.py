@@ -11,7 +11,8 @@ import asyncio
 from typing import ClassVar
 
 from benchmarks.judge.judged_metrics.declaration import JudgedMetric
-from benchmarks.judge.llm.judge import LLMJudge, Trace, rejected, statement_bound
+from benchmarks.judge.llm.asking import Trace
+from benchmarks.judge.llm.judge import LLMJudge, rejected, statement_bound
 from benchmarks.judge.llm.prompts import STATEMENT_VERDICTS, judge_call
 from benchmarks.judge.llm.shapes import Bounded, Text
 from benchmarks.judge.offline import proxies

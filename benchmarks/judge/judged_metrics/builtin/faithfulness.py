@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from benchmarks.judge.claims import split_claims
 from benchmarks.judge.judged_metrics.declaration import JudgedMetric, per_claim
-from benchmarks.judge.llm.judge import LLMJudge, Trace, claims_supported, joined, rejected
+from benchmarks.judge.llm.asking import Trace
+from benchmarks.judge.llm.judge import LLMJudge, claims_supported, joined, rejected
 from benchmarks.judge.llm.prompts import CLAIM_SUPPORT, KNOWLEDGE_ANSWER, STATEMENT_VERDICTS, STATEMENTS
 from benchmarks.judge.offline import proxies
 from benchmarks.judge.offline.proxies import OfflineProxy

@@ -10,7 +10,8 @@ from __future__ import annotations
 import asyncio
 
 from benchmarks.judge.judged_metrics.declaration import JudgedMetric, per_context
-from benchmarks.judge.llm.judge import LLMJudge, Trace, rejected
+from benchmarks.judge.llm.asking import Trace
+from benchmarks.judge.llm.judge import LLMJudge, rejected
 from benchmarks.judge.llm.prompts import STATEMENT_VERDICTS, STATEMENTS
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome

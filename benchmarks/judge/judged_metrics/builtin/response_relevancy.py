@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 
 from benchmarks.judge.judged_metrics.declaration import JudgedMetric
-from benchmarks.judge.llm.judge import LLMJudge, Trace
+from benchmarks.judge.llm.asking import Trace
+from benchmarks.judge.llm.judge import LLMJudge
 from benchmarks.judge.llm.prompts import judge_call
 from benchmarks.judge.llm.shapes import Binary, Reason, Shape, Text
 from benchmarks.metrics import judged

@@ -7,7 +7,8 @@ its offline form is the metric itself.
 from __future__ import annotations
 
 from benchmarks.judge.judged_metrics.declaration import JudgedMetric, fixed
-from benchmarks.judge.llm.judge import LLMJudge, Trace
+from benchmarks.judge.llm.asking import Trace
+from benchmarks.judge.llm.judge import LLMJudge
 from benchmarks.judge.offline import proxies
 from benchmarks.judge.offline.proxies import OfflineProxy
 from benchmarks.metrics import judged
