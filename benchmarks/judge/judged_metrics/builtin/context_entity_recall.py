@@ -1,12 +1,14 @@
 """context_entity_recall: the share of the reference's named entities found in the retrieved contexts.
 
 Two calls: the entities of the reference, and those of the joined contexts, compared under
-`judged.normalise_entity`.
+`normalise_entity`.
 """
 
 from __future__ import annotations
 
 import asyncio
+import unicodedata
+from collections.abc import Iterable
 
 from benchmarks.judge.judged_metrics.declaration import JudgedMetric, fixed
 from benchmarks.judge.llm.asking import Trace
@@ -29,6 +31,33 @@ class Entities(Shape):
 ENTITIES = judge_call("entities", Entities, "text", tokens=64, echoes=("text",))
 
 
+def normalise_entity(entity: str) -> str:
+    """The form under which two extracted entities count as the same one.
+
+    NFKC (so full-width digits and ligatures match their plain forms), case folding and collapsed
+    whitespace (non-breaking spaces included: "21 196 km" equals "21 196 km"). Inflection is left
+    alone ("Париже" is not "Париж"): the extraction prompt is what asks for canonical forms.
+    """
+    return " ".join(unicodedata.normalize("NFKC", entity).casefold().split())
+
+
+def context_entity_recall(reference_entities: Iterable[str], context_entities: Iterable[str]) -> Outcome:
+    """Share of the reference's entities that the retrieved contexts also contain.
+
+    Formula: |R ∩ C| / |R|, with R and C the sets of `normalise_entity` forms (duplicates count
+    once; entities empty after normalisation are dropped).
+    LLM calls: 2 (entities of the reference, entities of the joined contexts).
+    Degenerate: no reference entity → undetermined (RAGAS divides by |R| + 1e-8 and reports 0,
+    which would blame the retriever for a reference with nothing to find); no context entity
+    with reference entities → 0.0, every reference entity is missed.
+    """
+    reference = {normalise_entity(e) for e in reference_entities} - {""}
+    context = {normalise_entity(e) for e in context_entities} - {""}
+    if not reference:
+        return Outcome.undetermined("the reference has no entities")
+    return Outcome.scored(judged.share(len(reference & context), len(reference)))
+
+
 async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
     # in METRIC.needs, which the judge checks before scoring
     assert s.reference is not None
@@ -36,10 +65,10 @@ async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[O
         judge.ask(ENTITIES, {"text": s.reference}, model, trace),
         judge.ask(ENTITIES, {"text": joined(s.retrieved_contexts)}, model, trace),
     )
-    found = {judged.normalise_entity(e) for e in contexts.entities}
-    missed = [e for e in reference.entities if judged.normalise_entity(e) not in found]
+    found = {normalise_entity(e) for e in contexts.entities}
+    missed = [e for e in reference.entities if normalise_entity(e) not in found]
     explanation = f"missing from the contexts: {', '.join(missed)}" if missed else ""
-    return judged.context_entity_recall(reference.entities, contexts.entities), explanation
+    return context_entity_recall(reference.entities, contexts.entities), explanation
 
 
 METRIC = JudgedMetric(
