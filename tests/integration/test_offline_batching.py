@@ -27,7 +27,7 @@ from benchmarks.generation.extractive import closest_sentences
 from benchmarks.judge.ratings.offline import offline_rating
 from benchmarks.metrics.similarity_scale import SimilarityScale, unrelated_baseline
 from benchmarks.report import normalise
-from benchmarks.tiers.answering import CONTEXT_SEPARATOR
+from benchmarks.tiers.answering.cases import CONTEXT_SEPARATOR
 
 pytestmark = pytest.mark.integration
 
