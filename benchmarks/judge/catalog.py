@@ -27,7 +27,7 @@ from benchmarks.judge.judged_metrics.declaration import JudgedMetric, fixed
 from benchmarks.judge.judged_metrics.rubric import NO_PROXY, Rubric, rubrics_of
 from benchmarks.judge.judged_metrics.rubric import score as score_rubric
 from benchmarks.judge.llm.prompts import RUBRIC, SHARED_CALLS, JudgeCall, Language, TemplateError
-from benchmarks.judge.offline import proxies
+from benchmarks.judge.offline import proxies, support
 from benchmarks.judge.offline.proxies import OfflineProxy
 from benchmarks.judge.options import JudgeOptions, Verdicts
 from benchmarks.judge.ratings import offline as offline_ratings
@@ -155,11 +155,11 @@ def offline_score(metric: str, sample: Sample, embed: Embed, *, scale: Similarit
 @functools.cache
 def offline_sha256() -> str:
     """What the offline judge is, as the LLM judge's prompts' hashes say what it was asked: the sha256 of the code
-    that decides its numbers (the proxies, the reading of claims, the ratings' proxies, the metrics' formulas). A
-    report names it, and `bench compare` makes judged metrics not comparable across two of them, as across two
-    models; an edit elsewhere in bench leaves it as it is."""
+    that decides its numbers (the support test and the proxies, the reading of claims, the ratings' proxies, the
+    metrics' formulas). A report names it, and `bench compare` makes judged metrics not comparable across two of
+    them, as across two models; an edit elsewhere in bench leaves it as it is."""
     digest = hashlib.sha256()
-    for module in (proxies, claims, offline_ratings, judged):
+    for module in (support, proxies, claims, offline_ratings, judged):
         digest.update(Path(str(module.__file__)).read_bytes())
     return digest.hexdigest()
 
