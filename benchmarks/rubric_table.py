@@ -1,7 +1,7 @@
 """The `[rubrics]` table of bench.toml, checked as a setting: a user's judged metrics in words.
 
 Only the table's shape lives here, below the settings that hold it; how a rubric is asked and
-scored is `benchmarks.judge.rubric`'s. Like every table of bench.toml it comes after the top-level
+scored is `benchmarks.judge.judged_metrics.rubric`'s. Like every table of bench.toml it comes after the top-level
 settings; the environment gives the same table as JSON (`BENCH_RUBRICS`).
 
 ```toml

@@ -89,7 +89,7 @@ def _run_decided(tier: Tier, spec: str, decided: input_language.Resolved, consol
         raise BenchError(f"{origins.named('strict')}: {warnings[0].removeprefix('warning: ')}{more}")
     for line in (*decided.said, *warnings):
         console.print(line, highlight=False, soft_wrap=True, markup=False)
-    run = Run(tier, inputs, settings, scoped, origins)
+    run = TierRun(tier, inputs, settings, scoped, origins)
     folder = resolve(spec) if tier.input.name == "dataset" and spec else None
     with local_judge_for(tier, settings, origins, console) as judge:
         # the tier's services open the local judge's server; the report and the resume identity keep the settings
@@ -185,7 +185,7 @@ def limited(tier: Tier, inputs: S, settings: Settings) -> S:
 
 
 @dataclass(frozen=True)
-class Run:
+class TierRun:
     """A tier on its input under its settings: what its report and its resume identity are made of."""
 
     tier: Tier
@@ -224,7 +224,7 @@ class Run:
 
 
 @contextmanager
-def journaled(run: Run, *, spec: str, output_dir: Path | None, resume: Path | None
+def journaled(run: TierRun, *, spec: str, output_dir: Path | None, resume: Path | None
               ) -> Iterator[tuple[RunJournal, RunClock]]:
     """The run folder exists from the start, with run.json and the items journal; `resume` (a stopped run's
     folder) continues that run instead, when nothing that decides its numbers differs. Ctrl-C becomes

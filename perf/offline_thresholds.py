@@ -24,7 +24,7 @@ from benchmarks.embedding.backends import open_embedder
 from benchmarks.embedding.memo import EmbeddingMemo
 from benchmarks.embedding.similarity_calibration import similarity_scale
 from benchmarks.judge.catalog import offline_score
-from benchmarks.judge.offline import DEFAULT_OVERLAP_THRESHOLD, DEFAULT_SUPPORT_THRESHOLD
+from benchmarks.judge.offline.support import DEFAULT_OVERLAP_THRESHOLD, DEFAULT_SUPPORT_THRESHOLD
 from benchmarks.samples import Sample
 from perf.sections import measured_on, write_section
 

@@ -37,7 +37,7 @@ from typing import Any
 from benchmarks.chat.client import LLMService
 from benchmarks.config import load_settings
 from benchmarks.judge.catalog import BUILTINS
-from benchmarks.judge.llm_judge import LLMJudge
+from benchmarks.judge.llm.judge import LLMJudge
 from benchmarks.outcome import JUDGE_STATUSES
 from perf import local_model
 from perf.sections import write_section

@@ -10,7 +10,7 @@ from benchmarks.compare import cases as case_flips
 from benchmarks.compare import status as st
 from benchmarks.compare.agreement import agreement_changes
 from benchmarks.compare.gates import Gates
-from benchmarks.compare.load import BrokenRun, Run
+from benchmarks.compare.load import BrokenRun, LoadedRun
 from benchmarks.compare.paired import clusters_of, item_value, paired_bootstrap
 from benchmarks.errors import BenchError
 from benchmarks.item_record import MISSING, ItemRecord
@@ -36,8 +36,8 @@ class Incomparable(BenchError):
     exit_code = EXIT_USAGE
 
 
-def compare(base: Run, cand: Run, gates: Gates | None = None, *, allow_mismatch: bool = False, seed: int = 0,
-            resamples: int = 10_000) -> dict[str, Any]:
+def compare(base: LoadedRun, cand: LoadedRun, gates: Gates | None = None, *, allow_mismatch: bool = False,
+            seed: int = 0, resamples: int = 10_000) -> dict[str, Any]:
     gates = gates or Gates()
     mismatches = identity_diff(base.report, cand.report)
     if mismatches and not allow_mismatch:
@@ -218,7 +218,7 @@ def _numeric_path_diff(base: Report, cand: Report) -> list[str]:
     return [key for key in NUMERIC_PATH_KEYS if getattr(b, key) != getattr(c, key)]
 
 
-def judged_metrics(run: Run) -> frozenset[str]:
+def judged_metrics(run: LoadedRun) -> frozenset[str]:
     """The metrics the run's judge graded, as its report declares them (`provenance.judge.metrics`, written by
     every tier with a judge)."""
     judge = run.report.provenance.judge
@@ -227,7 +227,7 @@ def judged_metrics(run: Run) -> frozenset[str]:
     return frozenset(judge.metrics)
 
 
-def _identity(run: Run) -> dict[str, Any]:
+def _identity(run: LoadedRun) -> dict[str, Any]:
     r = run.report
     return {"path": str(run.path), "git_commit": r.provenance.git_commit, "dataset": r.dataset.name,
             "content_sha256": r.dataset.content_sha256, "log": r.log.name if r.log else None,
@@ -248,7 +248,7 @@ def _pair_items(by_id: tuple[dict[str, ItemRecord], dict[str, ItemRecord]] | Non
             "dropped": dropped[:LISTED], "n_dropped": len(dropped), "added": added[:LISTED], "n_added": len(added)}
 
 
-def _by_id(run: Run) -> dict[str, ItemRecord]:
+def _by_id(run: LoadedRun) -> dict[str, ItemRecord]:
     out: dict[str, ItemRecord] = {}
     for item in run.items or []:
         key = item["id"]

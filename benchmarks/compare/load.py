@@ -18,24 +18,24 @@ from benchmarks.report_model import READABLE_VERSIONS, SCHEMA_VERSION, Report, u
 from benchmarks.run_files import reader as report_files
 from benchmarks.run_files.reader import BrokenRun
 
-__all__ = ["BrokenRun", "Run", "load_report", "load_run"]
+__all__ = ["BrokenRun", "LoadedRun", "load_report", "load_run"]
 
 
 @dataclass
-class Run:
+class LoadedRun:
     path: Path
     report: Report
     items: list[ItemRecord] | None = field(default=None)  # None: no items.jsonl beside the report
 
 
-def load_run(path: Path | str) -> Run:
+def load_run(path: Path | str) -> LoadedRun:
     """A run folder (holding report.json) or a report.json path; items.jsonl is read from beside it.
 
     A path that does not exist, or a report another bench wrote in an older schema, is a usage error (exit 2);
     a run that exists but cannot be read is a broken run (exit 3)."""
     report_path, validated = load_report(path)
     rows = report_files.read_items(report_path.parent / "items.jsonl")
-    return Run(report_path, validated, None if rows is None else _items(report_path.parent / "items.jsonl", rows))
+    return LoadedRun(report_path, validated, None if rows is None else _items(report_path.parent / "items.jsonl", rows))
 
 
 def load_report(path: Path | str) -> tuple[Path, Report]:

@@ -8,15 +8,15 @@ faithfulness that shows how much an LLM's rewording costs. Deterministic, so its
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 
+from benchmarks.embedding.embed import Embed
 from benchmarks.generation.base import Answer, GenerationRequest, GeneratorName
 from benchmarks.judge.claims import split_sentences
 from benchmarks.report_model import GeneratorBlock
 
-Embed = Callable[[Sequence[str]], np.ndarray]
 NOTE = ("a baseline system that answers with the context sentences closest to the question; its scores "
         "describe this baseline, not an LLM")
 

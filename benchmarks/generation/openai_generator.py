@@ -13,7 +13,7 @@ from pathlib import Path
 from benchmarks.chat.backend import ChatBackend
 from benchmarks.errors import BenchError
 from benchmarks.generation.base import Answer, GenerationRequest, GeneratorName
-from benchmarks.judge.prompts import Language
+from benchmarks.judge.llm.prompts import Language
 from benchmarks.readers import templates
 from benchmarks.readers.templates import Template
 from benchmarks.report_model import GeneratorBlock

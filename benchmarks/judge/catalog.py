@@ -1,6 +1,7 @@
 """Every judged metric, collected: the built-in ones, each declared in its module of
-`benchmarks.judge.judged_metrics`, and a user's rubric metrics from bench.toml (`benchmarks.judge.rubric`),
-which become declarations like the built-in ones: `metrics(settings.rubrics)` gives both.
+`benchmarks.judge.judged_metrics.builtin`, and a user's rubric metrics from bench.toml
+(`benchmarks.judge.judged_metrics.rubric`), which become declarations like the built-in ones:
+`metrics(settings.rubrics)` gives both.
 
 Everything else is derived from the declarations: `--metrics` checking (`require_known`), what
 `--dry-run` shows and counts (`JudgedMetric.planned_calls`), `--judge offline` (`require_proxies`,
@@ -18,14 +19,19 @@ from pathlib import Path
 from types import MappingProxyType
 
 from benchmarks.config import Settings
+from benchmarks.embedding.embed import Embed
 from benchmarks.errors import BenchError, SettingError, closest
-from benchmarks.judge import judged_metrics, offline
-from benchmarks.judge.judged_metric import JudgedMetric, fixed
-from benchmarks.judge.offline import OfflineProxy
+from benchmarks.judge import claims
+from benchmarks.judge.judged_metrics import builtin
+from benchmarks.judge.judged_metrics.declaration import JudgedMetric, fixed
+from benchmarks.judge.judged_metrics.rubric import NO_PROXY, Rubric, rubrics_of
+from benchmarks.judge.judged_metrics.rubric import score as score_rubric
+from benchmarks.judge.llm.prompts import RUBRIC, SHARED_CALLS, JudgeCall, Language, TemplateError
+from benchmarks.judge.offline import proxies, support
+from benchmarks.judge.offline.proxies import OfflineProxy
 from benchmarks.judge.options import JudgeOptions, Verdicts
-from benchmarks.judge.prompts import RUBRIC, SHARED_CALLS, JudgeCall, Language, TemplateError
-from benchmarks.judge.rubric import NO_PROXY, Rubric, rubrics_of
-from benchmarks.judge.rubric import score as score_rubric
+from benchmarks.judge.ratings import offline as offline_ratings
+from benchmarks.metrics import judged
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome
 from benchmarks.report_model import RubricNote
@@ -34,14 +40,14 @@ from benchmarks.samples import Sample
 
 def _declared(module_name: str) -> JudgedMetric:
     """A metric module's declaration, which must carry its module's name: the name users type is the file's."""
-    declared: JudgedMetric = importlib.import_module(f"{judged_metrics.__name__}.{module_name}").METRIC
+    declared: JudgedMetric = importlib.import_module(f"{builtin.__name__}.{module_name}").METRIC
     if declared.name != module_name:
-        raise ImportError(f"judge/judged_metrics/{module_name}.py declares a metric named {declared.name!r}; "
+        raise ImportError(f"judge/judged_metrics/builtin/{module_name}.py declares a metric named {declared.name!r}; "
                           "a metric module is named as its metric")
     return declared
 
 
-BUILTINS: Mapping[str, JudgedMetric] = MappingProxyType({name: _declared(name) for name in judged_metrics.names()})
+BUILTINS: Mapping[str, JudgedMetric] = MappingProxyType({name: _declared(name) for name in builtin.names()})
 OFFLINE_METRICS: frozenset[str] = frozenset(name for name, m in BUILTINS.items() if m.offline)
 # Every call bench's judges make, by name: one template file per call and language under prompts/<lang>/.
 CALLS: Mapping[str, JudgeCall] = MappingProxyType(
@@ -129,7 +135,7 @@ def rubric_notes(names: Sequence[str], known: Mapping[str, JudgedMetric]) -> dic
 
 def require_offline_settings(names: Sequence[str], settings: Settings) -> None:
     """The settings the offline proxies cannot honour, refused in one line before any work (the others they read
-    as the LLM form does: `offline.score_with`'s options). RAGAS's claim counting counts the claims an LLM judge
+    as the LLM form does: `proxies.score_with`'s options). RAGAS's claim counting counts the claims an LLM judge
     extracts; offline context_precision has only the reference to judge the contexts by."""
     if settings.claim_counting == "ragas":
         raise BenchError("claim_counting ragas counts the claims an LLM judge extracts; --judge offline scores "
@@ -139,25 +145,22 @@ def require_offline_settings(names: Sequence[str], settings: Settings) -> None:
                          "reference only; leave precision_against at auto or reference, or use an LLM judge")
 
 
-def offline_score(metric: str, sample: Sample, embed: offline.Embed, *, scale: SimilarityScale,
+def offline_score(metric: str, sample: Sample, embed: Embed, *, scale: SimilarityScale,
                   language: str = "en", options: JudgeOptions = JudgeOptions(), **thresholds: float) -> Outcome:
-    """The offline proxy a built-in metric declares, on one sample (`offline.score_with`), under the run's
+    """The offline proxy a built-in metric declares, on one sample (`proxies.score_with`), under the run's
     options."""
-    return offline.score_with(_proxy(metric), sample, embed, scale=scale, language=language, options=options,
+    return proxies.score_with(_proxy(metric), sample, embed, scale=scale, language=language, options=options,
                               **thresholds)
 
 
 @functools.cache
 def offline_sha256() -> str:
     """What the offline judge is, as the LLM judge's prompts' hashes say what it was asked: the sha256 of the code
-    that decides its numbers (the proxies, the reading of claims, the ratings' proxies, the metrics' formulas). A
-    report names it, and `bench compare` makes judged metrics not comparable across two of them, as across two
-    models; an edit elsewhere in bench leaves it as it is."""
-    from benchmarks.judge import claims, offline_ratings
-    from benchmarks.metrics import judged
-
+    that decides its numbers (the support test and the proxies, the reading of claims, the ratings' proxies, the
+    metrics' formulas). A report names it, and `bench compare` makes judged metrics not comparable across two of
+    them, as across two models; an edit elsewhere in bench leaves it as it is."""
     digest = hashlib.sha256()
-    for module in (offline, claims, offline_ratings, judged):
+    for module in (support, proxies, claims, offline_ratings, judged):
         digest.update(Path(str(module.__file__)).read_bytes())
     return digest.hexdigest()
 

@@ -1,7 +1,7 @@
 """What a text claims, read without a model: its sentences, the claims in them, and the facts each claim
 states (numbers and names), in English and Russian alike.
 
-The offline judge (`benchmarks.judge.offline`) checks claims rather than sentences because RAG answers
+The offline judge (`benchmarks.judge.offline.proxies`) checks claims rather than sentences because RAG answers
 join facts: "completed in March 1889 and is 330 metres tall" states two facts that two chunks give, and a
 correct answer that says more than its reference keeps the claims it shares with it. The LLM judge uses
 the sentence splitter only to bound how many statements a text can make.

@@ -16,27 +16,25 @@ Conventions, shared by every metric:
 
 Judge calls per sample of the full metric (embedding requests are not LLM calls):
 
-    context_entity_recall   2                       entities of the reference; of the joined contexts
     context_precision       1 per context
     context_recall          1                       reference statements classified against contexts
     faithfulness            2                       statements of the response; verdicts on them
-    noise_sensitivity       3 + 2 per context
-    response_relevancy      n generated questions   n defaults to 3
     semantic_similarity     0                       two embeddings
     factual_correctness     2 (precision or recall), 4 (f1; recall too with RAGAS's counting)
     answer_correctness      3                       two statement lists; one TP/FP/FN classification
-    context_relevance       1 per context
-    answer_accuracy         2                       the response rated against the reference; the reverse
 
-A user's rubric metric (bench.toml `[rubrics]`) makes 1 call and is scored by `rubric`. Which calls a
-metric makes, and how many for a given sample, is declared with the metric in its module of
-`benchmarks.judge.judged_metrics`; this table documents the functions below, and tests keep the two in step.
+These are the formulas the offline proxies feed too, or that several metrics share (semantic similarity and
+factual correctness inside answer correctness, `expected_share` of yes-no verdicts). A formula only one judged
+metric uses lives in that metric's module of `benchmarks.judge.judged_metrics.builtin` (context_entity_recall,
+noise_sensitivity, response_relevancy, context_relevance, answer_accuracy, response_groundedness), and a user
+rubric's in `benchmarks.judge.judged_metrics.rubric`. Which calls a metric makes, and how many for a given sample,
+is declared with the metric in its module; this table documents the functions below, and tests keep the two in
+step.
 """
 
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
@@ -56,52 +54,22 @@ NoiseMode = Literal["relevant", "irrelevant"]
 Vector = Sequence[float] | np.ndarray
 
 
-def _flags(verdicts: Iterable[object], what: str) -> tuple[bool, ...]:
+def flags(verdicts: Iterable[object], what: str) -> tuple[bool, ...]:
     """0/1 verdicts as booleans; anything else is a parsing bug, not a verdict."""
-    flags = []
+    found = []
     for v in verdicts:
         if isinstance(v, (bool, np.bool_)):
-            flags.append(bool(v))
+            found.append(bool(v))
         elif isinstance(v, (int, np.integer)) and v in (0, 1):
-            flags.append(v == 1)
+            found.append(v == 1)
         else:
             raise ValueError(f"{what}: a verdict must be 0/1 or a bool, got {v!r}")
-    return tuple(flags)
+    return tuple(found)
 
 
-def _share(hits: int, total: int) -> float:
+def share(hits: int, total: int) -> float:
     """One division of two integer counts, so total/total is exactly 1.0."""
     return hits / total
-
-
-# --- context entity recall ---------------------------------------------------------------------
-
-
-def normalise_entity(entity: str) -> str:
-    """The form under which two extracted entities count as the same one.
-
-    NFKC (so full-width digits and ligatures match their plain forms), case folding and collapsed
-    whitespace (non-breaking spaces included: "21 196 km" equals "21 196 km"). Inflection is left
-    alone ("Париже" is not "Париж"): the extraction prompt is what asks for canonical forms.
-    """
-    return " ".join(unicodedata.normalize("NFKC", entity).casefold().split())
-
-
-def context_entity_recall(reference_entities: Iterable[str], context_entities: Iterable[str]) -> Outcome:
-    """Share of the reference's entities that the retrieved contexts also contain.
-
-    Formula: |R ∩ C| / |R|, with R and C the sets of `normalise_entity` forms (duplicates count
-    once; entities empty after normalisation are dropped).
-    LLM calls: 2 (entities of the reference, entities of the joined contexts).
-    Degenerate: no reference entity → undetermined (RAGAS divides by |R| + 1e-8 and reports 0,
-    which would blame the retriever for a reference with nothing to find); no context entity
-    with reference entities → 0.0, every reference entity is missed.
-    """
-    reference = {normalise_entity(e) for e in reference_entities} - {""}
-    context = {normalise_entity(e) for e in context_entities} - {""}
-    if not reference:
-        return Outcome.undetermined("the reference has no entities")
-    return Outcome.scored(_share(len(reference & context), len(reference)))
 
 
 # --- context precision -------------------------------------------------------------------------
@@ -118,7 +86,7 @@ def context_precision(relevant: Sequence[bool | int]) -> Outcome:
     retrieved → 0.0 as well, with a reason: retrieving nothing is a retrieval failure, and leaving
     it out of the mean would flatter the retriever.
     """
-    verdicts = _flags(relevant, "context_precision")
+    verdicts = flags(relevant, "context_precision")
     if not verdicts:
         return Outcome.scored(0.0, explanation="no context was retrieved")
     total = sum(verdicts)
@@ -143,10 +111,10 @@ def context_recall(attributed: Sequence[bool | int]) -> Outcome:
     LLM calls: 1 (the judge splits the reference and classifies each statement in one answer).
     Degenerate: no reference statement → undetermined (RAGAS gives NaN).
     """
-    verdicts = _flags(attributed, "context_recall")
+    verdicts = flags(attributed, "context_recall")
     if not verdicts:
         return Outcome.undetermined("the reference has no statements")
-    return Outcome.scored(_share(sum(verdicts), len(verdicts)))
+    return Outcome.scored(share(sum(verdicts), len(verdicts)))
 
 
 def faithfulness(supported: Sequence[bool | int]) -> Outcome:
@@ -158,10 +126,10 @@ def faithfulness(supported: Sequence[bool | int]) -> Outcome:
     Degenerate: no statement → undetermined (an empty or purely evasive response makes no claim
     to check; RAGAS gives NaN).
     """
-    verdicts = _flags(supported, "faithfulness")
+    verdicts = flags(supported, "faithfulness")
     if not verdicts:
         return Outcome.undetermined("the response has no statements")
-    return Outcome.scored(_share(sum(verdicts), len(verdicts)))
+    return Outcome.scored(share(sum(verdicts), len(verdicts)))
 
 
 def expected_share(probabilities: Sequence[float], what: str, nothing: str) -> Outcome:
@@ -177,74 +145,6 @@ def expected_share(probabilities: Sequence[float], what: str, nothing: str) -> O
     if not values:
         return Outcome.undetermined(nothing)
     return Outcome.scored(math.fsum(values) / len(values))
-
-
-# --- noise sensitivity -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NoiseSensitivityVerdicts:
-    """Every judge verdict noise sensitivity needs, one row per retrieved context.
-
-    response_in_reference[j]: response statement j is supported by the reference.
-    reference_in_context[c][i]: reference statement i is supported by context c.
-    response_in_context[c][j]: response statement j is supported by context c.
-    """
-
-    response_in_reference: tuple[bool, ...]
-    reference_in_context: tuple[tuple[bool, ...], ...]
-    response_in_context: tuple[tuple[bool, ...], ...]
-
-    def __post_init__(self) -> None:
-        answer = _flags(self.response_in_reference, "response_in_reference")
-        reference = tuple(_flags(row, "reference_in_context") for row in self.reference_in_context)
-        response = tuple(_flags(row, "response_in_context") for row in self.response_in_context)
-        if len(reference) != len(response):
-            raise ValueError("reference_in_context and response_in_context need one row per context")
-        if len({len(row) for row in reference}) > 1:
-            raise ValueError("every reference_in_context row needs one verdict per reference statement")
-        if any(len(row) != len(answer) for row in response):
-            raise ValueError("every response_in_context row needs one verdict per response statement")
-        object.__setattr__(self, "response_in_reference", answer)
-        object.__setattr__(self, "reference_in_context", reference)
-        object.__setattr__(self, "response_in_context", response)
-
-
-def noise_sensitivity(verdicts: NoiseSensitivityVerdicts, mode: NoiseMode = "relevant") -> Outcome:
-    """Share of the response's statements that are wrong and traceable to a (ir)relevant context.
-
-    Lower is better. RAGAS's definition, matrix by matrix:
-    - a response statement j is incorrect when the reference does not support it;
-    - a context c is relevant when it supports at least one reference statement;
-    - "relevant" mode: j counts when it is incorrect and some relevant context supports it;
-    - "irrelevant" mode: j counts when it is incorrect, some irrelevant context supports it and
-      no relevant context does (the two modes never count the same statement).
-    Formula: (number of counted statements) / (number of response statements).
-    LLM calls: 3 + 2 per context (statements of the reference and of the response, response vs
-    reference; per context, reference statements vs it and response statements vs it).
-    Degenerate: no response statement → undetermined; no context → 0.0, since no error can be
-    traced to a context; no reference statement → undetermined, since without one no context can
-    be classed relevant or irrelevant (RAGAS fails there, taking a max over an empty axis).
-    """
-    if mode not in ("relevant", "irrelevant"):
-        raise ValueError(f"mode must be 'relevant' or 'irrelevant', got {mode!r}")
-    statements = len(verdicts.response_in_reference)
-    if statements == 0:
-        return Outcome.undetermined("the response has no statements")
-    if not verdicts.response_in_context:
-        return Outcome.scored(0.0, explanation="no context was retrieved")
-    if not verdicts.reference_in_context[0]:
-        return Outcome.undetermined("the reference has no statements, so no context can be classed relevant")
-    relevant = [any(row) for row in verdicts.reference_in_context]
-    counted = 0
-    for j, correct in enumerate(verdicts.response_in_reference):
-        via_relevant = any(row[j] for row, rel in zip(verdicts.response_in_context, relevant, strict=False) if rel)
-        via_irrelevant = any(row[j] for row, rel in zip(verdicts.response_in_context, relevant, strict=False)
-                             if not rel)
-        traced = via_relevant if mode == "relevant" else via_irrelevant and not via_relevant
-        if traced and not correct:
-            counted += 1
-    return Outcome.scored(_share(counted, statements))
 
 
 # --- embeddings: cosine, response relevancy, semantic similarity --------------------------------
@@ -276,50 +176,6 @@ def cosine(a: Vector, b: Vector) -> float | None:
     dot = math.fsum((x * y).tolist())
     norms = math.sqrt(math.fsum((x * x).tolist()) * math.fsum((y * y).tolist()))
     return min(1.0, max(-1.0, dot / norms))
-
-
-@dataclass(frozen=True)
-class GeneratedQuestion:
-    """One question the judge wrote for the response, embedded, with its noncommittal flag."""
-
-    embedding: Vector
-    noncommittal: bool
-
-
-def response_relevancy(
-    question: Vector,
-    generated: Sequence[GeneratedQuestion],
-    *,
-    scale: SimilarityScale,
-    zero_when: Literal["all", "any"] = "all",
-) -> Outcome:
-    """How well questions reconstructed from the response match the question actually asked.
-
-    Formula: mean_i s(cos(e(q), e(g_i))) × m, where m = 0 when the response is judged noncommittal
-    and 1 otherwise, and s is the embedder's similarity scale (`similarity_scale`: 0 for texts as alike
-    as unrelated ones, 1 for identical; RAGAS averages raw cosines, which mean another thing under
-    each embedder). With `zero_when="all"` (default) the response is noncommittal when every
-    generation is flagged: the seed's rule and today's RAGAS (`np.all`). With "any", one flag is
-    enough, as in earlier RAGAS releases (`np.any`), for comparison with numbers they produced.
-    The explanation keeps the raw cosines.
-    LLM calls: n (one generated question each; n defaults to 3). Embeddings: 1 + n.
-    Degenerate: no generated question (the caller drops empty ones) → undetermined (RAGAS gives
-    NaN or 0.0 depending on version); a noncommittal response → 0.0 even if an embedding is
-    degenerate; a zero-vector embedding → undetermined.
-    """
-    if zero_when not in ("all", "any"):
-        raise ValueError(f"zero_when must be 'all' or 'any', got {zero_when!r}")
-    if not generated:
-        return Outcome.undetermined("no question was generated from the response")
-    flags = _flags((g.noncommittal for g in generated), "noncommittal")
-    if (all if zero_when == "all" else any)(flags):
-        return Outcome.scored(0.0, explanation="the response is noncommittal")
-    cosines = [cosine(question, g.embedding) for g in generated]
-    if any(c is None for c in cosines):
-        return Outcome.undetermined("an embedding is the zero vector")
-    raw = cast(list[float], cosines)
-    return Outcome.scored(math.fsum(scale(c) for c in raw) / len(raw),
-                          "; ".join(scale.explain(c) for c in raw))
 
 
 def semantic_similarity(response: Vector, reference: Vector, *, scale: SimilarityScale,
@@ -363,7 +219,7 @@ class ClaimVerdicts:
         for name in ("response_supported", "reference_supported"):
             side = getattr(self, name)
             if side is not None:
-                object.__setattr__(self, name, _flags(side, name))
+                object.__setattr__(self, name, flags(side, name))
 
 
 @dataclass(frozen=True)
@@ -532,64 +388,3 @@ def answer_correctness(
     total = math.fsum(weight * cast(float, score.value) for weight, score, _ in parts if weight > 0)  # ok scores
     # the similarity's explanation keeps its raw cosine beside the calibrated number it contributed
     return Outcome.scored(total / (w.factual + w.semantic), similarity.explanation if w.semantic > 0 else "")
-
-
-# --- context relevance (NVIDIA style) ----------------------------------------------------------
-
-
-def context_relevance(ratings: Sequence[int]) -> Outcome:
-    """Mean relevance of the retrieved contexts to the question, on the judge's 0/1/2 scale.
-
-    Formula (docs/metrics.md#context-relevance): (1/N) · Σ r_i / 2, r_i ∈ {0, 1, 2} the rating of context i; computed as
-    Σ r_i / (2N). One rating per context as the seed specifies; RAGAS's NVIDIA-style metric rates the
-    joined contexts twice with two prompts and averages the judges, which the seed does not do.
-    LLM calls: 1 per context.
-    Degenerate: no context retrieved → 0.0 with a reason (a retrieval failure, as for
-    context_precision).
-    """
-    values = list(ratings)
-    for r in values:
-        if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer)) or r not in (0, 1, 2):
-            raise ValueError(f"context_relevance: a rating must be 0, 1 or 2, got {r!r}")
-    if not values:
-        return Outcome.scored(0.0, explanation="no context was retrieved")
-    return Outcome.scored(_share(int(sum(values)), 2 * len(values)))
-
-
-# --- answer accuracy (NVIDIA style) ------------------------------------------------------------
-
-
-def answer_accuracy(response_rating: int, reference_rating: int) -> Outcome:
-    """How closely the response and the reference match, from the judge's two 0/2/4 ratings.
-
-    Formula (RAGAS's AnswerAccuracy): (r_1 / 4 + r_2 / 4) / 2, computed as (r_1 + r_2) / 8, with r_1 the
-    rating of the response against the reference and r_2 that of the reference against the response
-    (4 match, 2 partial, 0 none); every value is a multiple of 0.25, exact in floating point.
-    LLM calls: 2.
-    Degenerate: none; a rating off the scale is a parsing bug (the answer's shape rejects it) and raises
-    ValueError. RAGAS keeps the one rating it got when the other call fails; here a failed call is the
-    sample's error status, as for every metric.
-    """
-    for r in (response_rating, reference_rating):
-        if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer)) or r not in (0, 2, 4):
-            raise ValueError(f"answer_accuracy: a rating must be 0, 2 or 4, got {r!r}")
-    return Outcome.scored(int(response_rating + reference_rating) / 8)
-
-
-# --- rubric metrics (declared by the user in bench.toml) ---------------------------------------
-
-
-def rubric(score: int, *, low: int, high: int) -> Outcome:
-    """A user rubric's score for one sample: the judge's whole score, on the rubric's own scale.
-
-    Formula: the score itself, as a float; not rescaled, so a 1-5 rubric is reported on 1–5 and a
-    binary one on 0–1 (a mean over samples is then the share of samples that meet the criteria).
-    LLM calls: 1.
-    Degenerate: none; a score that is not a whole number on the scale is a parsing bug (the answer's
-    shape rejects it) and raises ValueError.
-    """
-    if low >= high:
-        raise ValueError(f"rubric: a scale needs low < high, got {low} to {high}")
-    if isinstance(score, (bool, np.bool_)) or not isinstance(score, (int, np.integer)) or not low <= score <= high:
-        raise ValueError(f"rubric: a score must be a whole number from {low} to {high}, got {score!r}")
-    return Outcome.scored(float(score))

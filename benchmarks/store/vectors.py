@@ -24,7 +24,7 @@ from benchmarks.dataset import Chunk, chunks_digest
 from benchmarks.errors import BenchError
 
 # the vectors of texts, in order, as consecutive slices: each slice is written as it arrives
-Embed = Callable[[list[str]], Iterable[np.ndarray]]
+EmbedSlices = Callable[[list[str]], Iterable[np.ndarray]]
 READ_SLICE = 16_384  # rows fetched at once when a space's ids are read
 DECODE_ROWS = 2048  # vectors decoded at once when a space's vectors are read
 SYNC_LOCK = 0x62656E63  # the first key of bench's advisory locks ("benc"), the space id is the second
@@ -101,7 +101,7 @@ class VectorStore:
         assert found is not None
         return found[0]
 
-    def sync(self, space_id: int, model_id: str, chunks: Sequence[Chunk], embed: Embed, *,
+    def sync(self, space_id: int, model_id: str, chunks: Sequence[Chunk], embed: EmbedSlices, *,
              digest: str | None = None) -> SyncStats:
         """Make the stored rows equal the dataset, embedding only new or changed chunks.
 
@@ -126,7 +126,7 @@ class VectorStore:
             finally:
                 _unlock(lock, space_id)
 
-    def _sync(self, space_id: int, model_id: str, chunks: Sequence[Chunk], digest: str, embed: Embed,
+    def _sync(self, space_id: int, model_id: str, chunks: Sequence[Chunk], digest: str, embed: EmbedSlices,
               lock: sa.Connection) -> SyncStats:
         with self.engine.connect() as conn:
             if conn.execute(sa.text("SELECT corpus_sha256 FROM spaces WHERE id = :s"), {"s": space_id}

@@ -40,7 +40,7 @@ from benchmarks.synthetic.skeleton import (
     VOCABULARY_SIZES,
 )
 from benchmarks.synthetic.user_logs import real_user_log
-from benchmarks.synthetic.wording import Template
+from benchmarks.synthetic.wording import PluralFormatter
 
 WIKI = "https://wiki.example.com"
 VERSION = "1.0.0"
@@ -48,7 +48,7 @@ GENERATOR = "python -m benchmarks.synthetic --out datasets"
 LANGUAGES = ("en", "ru")
 
 
-class _Renderer(Template):
+class _Renderer(PluralFormatter):
     """The bank's templates with its vocabulary: `{n:day|days}` pluralises, `{x:person}` looks up."""
 
     def __init__(self, bank: Bank) -> None:

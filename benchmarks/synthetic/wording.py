@@ -36,7 +36,7 @@ def _one_few_many(count: int, forms: tuple[str, ...]) -> str:
 PLURAL_RULES: dict[str, PluralRule] = {"one|other": _one_other, "one|few|many": _one_few_many}
 
 
-class Template(string.Formatter):
+class PluralFormatter(string.Formatter):
     """str.format where a spec with `|` picks the plural form (`{n:day|days}`), any other names a format."""
 
     def __init__(self, plural: PluralRule, formats: Mapping[str, ValueFormat]) -> None:
@@ -79,7 +79,7 @@ class NumberFormat:
             return self.cases[str(value)]
         if self.otherwise is None:
             raise KeyError(f"no case for {value!r}")
-        return Template(self.plural, {}).format(self.otherwise, value=self._written(value))
+        return PluralFormatter(self.plural, {}).format(self.otherwise, value=self._written(value))
 
     def _written(self, value: object) -> str:
         if self.multiply == 1 and not self.thousands:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from benchmarks.judge import judged_metrics
+from benchmarks.judge.judged_metrics import builtin
 from benchmarks.metrics import names
 from benchmarks.tiers.base import InputKind, Tier
 
@@ -115,7 +115,7 @@ TIERS: dict[str, Tier] = {tier.name: tier for tier in (
          reads=(*EMBEDDING, *INDEX, *LOGS, *STATS, "topics", "top_k")),
     Tier("evaluate", "1.2", "RAGAS-style evaluation", "", module="evaluate", checks="evaluate_checks", input=SAMPLES,
          summary="RAGAS-style metrics on single-turn samples, judged by one or several LLMs (or offline proxies). "
-                 f"Judged metrics: {', '.join(judged_metrics.names())}.",
+                 f"Judged metrics: {', '.join(builtin.names())}.",
          metrics=per_judge("{metrics}"),
          reads=(*EMBEDDING, *LLM, *JUDGED, *STATS, "llm_models", "judge_backend", "local_model", "language", "metrics",
                 "limit",

@@ -31,8 +31,8 @@ from benchmarks.embedding.similarity_calibration import similarity_scale
 from benchmarks.errors import BenchError
 from benchmarks.judge import catalog
 from benchmarks.judge.catalog import offline_score
-from benchmarks.judge.llm_judge import LLMJudge, verdict_readings
-from benchmarks.judge.offline import texts_to_embed as offline_texts
+from benchmarks.judge.llm.judge import LLMJudge, verdict_readings
+from benchmarks.judge.offline.proxies import texts_to_embed as offline_texts
 from benchmarks.judge.options import JudgeOptions
 from benchmarks.metrics.inter_rater import mean_over_models, model_agreement
 from benchmarks.metrics.label_agreement import labelled_entry

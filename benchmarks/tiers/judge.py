@@ -34,16 +34,16 @@ from benchmarks.embedding.memo import EmbeddingMemo
 from benchmarks.embedding.similarity_calibration import similarity_scale
 from benchmarks.errors import BenchError
 from benchmarks.inputs import ItemSet
-from benchmarks.judge.offline import texts_to_embed as offline_texts
-from benchmarks.judge.offline_ratings import (
+from benchmarks.judge.llm.prompts import Language
+from benchmarks.judge.offline.proxies import texts_to_embed as offline_texts
+from benchmarks.judge.ratings.offline import (
     OFFLINE_RATINGS,
     describe_rating,
     offline_rating,
     proxy_fields,
     rated_sample,
 )
-from benchmarks.judge.prompts import Language
-from benchmarks.judge.ratings import RATINGS, Rater, prompt_hashes, read_from_a_lone_number
+from benchmarks.judge.ratings.rater import RATINGS, Rater, prompt_hashes, read_from_a_lone_number
 from benchmarks.label_names import unknown_label_lines
 from benchmarks.metrics.inter_rater import mean_over_models, model_agreement
 from benchmarks.metrics.judge_quality import (

@@ -19,8 +19,8 @@ from benchmarks.chat.backend import open_chat
 from benchmarks.chat.request import judge_models, llm_url, require_llm
 from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
-from benchmarks.judge.prompts import Language
-from benchmarks.judge.ratings import Rater, prompt_hashes
+from benchmarks.judge.llm.prompts import Language
+from benchmarks.judge.ratings.rater import Rater, prompt_hashes
 from benchmarks.metrics.judge_quality import error_rate
 from benchmarks.metrics.pairwise import (
     Better,

@@ -24,8 +24,7 @@ from benchmarks.chat.backend import open_chat
 from benchmarks.chat.request import llm_url, model_for, require_llm
 from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
-from benchmarks.judge.prompts import Language
-from benchmarks.judge.show_decision import ShowDecision, parse_show_decision
+from benchmarks.judge.llm.prompts import Language
 from benchmarks.metrics.classification import Label, Ratio, classification_report
 from benchmarks.metrics.stats import latency_summary, summarize
 from benchmarks.outcome import Outcome, Status
@@ -35,6 +34,7 @@ from benchmarks.readers.templates import Template
 from benchmarks.report_model import HttpUsage, LlmUsage, Notes, ProductionJudgeBlock, Provenance, Volatile
 from benchmarks.resumable import each_once, progress_task, revive
 from benchmarks.tiers.base import Metric, RunContext, TierResult
+from benchmarks.tiers.judge_pipeline_parser import ShowDecision, parse_show_decision
 from benchmarks.transport.http_endpoint import EndpointConfig, HttpEndpoint
 
 VARIABLES = frozenset({"question", "context", "answer"})

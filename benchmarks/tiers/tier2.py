@@ -15,14 +15,14 @@ from benchmarks.dataset import Dataset
 from benchmarks.embedding.backends import open_embedder
 from benchmarks.embedding.similarity_calibration import require_calibratable, similarity_scale
 from benchmarks.report_model import Provenance, QuestionCounts, Volatile
-from benchmarks.tiers import answering
-from benchmarks.tiers.answering import Case, Plan
+from benchmarks.tiers.answering import cases, checks, grading, report_blocks, summaries
+from benchmarks.tiers.answering.cases import Case, Plan
 from benchmarks.tiers.base import RunContext, TierResult
 
 RATINGS = ("faithfulness", "answer_relevance", "answer_correctness")
 
 
-def cases(dataset: Dataset) -> list[Case]:
+def fixed_context_cases(dataset: Dataset) -> list[Case]:
     text_of = {c.id: c.text for c in dataset.chunks}
     found = []
     for q in dataset.questions:
@@ -34,34 +34,34 @@ def cases(dataset: Dataset) -> list[Case]:
 
 
 def check(settings: Settings, origins: Origins) -> None:
-    answering.check_local_judge(settings)
+    checks.check_local_judge(settings)
 
 
 def run(ctx: RunContext) -> TierResult:
     s, dataset = ctx.settings, ctx.inputs
     plan = Plan(RATINGS, s.extra_metrics or ())
-    answering.check_plan(s, plan)
+    checks.check_plan(s, plan)
     needed = {"relevant (a chunk with grade > 0, the fixed context)": lambda q: any(g > 0 for g in q.relevant.values()),
               "reference_answer": lambda q: q.reference_answer is not None}
     if s.generator == "precomputed":
         needed["response or responses"] = lambda q: bool(q.responses)
-    answering.require_fields(dataset, "tier 2", needed)
-    todo = cases(dataset)
-    language, scale_language = answering.language_of(dataset), answering.scale_language(dataset)
+    cases.require_fields(dataset, "tier 2", needed)
+    todo = fixed_context_cases(dataset)
+    language, scale_language = cases.language_of(dataset), cases.scale_language(dataset)
     require_calibratable(s, scale_language)
     with open_embedder(s) as embedder:
         scale = similarity_scale(embedder, s, scale_language)
-        graded, usage, generator = answering.answer_and_grade(ctx, todo, plan, embedder, scale)
-        text_metrics, text_rows = answering.text_metrics(graded, s)
-        repeat_metrics, repeat_rows = answering.repeat_metrics(graded, embedder, s, scale)
+        graded, usage, generator = grading.answer_and_grade(ctx, todo, plan, embedder, scale)
+        text_metrics, text_rows = summaries.text_metrics(graded, s)
+        repeat_metrics, repeat_rows = summaries.repeat_metrics(graded, embedder, s, scale)
         embedder_info = embedder.provenance()
-    metrics = {**answering.grade_metrics(graded, plan, s), **text_metrics, **repeat_metrics}
-    judge = answering.scorer(s)
-    items = [_item(g, answering.item_scores(answering.grade_scores(g, plan), {**t, **r}, judge))
+    metrics = {**summaries.grade_metrics(graded, plan, s), **text_metrics, **repeat_metrics}
+    judge = report_blocks.scorer(s)
+    items = [_item(g, report_blocks.item_scores(summaries.grade_scores(g, plan), {**t, **r}, judge))
              for g, t, r in zip(graded, text_rows, repeat_rows, strict=True)]
-    provenance = answering.judge_provenance(s, plan, language, generator, Provenance(
-        embedder=embedder_info, similarity=scale.describe(answering.calibrated_metrics(metrics, plan, s))))
-    notes = answering.judge_notes(s, plan, graded)
+    provenance = report_blocks.judge_provenance(s, plan, language, generator, Provenance(
+        embedder=embedder_info, similarity=scale.describe(summaries.calibrated_metrics(metrics, plan, s))))
+    notes = report_blocks.judge_notes(s, plan, graded)
     notes.context = "the question's relevant chunks, highest grade first (the dataset's fixed context)"
     notes.questions = QuestionCounts(total=len(dataset.questions), answered=len(todo),
                                      without_context=len(dataset.questions) - len(todo))
@@ -72,13 +72,13 @@ def run(ctx: RunContext) -> TierResult:
         items=sorted(items, key=lambda item: item["id"]),
         notes=notes,
         provenance=provenance,
-        volatile=answering.latency_block(graded, Volatile(llm=usage)),
+        volatile=report_blocks.latency_block(graded, Volatile(llm=usage)),
     )
 
 
-def _item(graded: answering.Graded, scores: dict[str, Any]) -> dict[str, Any]:
+def _item(graded: cases.Graded, scores: dict[str, Any]) -> dict[str, Any]:
     """The case's record: the question with its fixed context and reference, the graded (first) answer, every
     metric's score; every repeated answer beside them."""
     q = graded.case.question
     inputs = {"question": q.text, "context_ids": list(graded.case.context_ids), "reference_answer": q.reference_answer}
-    return answering.case_record(graded, inputs, scores)
+    return report_blocks.case_record(graded, inputs, scores)

@@ -21,53 +21,53 @@ from benchmarks.metrics import text
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome
 from benchmarks.report_model import EndToEndRetrieval, QuestionCounts, RetrievalGroup, RetrievalSplit
-from benchmarks.tiers import answering
-from benchmarks.tiers.answering import Case, Graded, Plan
+from benchmarks.tiers.answering import cases, checks, grading, report_blocks, summaries
+from benchmarks.tiers.answering.cases import Case, Graded, Plan
 from benchmarks.tiers.base import Metric, RunContext, TierResult
 
 RATINGS = ("e2e_score",)
 
 
 def check(settings: Settings, origins: Origins) -> None:
-    answering.check_local_judge(settings)
+    checks.check_local_judge(settings)
 
 
 def run(ctx: RunContext) -> TierResult:
     s, dataset = ctx.settings, ctx.inputs
     plan = Plan(RATINGS, s.extra_metrics or ())
-    answering.check_plan(s, plan)
+    checks.check_plan(s, plan)
     needed = {"reference_answer": lambda q: q.reference_answer is not None}
     if s.generator == "precomputed":
         needed["response or responses"] = lambda q: bool(q.responses)
-    answering.require_fields(dataset, "tier 3", needed)
+    cases.require_fields(dataset, "tier 3", needed)
     # one event loop for the run: its probes, then its answering; the corpus is indexed between them while the
     # loop is idle, so that Ctrl-C stops the indexing at once
     with asyncio.Runner() as runner:
-        runner.run(answering.require_reachable_services(s))  # before embedding and indexing the corpus
-        language, scale_language = answering.language_of(dataset), answering.scale_language(dataset)
+        runner.run(checks.require_reachable_services(s))  # before embedding and indexing the corpus
+        language, scale_language = cases.language_of(dataset), cases.scale_language(dataset)
         require_calibratable(s, scale_language)  # before the corpus is indexed
         with open_index(s, dataset, ctx.progress) as corpus:
             todo = _retrieve(corpus, dataset, ctx)
             scale = similarity_scale(corpus.embedder, s, scale_language)
-            graded, usage, generator = answering.answer_and_grade(ctx, todo, plan, corpus.embedder, scale, runner)
+            graded, usage, generator = grading.answer_and_grade(ctx, todo, plan, corpus.embedder, scale, runner)
             similarity_metrics, similarity_rows = _similarities(graded, corpus, s, scale)
-            text_metrics, text_rows = answering.text_metrics(graded, s)
-            repeat_metrics, repeat_rows = answering.repeat_metrics(graded, corpus.embedder, s, scale)
-            provenance = answering.judge_provenance(s, plan, language, generator, corpus.provenance())
+            text_metrics, text_rows = summaries.text_metrics(graded, s)
+            repeat_metrics, repeat_rows = summaries.repeat_metrics(graded, corpus.embedder, s, scale)
+            provenance = report_blocks.judge_provenance(s, plan, language, generator, corpus.provenance())
             warnings = corpus.warnings()
             volatile = corpus.volatile()
     hits = [_hit(g.case) for g in graded]
     hit_name = f"retrieval_hit_rate@{s.e2e_top_k}"
     hit_rows = [{} if hit is None else {hit_name: Outcome.scored(float(hit))} for hit in hits]
     metrics = {
-        **answering.grade_metrics(graded, plan, s),
+        **summaries.grade_metrics(graded, plan, s),
         **similarity_metrics,
         **repeat_metrics,
         **text_metrics,
-        **answering.summaries(hit_rows, [hit_name], s),
+        **summaries.summaries(hit_rows, [hit_name], s),
     }
-    provenance.similarity = scale.describe(answering.calibrated_metrics(metrics, plan, s))
-    notes = answering.judge_notes(s, plan, graded)
+    provenance.similarity = scale.describe(summaries.calibrated_metrics(metrics, plan, s))
+    notes = report_blocks.judge_notes(s, plan, graded)
     notes.retrieval = EndToEndRetrieval(depth=s.e2e_top_k, index=s.index,
                                         hit="a retrieved chunk is judged relevant (grade > 0); questions with no "
                                             "relevant chunk have no hit value and are left out of the hit rate")
@@ -80,15 +80,15 @@ def run(ctx: RunContext) -> TierResult:
                     "avg_euclidean_distance": "raw distance, lower is closer: its scale is the embedder's",
                     "avg_bleu": "0–100 (sentence BLEU)"}
     volatile.llm = usage
-    judge = answering.scorer(s)
-    items = [_item(g, answering.item_scores(answering.grade_scores(g, plan), {**sim, **t, **r, **h}, judge))
+    judge = report_blocks.scorer(s)
+    items = [_item(g, report_blocks.item_scores(summaries.grade_scores(g, plan), {**sim, **t, **r, **h}, judge))
              for g, sim, t, r, h in zip(graded, similarity_rows, text_rows, repeat_rows, hit_rows, strict=True)]
     return TierResult(
         metrics=metrics,
         items=sorted(items, key=lambda item: item["id"]),
         notes=notes,
         provenance=provenance,
-        volatile=answering.latency_block(graded, volatile),
+        volatile=report_blocks.latency_block(graded, volatile),
         warnings=warnings,
     )
 
@@ -121,24 +121,24 @@ SIMILARITY_METRICS = ("avg_semantic_similarity", "avg_dot_similarity", "avg_eucl
 
 
 def _similarities(graded: list[Graded], corpus: IndexedCorpus, settings: Settings, scale: SimilarityScale
-                  ) -> tuple[dict[str, Metric], list[answering.Scores]]:
+                  ) -> tuple[dict[str, Metric], list[summaries.Scores]]:
     """Calibrated similarity (its raw cosine in the explanation), dot product and euclidean distance between
     each first answer and its reference (docs/metrics.md#answer-against-reference-in-embedding-space: the last
     two are raw geometry, as the seed defines them), and each case's outcomes (the pairs embedded in one call)."""
-    pairs = [(str(g.first.text), str(answering.reference_answer(g.case))) for g in graded
-             if g.first.status == "ok" and answering.reference_answer(g.case) is not None]
+    pairs = [(str(g.first.text), str(cases.reference_answer(g.case))) for g in graded
+             if g.first.status == "ok" and cases.reference_answer(g.case) is not None]
     texts = [t for pair in pairs for t in pair]
     vector = dict(zip(texts, corpus.embedder.encode(texts, purpose="answers"), strict=True)) if texts else {}
 
-    def similarity(answer: str, reference: str) -> answering.Scores:
+    def similarity(answer: str, reference: str) -> summaries.Scores:
         sim = text.embedding_similarity(vector[answer], vector[reference])
         cosine = (Outcome.undetermined("an embedding is the zero vector") if sim.cosine is None
                   else Outcome.scored(scale(sim.cosine), scale.explain(sim.cosine)))
         return {"avg_semantic_similarity": cosine, "avg_dot_similarity": Outcome.scored(sim.dot),
                 "avg_euclidean_distance": Outcome.scored(sim.euclidean)}
 
-    rows = [answering.answer_scores(g, SIMILARITY_METRICS, similarity) for g in graded]
-    metrics = answering.summaries(rows, SIMILARITY_METRICS, settings, lower_is_better={"avg_euclidean_distance"})
+    rows = [summaries.answer_scores(g, SIMILARITY_METRICS, similarity) for g in graded]
+    metrics = summaries.summaries(rows, SIMILARITY_METRICS, settings, lower_is_better={"avg_euclidean_distance"})
     return metrics, rows
 
 
@@ -147,4 +147,4 @@ def _item(graded: Graded, scores: dict[str, Any]) -> dict[str, Any]:
     metric's score; what retrieval returned and every repeated answer beside them."""
     q: Question = graded.case.question
     inputs = {"question": q.text, "reference_answer": q.reference_answer, "relevant": q.relevant}
-    return answering.case_record(graded, inputs, scores, retrieved_ids=list(graded.case.context_ids))
+    return report_blocks.case_record(graded, inputs, scores, retrieved_ids=list(graded.case.context_ids))

@@ -28,7 +28,7 @@ from threadpoolctl import threadpool_limits
 from benchmarks._version import __version__
 from benchmarks.compare import compare, load_gates, load_run
 from benchmarks.compare.gates import DEFAULT_FILE as DEFAULT_GATES
-from benchmarks.compare.load import Run
+from benchmarks.compare.load import LoadedRun
 from benchmarks.errors import BenchError
 from benchmarks.run_files.reader import BrokenRun
 from benchmarks.view import pages
@@ -209,7 +209,7 @@ def _compared(base: Path | None, candidate: Path | None) -> Compared:
 
 
 @functools.lru_cache(maxsize=2)
-def _load(folder: Path) -> Run:
+def _load(folder: Path) -> LoadedRun:
     """A run as bench compare reads it, kept while the next pair, which shares it, is compared."""
     return load_run(folder)
 

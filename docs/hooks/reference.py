@@ -206,7 +206,7 @@ def metrics_page() -> str:
 
     out = ["# Judged metrics reference", "",
            "Generated at build time from `benchmarks.judge.catalog.BUILTINS`, the declarations in "
-           "`benchmarks/judge/judged_metrics/`: what each metric of `bench evaluate` (and of tiers 2 and 3's "
+           "`benchmarks/judge/judged_metrics/builtin/`: what each metric of `bench evaluate` (and of tiers 2 and 3's "
            "`--metrics`) reads, the judge calls it makes and what `--judge offline` gives for it. Their "
            "definitions and formulas are on the [Metrics](../metrics.md) page; rubric metrics declared in "
            "`bench.toml` join these at run time.", "",

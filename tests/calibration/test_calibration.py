@@ -26,7 +26,7 @@ from benchmarks.embedding.embedder import CachedEmbedder
 from benchmarks.embedding.memo import EmbeddingMemo
 from benchmarks.embedding.similarity_calibration import similarity_scale
 from benchmarks.judge.catalog import BUILTINS
-from benchmarks.judge.llm_judge import LLMJudge
+from benchmarks.judge.llm.judge import LLMJudge
 from benchmarks.judge.options import JudgeOptions
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.samples import Sample

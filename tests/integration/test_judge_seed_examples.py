@@ -23,9 +23,9 @@ import pytest
 from benchmarks.chat.client import LLMService
 from benchmarks.config import load_settings
 from benchmarks.judge.catalog import BUILTINS, CALLS
-from benchmarks.judge.llm_judge import LLMJudge
+from benchmarks.judge.llm.judge import LLMJudge
+from benchmarks.judge.llm.prompts import load_template
 from benchmarks.judge.options import JudgeOptions
-from benchmarks.judge.prompts import load_template
 from benchmarks.metrics.judged import AnswerCorrectnessWeights
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome

@@ -24,10 +24,10 @@ from benchmarks.embedding.embedder import CachedEmbedder, MultilingualE5Embedder
 from benchmarks.embedding.memo import EmbeddingMemo
 from benchmarks.embedding.similarity_calibration import unrelated_sentences
 from benchmarks.generation.extractive import closest_sentences
-from benchmarks.judge.offline_ratings import offline_rating
+from benchmarks.judge.ratings.offline import offline_rating
 from benchmarks.metrics.similarity_scale import SimilarityScale, unrelated_baseline
 from benchmarks.report import normalise
-from benchmarks.tiers.answering import CONTEXT_SEPARATOR
+from benchmarks.tiers.answering.cases import CONTEXT_SEPARATOR
 
 pytestmark = pytest.mark.integration
 

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from benchmarks.judge.judged_metrics.response_groundedness import groundedness
+from benchmarks.judge.judged_metrics.builtin.response_groundedness import groundedness
 from tests.integration.openai_server import FakeOpenAI, Reply
 
 pytestmark = pytest.mark.integration

@@ -16,9 +16,9 @@ import pytest
 from benchmarks.chat.client import LLMService
 from benchmarks.chat.request import ChatRequest, ResponseSchema
 from benchmarks.config import Settings
-from benchmarks.judge import shapes
-from benchmarks.judge.llm_judge import JudgeFailed, Trace, ask_json
-from benchmarks.judge.ratings import Rater, read_from_a_lone_number
+from benchmarks.judge.llm import shapes
+from benchmarks.judge.llm.asking import JudgeFailed, Trace, ask_json
+from benchmarks.judge.ratings.rater import Rater, read_from_a_lone_number
 from tests.integration.openai_server import FakeOpenAI, Reply
 
 MODEL = "judge-small"

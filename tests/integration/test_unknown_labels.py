@@ -8,7 +8,7 @@ import pytest
 
 from benchmarks import evaluate
 from benchmarks.errors import BenchError
-from benchmarks.judge.ratings import RATINGS
+from benchmarks.judge.ratings.rater import RATINGS
 from benchmarks.label_names import unknown_label_lines
 
 pytestmark = pytest.mark.integration

@@ -3,9 +3,8 @@
 import numpy as np
 import pytest
 
-from benchmarks.judge.judged_metrics.answer_accuracy import AccuracyRating
-from benchmarks.judge.parsing import parse_output
-from benchmarks.metrics.judged import answer_accuracy
+from benchmarks.judge.judged_metrics.builtin.answer_accuracy import AccuracyRating, answer_accuracy
+from benchmarks.judge.llm.parsing import parse_output
 from benchmarks.outcome import Outcome
 
 

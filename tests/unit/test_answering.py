@@ -15,8 +15,9 @@ from benchmarks.generation.base import Answer
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.metrics.text import embedding_similarity
 from benchmarks.outcome import Outcome
-from benchmarks.tiers import answering, tier2, tier3
-from benchmarks.tiers.answering import Case, Graded, Plan
+from benchmarks.tiers import tier2, tier3
+from benchmarks.tiers.answering import cases, checks, report_blocks, summaries
+from benchmarks.tiers.answering.cases import Case, Graded, Plan
 
 SETTINGS = Settings(bootstrap_resamples=50)
 # Baseline 0: a calibrated similarity is the raw cosine clipped to [0, 1], so hand-computed cosines are the
@@ -39,30 +40,30 @@ def test_require_fields_names_every_field_no_question_has_in_one_message():
               "reference_answer": lambda q: q.reference_answer is not None,
               "response or responses": lambda q: bool(q.responses)}
     with pytest.raises(BenchError) as error:
-        answering.require_fields(data, "tier 2", needed)
+        cases.require_fields(data, "tier 2", needed)
     assert str(error.value) == ("dataset 'tiny': tier 2 needs field(s) that no question in questions.jsonl has: "
                                 "relevant, reference_answer, response or responses")
 
 
 def test_require_fields_accepts_a_field_that_only_some_questions_have():
     data = dataset(Question("q1", "?"), Question("q2", "?", reference_answer="yes", responses=("r",)))
-    answering.require_fields(data, "tier 3", {"reference_answer": lambda q: q.reference_answer is not None,
+    cases.require_fields(data, "tier 3", {"reference_answer": lambda q: q.reference_answer is not None,
                                               "response": lambda q: bool(q.responses)})
 
 
 def test_check_plan_refuses_before_any_work():
     offline = Settings(judge_backend="offline", generator="extractive")
     with pytest.raises(BenchError, match="^extra_metrics: unknown metric 'faithfullness'; did you mean 'faithfulness'"):
-        answering.check_plan(offline, Plan(("faithfulness",), ("faithfullness",)))
+        checks.check_plan(offline, Plan(("faithfulness",), ("faithfullness",)))
     with pytest.raises(BenchError, match="--judge offline has no proxy for response_relevancy"):
-        answering.check_plan(offline, Plan(("faithfulness",), ("faithfulness", "response_relevancy")))
-    answering.check_plan(offline, Plan(("faithfulness",), ("faithfulness", "semantic_similarity")))
+        checks.check_plan(offline, Plan(("faithfulness",), ("faithfulness", "response_relevancy")))
+    checks.check_plan(offline, Plan(("faithfulness",), ("faithfulness", "semantic_similarity")))
     with pytest.raises(BenchError, match="no LLM is configured"):
-        answering.check_plan(Settings(judge_backend="offline", generator="openai"), Plan(("e2e_score",), ()))
+        checks.check_plan(Settings(judge_backend="offline", generator="openai"), Plan(("e2e_score",), ()))
     with pytest.raises(BenchError, match="no LLM is configured"):
-        answering.check_plan(Settings(judge_backend="llm", generator="extractive"), Plan(("e2e_score",), ()))
+        checks.check_plan(Settings(judge_backend="llm", generator="extractive"), Plan(("e2e_score",), ()))
     with pytest.raises(BenchError, match="--generator http needs generator_http_url"):
-        answering.check_plan(Settings(judge_backend="offline", generator="http"), Plan(("e2e_score",), ()))
+        checks.check_plan(Settings(judge_backend="offline", generator="http"), Plan(("e2e_score",), ()))
 
 
 # --- tier 2's fixed context -----------------------------------------------------------------------
@@ -75,7 +76,7 @@ def test_tier2_context_is_the_relevant_chunks_highest_grade_first():
         Question("q3", "?"),
         Question("q4", "?", {"b": 3}),
     )
-    found = tier2.cases(data)
+    found = tier2.fixed_context_cases(data)
     assert [c.question.id for c in found] == ["q1", "q4"]
     assert found[0].context_ids == ("a", "b", "c")  # grade 2, then grade 1 by id
     assert found[0].contexts == ("Alpha text.", "Beta text.", "Gamma text.")
@@ -115,7 +116,7 @@ PLAN = Plan(("faithfulness", "answer_correctness"), ())
 
 
 def test_grade_metrics_count_failed_judge_calls_and_failed_answers_as_errors_not_undetermined():
-    metrics = answering.grade_metrics(graded(), PLAN, SETTINGS)
+    metrics = summaries.grade_metrics(graded(), PLAN, SETTINGS)
     assert list(metrics) == ["avg_faithfulness", "avg_answer_correctness"]
     faithfulness, correctness = metrics["avg_faithfulness"], metrics["avg_answer_correctness"]
     assert (faithfulness.value, faithfulness.n, faithfulness.errors) == (0.75, 2, 2)  # api_error + no_answer
@@ -126,7 +127,7 @@ def test_grade_metrics_count_failed_judge_calls_and_failed_answers_as_errors_not
 def test_extra_metrics_keep_their_name_and_direction():
     plan = Plan((), ("noise_sensitivity",))
     items = [Graded(case("q1"), [ok("x")], {"ragas:noise_sensitivity": Outcome(0.25, "ok")})]
-    metric = answering.grade_metrics(items, plan, SETTINGS)["noise_sensitivity"]
+    metric = summaries.grade_metrics(items, plan, SETTINGS)["noise_sensitivity"]
     assert (metric.value, metric.higher_is_better) == (0.25, False)
 
 
@@ -138,16 +139,16 @@ def test_a_metric_named_like_a_rating_is_graded_apart_from_it():
                                             "ragas:faithfulness": Outcome(0.5, "ok")}),
              Graded(case("q2"), [ok("y")], {"faithfulness": Outcome(0.0, "ok"),
                                             "ragas:faithfulness": Outcome(None, "parse_error")})]
-    metrics = answering.grade_metrics(items, plan, SETTINGS)
+    metrics = summaries.grade_metrics(items, plan, SETTINGS)
     assert (metrics["avg_faithfulness"].value, metrics["avg_faithfulness"].errors) == (0.5, 0)
     assert (metrics["faithfulness"].value, metrics["faithfulness"].errors) == (0.5, 1)
-    assert answering.status_counts(items, plan) == {"faithfulness": {"ok": 2},
+    assert report_blocks.status_counts(items, plan) == {"faithfulness": {"ok": 2},
                                                     "ragas:faithfulness": {"ok": 1, "parse_error": 1},
                                                     "generation": {"ok": 2}}
 
 
 def test_text_metrics_skip_no_reference_and_count_failed_answers():
-    metrics, rows = answering.text_metrics(graded(), SETTINGS)
+    metrics, rows = summaries.text_metrics(graded(), SETTINGS)
     # q1 identical → 1.0; q2 shares no word with the reference → 0.0; q3 has no reference; q4 failed
     rouge1 = metrics["avg_rouge1_f"]
     assert (rouge1.value, rouge1.n, rouge1.errors) == (0.5, 2, 1)
@@ -173,7 +174,7 @@ class VectorsByText:
 def test_repeat_metrics_over_the_ok_answers_of_each_question():
     embedder = VectorsByText({"the reference answer": [1.0, 0.0], "nothing alike": [1.0, 0.0],
                               "nothing alike!": [1.0, 1.0], "an answer": [0.0, 1.0]})
-    metrics, rows = answering.repeat_metrics(graded(), embedder, SETTINGS, RAW)
+    metrics, rows = summaries.repeat_metrics(graded(), embedder, SETTINGS, RAW)
     assert len(embedder.calls) == 1 and embedder.calls[0][1] == "answers"  # one batched call
     exact, consistency = metrics["response_exact_match_rate"], metrics["response_semantic_consistency"]
     # q1 identical, q2 differs; q3 and q4 have fewer than two ok answers (their failures are errors)
@@ -185,7 +186,7 @@ def test_repeat_metrics_over_the_ok_answers_of_each_question():
 
 def test_a_failed_repeat_fails_the_repeatability_metrics_even_when_others_agree():
     three = [Graded(case("q1"), [ok("same"), ok("same"), FAILED], {}), Graded(case("q2"), [ok("a"), ok("b")], {})]
-    metrics, rows = answering.repeat_metrics(three, VectorsByText({"a": [1.0, 0.0], "b": [0.0, 1.0]}), SETTINGS,
+    metrics, rows = summaries.repeat_metrics(three, VectorsByText({"a": [1.0, 0.0], "b": [0.0, 1.0]}), SETTINGS,
                                              RAW)
     exact = metrics["response_exact_match_rate"]
     assert (exact.value, exact.n, exact.errors) == (0.0, 1, 1)  # q1's two agreeing answers are not its value
@@ -193,7 +194,7 @@ def test_a_failed_repeat_fails_the_repeatability_metrics_even_when_others_agree(
 
 
 def test_repeat_metrics_need_two_repeats():
-    metrics, rows = answering.repeat_metrics(graded()[:1], VectorsByText({"the reference answer": [1.0]}),
+    metrics, rows = summaries.repeat_metrics(graded()[:1], VectorsByText({"the reference answer": [1.0]}),
                                              Settings(repeats=1), RAW)
     assert metrics == {} and rows == [{}]
 
@@ -203,8 +204,8 @@ def test_repeat_metrics_need_two_repeats():
 
 def test_item_scores_put_grades_under_the_judge_and_computed_metrics_under_bench():
     item = graded()[1]
-    texts = answering.text_metrics([item], SETTINGS)[1][0]
-    scores = answering.item_scores(answering.grade_scores(item, PLAN), texts, "judge-model")
+    texts = summaries.text_metrics([item], SETTINGS)[1][0]
+    scores = report_blocks.item_scores(summaries.grade_scores(item, PLAN), texts, "judge-model")
     assert scores["avg_faithfulness"] == {"judge-model": {"value": 0.5, "status": "ok", "explanation": ""}}
     assert scores["avg_answer_correctness"] == {"judge-model": {"value": None, "status": "parse_error",
                                                                 "explanation": "bad JSON"}}
@@ -214,12 +215,12 @@ def test_item_scores_put_grades_under_the_judge_and_computed_metrics_under_bench
 def test_grade_scores_name_a_metric_as_the_report_does():
     plan = Plan(("faithfulness",), ("faithfulness",))
     item = Graded(case("q1"), [ok("x")], {"faithfulness": Outcome(1.0, "ok"), "ragas:faithfulness": Outcome(0.5, "ok")})
-    assert {name: o.value for name, o in answering.grade_scores(item, plan).items()} == \
+    assert {name: o.value for name, o in summaries.grade_scores(item, plan).items()} == \
         {"avg_faithfulness": 1.0, "faithfulness": 0.5}
 
 
 def test_status_counts_per_metric_and_per_generation():
-    counts = answering.status_counts(graded(), PLAN)
+    counts = report_blocks.status_counts(graded(), PLAN)
     assert counts == {
         "faithfulness": {"api_error": 1, "no_answer": 1, "ok": 2},
         "answer_correctness": {"no_answer": 1, "ok": 1, "parse_error": 1, "undetermined": 1},

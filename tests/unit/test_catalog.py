@@ -12,10 +12,10 @@ import pytest
 from benchmarks.errors import BenchError, SettingError
 from benchmarks.judge import catalog
 from benchmarks.judge.catalog import BUILTINS, OFFLINE_METRICS, JudgedMetric, describe
-from benchmarks.judge.judged_metrics import faithfulness
-from benchmarks.judge.llm_judge import LLMJudge
+from benchmarks.judge.judged_metrics.builtin import faithfulness
+from benchmarks.judge.llm.judge import LLMJudge
+from benchmarks.judge.llm.prompts import RUBRIC, TemplateError, load_template, template_sha256
 from benchmarks.judge.options import JudgeOptions
-from benchmarks.judge.prompts import RUBRIC, TemplateError, load_template, template_sha256
 from benchmarks.metrics import judged
 from benchmarks.metrics.judged import __doc__ as judged_doc
 from benchmarks.readers.templates import packaged

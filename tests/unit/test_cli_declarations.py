@@ -108,7 +108,7 @@ def test_a_tier_publishing_an_undeclared_metric_stops_at_run_time():
 
 def test_the_metric_names_in_the_help_are_the_catalogs():
     from benchmarks.judge.catalog import BUILTINS
-    from benchmarks.judge.judged_metrics import names
+    from benchmarks.judge.judged_metrics.builtin import names
 
     assert names() == tuple(BUILTINS)
     result = CliRunner().invoke(app, ["evaluate", "--help"], terminal_width=400)

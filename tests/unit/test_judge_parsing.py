@@ -5,8 +5,8 @@ from typing import Literal
 from pydantic import Field
 from pydantic.dataclasses import dataclass as validated
 
-from benchmarks.judge import shapes
-from benchmarks.judge.parsing import json_values, parse_output
+from benchmarks.judge.llm import shapes
+from benchmarks.judge.llm.parsing import json_values, parse_output
 
 
 @validated(frozen=True)

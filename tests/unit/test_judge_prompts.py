@@ -4,9 +4,8 @@ from importlib.resources import files
 
 import pytest
 
-from benchmarks.judge import shapes
 from benchmarks.judge.catalog import BUILTINS, CALLS, calls_of
-from benchmarks.judge.judged_metrics import (
+from benchmarks.judge.judged_metrics.builtin import (
     answer_correctness,
     context_entity_recall,
     context_precision,
@@ -15,8 +14,9 @@ from benchmarks.judge.judged_metrics import (
     factual_correctness,
     response_relevancy,
 )
-from benchmarks.judge.parsing import parse_output
-from benchmarks.judge.prompts import (
+from benchmarks.judge.llm import shapes
+from benchmarks.judge.llm.parsing import parse_output
+from benchmarks.judge.llm.prompts import (
     LANGUAGES,
     TemplateError,
     load_template,
@@ -25,7 +25,7 @@ from benchmarks.judge.prompts import (
     template_fields,
     template_sha256,
 )
-from benchmarks.judge.ratings import output_format
+from benchmarks.judge.ratings.rater import output_format
 from benchmarks.metrics import judged
 from benchmarks.metrics.judged import __doc__ as judged_doc
 

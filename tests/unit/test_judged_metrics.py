@@ -9,24 +9,21 @@ the exact score the formula gives and that it meets the seed's bound.
 import numpy as np
 import pytest
 
+from benchmarks.judge.judged_metrics.builtin.context_entity_recall import context_entity_recall, normalise_entity
+from benchmarks.judge.judged_metrics.builtin.context_relevance import context_relevance
+from benchmarks.judge.judged_metrics.builtin.noise_sensitivity import NoiseSensitivityVerdicts, noise_sensitivity
+from benchmarks.judge.judged_metrics.builtin.response_relevancy import EmbeddedQuestion, response_relevancy
 from benchmarks.metrics.judged import (
     WEIGHT_PRESETS,
     AnswerCorrectnessWeights,
     ClaimCounts,
     ClaimVerdicts,
-    GeneratedQuestion,
-    NoiseSensitivityVerdicts,
     answer_correctness,
-    context_entity_recall,
     context_precision,
     context_recall,
-    context_relevance,
     cosine,
     factual_correctness,
     faithfulness,
-    noise_sensitivity,
-    normalise_entity,
-    response_relevancy,
     semantic_similarity,
 )
 from benchmarks.metrics.similarity_scale import SimilarityScale
@@ -254,7 +251,7 @@ QUESTION = np.array([1.0, 0.0])
 
 
 def _questions(*vectors, noncommittal=False):
-    return [GeneratedQuestion(np.array(v, dtype=float), noncommittal) for v in vectors]
+    return [EmbeddedQuestion(np.array(v, dtype=float), noncommittal) for v in vectors]
 
 
 def test_seed_response_relevancy_complete_answer():
@@ -517,7 +514,7 @@ def test_identical_embeddings_give_exactly_one():
         assert cosine(v, 2 * v) == 1.0
         assert cosine(v, -v) == -1.0
     question = rng.normal(size=384)
-    same = [GeneratedQuestion(question.copy(), False)] * 5
+    same = [EmbeddedQuestion(question.copy(), False)] * 5
     assert response_relevancy(question, same, scale=RAW).value == 1.0
 
 

@@ -9,7 +9,7 @@ from benchmarks.cli import app
 from benchmarks.config import Settings
 from benchmarks.dataset import Chunk, Dataset, Question
 from benchmarks.inputs import ItemSet, Limit
-from benchmarks.runner import Run, limited
+from benchmarks.runner import TierRun, limited
 from benchmarks.samples import Sample, SampleSet
 from benchmarks.tiers import TIERS
 
@@ -98,7 +98,7 @@ def test_a_limited_run_is_not_resumed_as_a_full_one():
     tier, whole = TIERS["judge"], items()
 
     def identity(inputs, settings):
-        return Run(tier, inputs, settings, settings, {}).identity()
+        return TierRun(tier, inputs, settings, settings, {}).identity()
 
     full, cut = identity(whole, Settings()), identity(whole.sample(3, seed=0), Settings(limit=3))
     assert full != cut

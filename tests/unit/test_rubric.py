@@ -11,12 +11,12 @@ import pytest
 from benchmarks.chat.client import Completion
 from benchmarks.config import check_rubrics, load_settings
 from benchmarks.errors import BenchError
-from benchmarks.judge import catalog, shapes
-from benchmarks.judge.llm_judge import LLMJudge
-from benchmarks.judge.parsing import parse_output
-from benchmarks.judge.prompts import RUBRIC, render
-from benchmarks.judge.rubric import rubrics_of, sample_block
-from benchmarks.metrics import judged
+from benchmarks.judge import catalog
+from benchmarks.judge.judged_metrics.rubric import rubric_score, rubrics_of, sample_block
+from benchmarks.judge.llm import shapes
+from benchmarks.judge.llm.judge import LLMJudge
+from benchmarks.judge.llm.parsing import parse_output
+from benchmarks.judge.llm.prompts import RUBRIC, render
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
 from benchmarks.transport.redaction import redacted
@@ -153,13 +153,13 @@ def test_scaled_shapes_are_cached():
 
 
 def test_the_score_is_reported_on_the_rubrics_own_scale():
-    assert judged.rubric(4, low=1, high=5) == Outcome.scored(4.0)
-    assert judged.rubric(1, low=0, high=1).value == 1.0
+    assert rubric_score(4, low=1, high=5) == Outcome.scored(4.0)
+    assert rubric_score(1, low=0, high=1).value == 1.0
     for bad in (0, 6, 2.5, True):
         with pytest.raises(ValueError, match="whole number from 1 to 5"):
-            judged.rubric(bad, low=1, high=5)
+            rubric_score(bad, low=1, high=5)
     with pytest.raises(ValueError, match="low < high"):
-        judged.rubric(1, low=1, high=1)
+        rubric_score(1, low=1, high=1)
 
 
 # --- the prompt ---------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ import pytest
 
 from benchmarks.config import load_settings
 from benchmarks.judge.catalog import BUILTINS
+from benchmarks.judge.judged_metrics.builtin.context_relevance import context_relevance
+from benchmarks.judge.judged_metrics.builtin.response_relevancy import EmbeddedQuestion, response_relevancy
 from benchmarks.metrics import judged
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.readers.samples import load_input
@@ -82,7 +84,7 @@ VERDICTS = {
     "seed-faithfulness-en-1": (judged.faithfulness, "response sentences", [1]),
     "seed-faithfulness-ru-1": (judged.faithfulness, "response sentences", [1]),
     # seed 002: context 1 rated 2 (fully relevant), context 2 (the weather forecast) rated 0; (1.0 + 0.0) / 2
-    "seed-context_relevance-ru-1": (judged.context_relevance, "contexts", [2, 0]),
+    "seed-context_relevance-ru-1": (context_relevance, "contexts", [2, 0]),
 }
 
 
@@ -114,9 +116,9 @@ def test_a_noncommittal_answer_is_labelled_zero_as_the_seed_states(samples, lang
     whatever the generated questions' similarity (here identical to the question, cosine 1)."""
     sample = samples[f"seed-response_relevancy-{language}-3"]
     question = [1.0, 0.0]
-    generated = [judged.GeneratedQuestion(question, noncommittal=True)] * 3
+    generated = [EmbeddedQuestion(question, noncommittal=True)] * 3
     scale = SimilarityScale(0.0, "seed vectors", language)
-    outcome = judged.response_relevancy(question, generated, scale=scale)
+    outcome = response_relevancy(question, generated, scale=scale)
     assert outcome.status == "ok"
     assert sample.label("response_relevancy") == outcome.value == 0.0
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from benchmarks.judge.show_decision import ShowDecision, parse_show_decision
+from benchmarks.tiers.judge_pipeline_parser import ShowDecision, parse_show_decision
 
 
 @pytest.mark.parametrize(

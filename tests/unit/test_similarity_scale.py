@@ -12,7 +12,8 @@ import pytest
 from benchmarks.config import load_settings
 from benchmarks.errors import BenchError
 from benchmarks.judge.catalog import offline_score
-from benchmarks.metrics.judged import GeneratedQuestion, cosine, response_relevancy, semantic_similarity
+from benchmarks.judge.judged_metrics.builtin.response_relevancy import EmbeddedQuestion, response_relevancy
+from benchmarks.metrics.judged import cosine, semantic_similarity
 from benchmarks.metrics.similarity_scale import SimilarityScale, unrelated_baseline
 from benchmarks.metrics.text import semantic_consistency
 from benchmarks.metrics.ux_signals import session_similarities
@@ -173,7 +174,7 @@ def test_two_embedders_with_shifted_cosines_agree_once_calibrated():
 
 def test_response_relevancy_means_the_calibrated_cosines():
     # cosines 1 and 0 → calibrated 1 and 0 (clipped from −1) → mean 0.5; calibrating the raw mean 0.5 gives 0
-    generated = [GeneratedQuestion(np.array(v), False) for v in ([1.0, 0.0], [0.0, 1.0])]
+    generated = [EmbeddedQuestion(np.array(v), False) for v in ([1.0, 0.0], [0.0, 1.0])]
     score = response_relevancy(np.array(REFERENCE), generated, scale=HALF)
     assert score.value == 0.5
     assert score.explanation == "cosine 1.000000, baseline 0.5000; cosine 0.000000, baseline 0.5000"

@@ -7,9 +7,9 @@ import ast
 import asyncio
 import inspect
 
-from benchmarks.judge import offline
 from benchmarks.judge.catalog import BUILTINS, offline_score
-from benchmarks.judge.llm_judge import LLMJudge
+from benchmarks.judge.llm.judge import LLMJudge
+from benchmarks.judge.offline import proxies, support
 from benchmarks.judge.wording import PHRASES, said
 from benchmarks.metrics import judged
 from benchmarks.metrics.similarity_scale import SimilarityScale
@@ -35,14 +35,17 @@ def _reasons(module) -> set[str]:
 
 
 def test_every_reason_the_metrics_give_has_its_russian():
-    reasons = _reasons(judged)
+    """The shared formulas' reasons and those of the formulas that live with their one metric."""
+    reasons = set().union(*(_reasons(module) for module in (judged, *map(inspect.getmodule, (
+        m.score for m in BUILTINS.values())))))
     assert "the response has no statements" in reasons and "no context was retrieved" in reasons
+    assert "the reference has no entities" in reasons and "the response is noncommittal" in reasons
     assert reasons <= set(PHRASES)
     assert all(PHRASES[r] and PHRASES[r] != r for r in reasons)
 
 
 def test_every_label_of_the_offline_judge_has_its_russian():
-    source = inspect.getsource(offline)
+    source = inspect.getsource(support) + inspect.getsource(proxies)
     labels = {p for p in PHRASES if f'"{p}"' in source or f"'{p}'" in source}
     assert {"unsupported by the contexts", "not in the reference", "missing from the response", "not found",
             "similarity", "overlap", "contexts supporting no reference claim"} <= labels

@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 
 from benchmarks.chat.cache import CachedReply, LLMCache
-from benchmarks.judge.llm_judge import yes_probability, yes_word
+from benchmarks.judge.llm.judge import yes_probability, yes_word
 
 
 def test_p_yes_is_normalised_over_the_yes_and_no_tokens_of_both_languages():

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal, get_args
 
-from benchmarks.judge import shapes
+from benchmarks.judge.llm import shapes
 from benchmarks.readers.templates import packaged
 
 Language = Literal["en", "ru"]
@@ -84,7 +84,7 @@ COMPARE_ANSWERS = judge_call(
     tokens=32,
 )
 # A user's rubric metric (bench.toml [rubrics]): `criteria` is the user's text in the prompt language,
-# `low` and `high` the scale's ends, `sample` the fields the rubric shows, labelled (`judge.rubric`).
+# `low` and `high` the scale's ends, `sample` the fields the rubric shows, labelled (`judged_metrics.rubric`).
 RUBRIC = judge_call("rubric", shapes.RubricScore, "criteria", "low", "high", "sample", tokens=256)
 
 # Declared here, for `catalog.CALLS`; every other call is declared with the one metric that makes it.

@@ -12,10 +12,11 @@ grounded only as an answer to what was asked.
 
 from __future__ import annotations
 
-from benchmarks.judge.judged_metric import JudgedMetric, fixed
-from benchmarks.judge.llm_judge import LLMJudge, Trace, joined
-from benchmarks.judge.prompts import judge_call
-from benchmarks.judge.shapes import Rating, Reason, Shape
+from benchmarks.judge.judged_metrics.declaration import JudgedMetric, fixed
+from benchmarks.judge.llm.asking import Trace
+from benchmarks.judge.llm.judge import LLMJudge, joined
+from benchmarks.judge.llm.prompts import judge_call
+from benchmarks.judge.llm.shapes import Rating, Reason, Shape
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
 

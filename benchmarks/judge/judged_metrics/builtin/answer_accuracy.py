@@ -12,13 +12,14 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated, Literal
 
+import numpy as np
 from pydantic import BeforeValidator
 
-from benchmarks.judge.judged_metric import JudgedMetric, fixed
-from benchmarks.judge.llm_judge import LLMJudge, Trace
-from benchmarks.judge.prompts import judge_call
-from benchmarks.judge.shapes import Shape
-from benchmarks.metrics import judged
+from benchmarks.judge.judged_metrics.declaration import JudgedMetric, fixed
+from benchmarks.judge.llm.asking import Trace
+from benchmarks.judge.llm.judge import LLMJudge
+from benchmarks.judge.llm.prompts import judge_call
+from benchmarks.judge.llm.shapes import Shape
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
 
@@ -41,6 +42,23 @@ class AccuracyRating(Shape):
 ANSWER_ACCURACY = judge_call("answer_accuracy", AccuracyRating, "question", "answer", "reference", tokens=16)
 
 
+def answer_accuracy(response_rating: int, reference_rating: int) -> Outcome:
+    """How closely the response and the reference match, from the judge's two 0/2/4 ratings.
+
+    Formula (RAGAS's AnswerAccuracy): (r_1 / 4 + r_2 / 4) / 2, computed as (r_1 + r_2) / 8, with r_1 the
+    rating of the response against the reference and r_2 that of the reference against the response
+    (4 match, 2 partial, 0 none); every value is a multiple of 0.25, exact in floating point.
+    LLM calls: 2.
+    Degenerate: none; a rating off the scale is a parsing bug (the answer's shape rejects it) and raises
+    ValueError. RAGAS keeps the one rating it got when the other call fails; here a failed call is the
+    sample's error status, as for every metric.
+    """
+    for r in (response_rating, reference_rating):
+        if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer)) or r not in (0, 2, 4):
+            raise ValueError(f"answer_accuracy: a rating must be 0, 2 or 4, got {r!r}")
+    return Outcome.scored(int(response_rating + reference_rating) / 8)
+
+
 async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
     # in METRIC.needs, which the judge checks before scoring
     assert s.user_input is not None and s.response is not None and s.reference is not None
@@ -51,7 +69,7 @@ async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[O
     ))
     explanation = (f"response against the reference: {forward.rating}; "
                    f"reference against the response: {backward.rating}")
-    return judged.answer_accuracy(forward.rating, backward.rating), explanation
+    return answer_accuracy(forward.rating, backward.rating), explanation
 
 
 METRIC = JudgedMetric(

@@ -10,12 +10,13 @@ toolkit), as RAGAS.
 
 from __future__ import annotations
 
-from benchmarks.judge import offline
 from benchmarks.judge.claims import split_claims
-from benchmarks.judge.judged_metric import JudgedMetric, per_claim
-from benchmarks.judge.llm_judge import LLMJudge, Trace, claims_supported, joined, rejected
-from benchmarks.judge.offline import OfflineProxy
-from benchmarks.judge.prompts import CLAIM_SUPPORT, KNOWLEDGE_ANSWER, STATEMENT_VERDICTS, STATEMENTS
+from benchmarks.judge.judged_metrics.declaration import JudgedMetric, per_claim
+from benchmarks.judge.llm.asking import Trace
+from benchmarks.judge.llm.judge import LLMJudge, claims_supported, joined, rejected
+from benchmarks.judge.llm.prompts import CLAIM_SUPPORT, KNOWLEDGE_ANSWER, STATEMENT_VERDICTS, STATEMENTS
+from benchmarks.judge.offline import proxies
+from benchmarks.judge.offline.proxies import OfflineProxy
 from benchmarks.metrics import judged
 from benchmarks.metrics.bands import BANDS
 from benchmarks.outcome import Outcome
@@ -41,9 +42,9 @@ METRIC = JudgedMetric(
     yes_no=(KNOWLEDGE_ANSWER, CLAIM_SUPPORT),
     planned_calls=per_claim("response", statements=2),
     score=score,
-    offline=OfflineProxy(("response", "retrieved_contexts"), offline.faithfulness,
+    offline=OfflineProxy(("response", "retrieved_contexts"), proxies.faithfulness,
                          "offline proxy: share of response claims supported by the retrieved contexts read together "
-                         f"({offline.SUPPORT_TEST}), a one-claim answer scaled by how much of the question the "
+                         f"({proxies.SUPPORT_TEST}), a one-claim answer scaled by how much of the question the "
                          "sentence holding it says; not LLM-verified claims"),
     # the band's needs-attention line (seed 004 §11.2: 0.7), so one fabricated sentence beside a supported one
     # (0.5) fails

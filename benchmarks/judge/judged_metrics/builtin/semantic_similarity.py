@@ -6,10 +6,11 @@ its offline form is the metric itself.
 
 from __future__ import annotations
 
-from benchmarks.judge import offline
-from benchmarks.judge.judged_metric import JudgedMetric, fixed
-from benchmarks.judge.llm_judge import LLMJudge, Trace
-from benchmarks.judge.offline import OfflineProxy
+from benchmarks.judge.judged_metrics.declaration import JudgedMetric, fixed
+from benchmarks.judge.llm.asking import Trace
+from benchmarks.judge.llm.judge import LLMJudge
+from benchmarks.judge.offline import proxies
+from benchmarks.judge.offline.proxies import OfflineProxy
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
@@ -30,7 +31,7 @@ METRIC = JudgedMetric(
     planned_calls=fixed(0),
     score=score,
     embeds=("response", "reference"),
-    offline=OfflineProxy(("response", "reference"), offline.semantic_similarity,
+    offline=OfflineProxy(("response", "reference"), proxies.semantic_similarity,
                          "calibrated similarity of the response's and the reference's embeddings: the metric "
                          "itself, which needs no LLM"),
 )

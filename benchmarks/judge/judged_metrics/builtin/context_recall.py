@@ -11,13 +11,14 @@ from __future__ import annotations
 
 from typing import ClassVar
 
-from benchmarks.judge import offline
 from benchmarks.judge.claims import split_claims, split_sentences
-from benchmarks.judge.judged_metric import JudgedMetric, per_claim
-from benchmarks.judge.llm_judge import SENTENCE_SLACK, LLMJudge, Trace, claims_supported, joined, rejected
-from benchmarks.judge.offline import OfflineProxy
-from benchmarks.judge.prompts import CLAIM_SUPPORT, KNOWLEDGE_ANSWER, judge_call
-from benchmarks.judge.shapes import Binary, Bounded, Reason, Shape, Text
+from benchmarks.judge.judged_metrics.declaration import JudgedMetric, per_claim
+from benchmarks.judge.llm.asking import Trace
+from benchmarks.judge.llm.judge import SENTENCE_SLACK, LLMJudge, claims_supported, joined, rejected
+from benchmarks.judge.llm.prompts import CLAIM_SUPPORT, KNOWLEDGE_ANSWER, judge_call
+from benchmarks.judge.llm.shapes import Binary, Bounded, Reason, Shape, Text
+from benchmarks.judge.offline import proxies
+from benchmarks.judge.offline.proxies import OfflineProxy
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
@@ -68,7 +69,7 @@ METRIC = JudgedMetric(
     yes_no=(KNOWLEDGE_ANSWER, CLAIM_SUPPORT),
     planned_calls=per_claim("reference", statements=1),
     score=score,
-    offline=OfflineProxy(("reference", "retrieved_contexts"), offline.context_recall,
+    offline=OfflineProxy(("reference", "retrieved_contexts"), proxies.context_recall,
                          "offline proxy: share of reference claims supported by the retrieved contexts read together "
-                         f"({offline.SUPPORT_TEST}), not LLM-attributed claims"),
+                         f"({proxies.SUPPORT_TEST}), not LLM-attributed claims"),
 )

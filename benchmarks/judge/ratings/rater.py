@@ -3,7 +3,7 @@
 
 These are the seed's own judge metrics: one call returns one number on the rating's scale
 (faithfulness, answer relevance and the end-to-end score on 0–1, answer correctness on 1–5).
-They differ from the RAGAS-form metrics of `llm_judge` (statements, verdicts, ratios): cheaper,
+They differ from the RAGAS-form judged metrics (statements, verdicts, ratios): cheaper,
 coarser, and exactly what the seed's tiers report, so both are available and named apart.
 
 A rating runs in one of two modes with the same task wording: `direct` asks for the score alone,
@@ -24,9 +24,9 @@ from functools import cache
 from typing import Literal
 
 from benchmarks.chat.backend import ChatBackend
-from benchmarks.judge import shapes
-from benchmarks.judge.llm_judge import JudgeFailed, Trace, ask_json
-from benchmarks.judge.prompts import (
+from benchmarks.judge.llm import shapes
+from benchmarks.judge.llm.asking import JudgeFailed, Trace, ask_json
+from benchmarks.judge.llm.prompts import (
     COMPARE_ANSWERS,
     RATE_ANSWER_CORRECTNESS,
     RATE_ANSWER_RELEVANCE,

@@ -11,26 +11,6 @@ functions of `benchmarks.metrics.judged`, so degenerate cases (no statement, no 
 exactly as they do for the LLM metric. Claims, and the facts in them, are read by
 `benchmarks.judge.claims`: sentences cut into clauses, numbers by value, names, negations.
 
-Support. The passages (the retrieved contexts, or the reference, or the response) support a claim
-when, read together as one text, so that a claim whose facts two chunks give is supported:
-- every number of the claim occurs in them, by value ("8849" is in "8,849 metres", "849" is not);
-- every name of the claim occurs in them (a swapped name is the commonest hallucination after a wrong
-  number, and an embedding barely sees it);
-- and either the calibrated similarity (`metrics.similarity_scale`: 0 as alike as unrelated sentences
-  of the language, 1 identical) between the claim's embedding and that of some sentence of the passages
-  is at least `support_threshold` (default 0.75, the value raw all-MiniLM-L6-v2 cosines used; on the
-  calibrated scale it means the same under every embedder), or at least `overlap_threshold` (default
-  0.75) of the claim's distinct content stems occur in the passages (catches restatements that an
-  embedder scores low, and facts joined from several passages, which no single sentence resembles).
-- and, when the claim names something, each of its values stands in a sentence that speaks of one of those
-  names (itself, or through the sentence before it in its passage when it gives no name: "It opened in 1889."):
-  "The Chrysler Building was completed in March 1889" over passages giving the Eiffel Tower's March 1889 and
-  the Chrysler Building's 1930 finds every word, name and value, each said of another thing (not asked of a
-  terse reference read beside its question, whose words are not beside its values). Requiring the
-  words beside a value in the claim to stand beside it in the passage as well was measured and left out: it
-  caught crossed facts on the joined family (0.51 → 0.65, en) but failed right answers that word a number's
-  surroundings their own way (shipped set 0.875 → 0.797, en).
-
 Negations (faithfulness). A supported claim negated unlike every context clause holding at least half its
 content words (`claims.negated`) is neither supported nor refuted by words alone ("The tower was not completed
 in 1889" over "completed in March 1889", or a paraphrase with "failed to" for "did not"): its verdict is
@@ -51,11 +31,6 @@ pairs, from 0.50 / 0.53 (0.69 / 0.65 by whole sentences; cutting a sentence at e
 question differently above one the contexts do not support at all. Where the right and the wrong answer stand in
 one clause, no lexical test can tell them apart: the local LLM judge can (docs/concepts.md).
 
-Explanations. As an LLM judge names the statements it rejected and why, an ok proxy score names each
-claim the test did not support (context precision: each irrelevant context, by rank), cut at
-`SHOWN_CHARS`, with what the passages lack: the numbers and names, the best calibrated similarity and
-the content-word overlap. The verdicts, and so the numbers, are the test's alone.
-
 Each proxy below is scored by the metric's own `judged` function and is declared with its metric
 in `benchmarks.judge.judged_metrics`, with the fields it reads and the line a report prints beside its
 number; a metric without a proxy says there why it has none (asking for one is a ValueError).
@@ -63,14 +38,25 @@ number; a metric without a proxy says there why it has none (asking for one is a
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
+from typing import NamedTuple
 
-import numpy as np
-
+from benchmarks.embedding.embed import Embed
 from benchmarks.judge import claims
 from benchmarks.judge.claims import Claim, split_claims, split_sentences
+from benchmarks.judge.offline.support import (
+    DEFAULT_OVERLAP_THRESHOLD,
+    DEFAULT_SUPPORT_THRESHOLD,
+    Passage,
+    Support,
+    check_threshold,
+    closest,
+    embed_once,
+    read_passage,
+    read_together,
+    truncated,
+)
 from benchmarks.judge.options import JudgeOptions
 from benchmarks.judge.wording import explained, lacking, said
 from benchmarks.metrics import judged
@@ -78,169 +64,6 @@ from benchmarks.metrics.judged import ClaimVerdicts
 from benchmarks.metrics.similarity_scale import SimilarityScale
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
-
-BACKEND = "offline"  # the judge name a report puts next to every number this module gives
-
-Embed = Callable[[Sequence[str]], np.ndarray]
-
-DEFAULT_SUPPORT_THRESHOLD = 0.75
-DEFAULT_OVERLAP_THRESHOLD = 0.75
-
-
-# --- support -------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Passage:
-    """A text that may support claims: its sentences (for similarity), its stems (for numbers and overlap), the
-    keys its words have as names, what each sentence speaks of (`_about`), and its sentences' clauses (cut as
-    claims are, read once for every claim's polarity). `places_values`: whether a claim's
-    values must stand where the text says them of the same thing (`_Support.stands`); off where the text is a
-    terse reference read beside its question, whose words are not beside its values."""
-
-    sentences: tuple[str, ...]
-    stems: frozenset[str]
-    names: frozenset[str]
-    about: tuple[frozenset[str] | None, ...]
-    clauses: tuple[Claim, ...]
-    places_values: bool = True
-
-
-def _passage(text: str) -> _Passage:
-    stems = claims.stems(text)
-    sentences = split_sentences(text)
-    return _Passage(sentences, stems, frozenset(claims.name_key(s) for s in stems), _about(sentences),
-                    tuple(c for sentence in sentences for c in split_claims(sentence)))
-
-
-def _about(sentences: Sequence[str]) -> tuple[frozenset[str] | None, ...]:
-    """What each sentence of one text speaks of, as the name keys of its words: a sentence that gives no name
-    ("It opened in 1889.") speaks of what the sentence before it did too; None for such a sentence opening its
-    text, which may speak of anything."""
-    about: list[frozenset[str] | None] = []
-    for sentence in sentences:
-        own = frozenset(claims.name_key(s) for s in claims.stems(sentence))
-        before = about[-1] if about else None
-        about.append(own if claims.names(Claim(sentence)) else None if before is None else own | before)
-    return tuple(about)
-
-
-def _together(passages: Sequence[_Passage]) -> _Passage:
-    """Passages read as one text, so a claim may take its facts from several of them."""
-    return _Passage(tuple(s for p in passages for s in p.sentences), frozenset().union(*(p.stems for p in passages)),
-                    frozenset().union(*(p.names for p in passages)), tuple(a for p in passages for a in p.about),
-                    tuple(c for p in passages for c in p.clauses), all(p.places_values for p in passages))
-
-
-@dataclass(frozen=True)
-class _Match:
-    """What the support test reads of a claim against some passages; an explanation shows it too."""
-
-    missing: tuple[str, ...]  # the claim's numbers and names the passages lack
-    misplaced: tuple[str, ...]  # its values the passages say of something else (`_Support.stands`)
-    overlap: float | None  # share of the claim's content stems in the passages; None: no content word
-    similarity: float | None  # best calibrated similarity to a sentence of the passages; None: no cosine
-
-    def closeness(self) -> tuple[bool, float, float]:
-        """Which of several matches came closest: one holding the facts first, then by similarity."""
-        similarity = -math.inf if self.similarity is None else self.similarity
-        return not (self.missing or self.misplaced), similarity, self.overlap or 0.0
-
-    def describe(self, language: str) -> str:
-        missing = f"{', '.join(self.missing)} {said('not found', language)}; " if self.missing else ""
-        misplaced = (f"{', '.join(self.misplaced)} {said('said of something else', language)}; " if self.misplaced
-                     else "")
-        return (f"{missing}{misplaced}{said('similarity', language)} {_shown(self.similarity)}, "
-                f"{said('overlap', language)} {_shown(self.overlap)}")
-
-
-_NO_MATCH = _Match((), (), None, None)  # no passage to compare with (no context retrieved)
-
-
-def _closest(matches: Iterable[_Match]) -> _Match:
-    """The match that came closest to support: what an explanation of a failed verdict shows."""
-    return max(matches, key=_Match.closeness, default=_NO_MATCH)
-
-
-def _shown(value: float | None) -> str:
-    return "—" if value is None else f"{value:.2f}"
-
-
-@dataclass(frozen=True)
-class _Support:
-    """The support test with its vectors and thresholds bound, so metrics only ask yes or no, and what an
-    unsupported claim came closest to."""
-
-    vectors: dict[str, np.ndarray]
-    scale: SimilarityScale
-    stop_words: frozenset[str]
-    support_threshold: float
-    overlap_threshold: float
-    language: str  # of the explanations
-
-    def __call__(self, claim: Claim, passage: _Passage) -> bool:
-        found = self.match(claim, passage)
-        return not (found.missing or found.misplaced) and (
-            (found.overlap is not None and found.overlap >= self.overlap_threshold)
-            or (found.similarity is not None and found.similarity >= self.support_threshold))
-
-    def match(self, claim: Claim, passage: _Passage) -> _Match:
-        values = claims.numbers(claim)
-        missing = (*sorted(values - passage.stems),
-                   *(n for n in claims.names(claim) if claims.name_key(n) not in passage.names))
-        misplaced = tuple(sorted(v for v in values & passage.stems
-                                 if passage.places_values and not self.stands(v, claim, passage)))
-        content = claims.content_stems(claim, self.stop_words)
-        overlap = len(content & passage.stems) / len(content) if content else None
-        cosines = (judged.cosine(self.vectors[claim], self.vectors[other]) for other in passage.sentences)
-        similarity = max((self.scale(c) for c in cosines if c is not None), default=None)
-        return _Match(missing, misplaced, overlap, similarity)
-
-    @staticmethod
-    def stands(value: str, claim: Claim, passage: _Passage) -> bool:
-        """Whether some sentence of the passage that holds `value` speaks (itself, or through the sentence it
-        follows from: `_about`) of one of the names the claim gives, when it gives any. "The Chrysler Building was
-        completed in March 1889", over a passage giving the Eiffel Tower's March 1889 and the Chrysler Building's
-        1930, finds every word, name and value, each said of another thing."""
-        keys = {claims.name_key(n) for n in claims.names(claim)}
-        return not keys or any(value in claims.stems(sentence) and (about is None or keys & about)
-                               for sentence, about in zip(passage.sentences, passage.about, strict=True))
-
-    def polarity_read(self, claim: Claim, passage: _Passage) -> bool:
-        """Whether the passage says the claim's content with the claim's polarity, as far as words show: some
-        clause of its sentences (cut as claims are) holding at least half the claim's content words is negated
-        when the claim is, and not when it is not; a clause, so that "Staff cannot work remotely, and they must
-        badge in" does not lend its negation to the clause after it. A claim no clause holds so (its facts joined
-        from several) is read as it stands."""
-        own = claims.content_stems(claim, self.stop_words) - claims.NEGATION_STEMS
-        holders = [c for c in passage.clauses if 2 * len(own & claims.stems(c)) >= len(own)] if own else []
-        wanted = claims.negated(claim)
-        return not holders or any(claims.negated(c) == wanted for c in holders)
-
-    def unsupported(self, what: str, found: Sequence[Claim], supported: Sequence[bool], passage: _Passage) -> str:
-        """`what: «claim» (what the passages lack, similarity, overlap) | …` for each claim the passages do not
-        support, as an LLM judge names the statements it rejected and why; "" when none."""
-        shown = [f"«{_truncated(c)}» ({self.match(c, passage).describe(self.language)})"
-                 for c, ok in zip(found, supported, strict=True) if not ok]
-        return f"{said(what, self.language)}: {' | '.join(shown)}" if shown else ""
-
-
-SHOWN_CHARS = 80  # a sentence an explanation quotes is cut here: it names the sentence, the item holds it whole
-
-
-def _truncated(sentence: str) -> str:
-    return sentence if len(sentence) <= SHOWN_CHARS else sentence[: SHOWN_CHARS - 1].rstrip() + "…"
-
-
-def _embed_once(embed: Embed, texts: Sequence[str]) -> dict[str, np.ndarray]:
-    """One embedder call per sample for every distinct text: the embedder is a cached model."""
-    unique = list(dict.fromkeys(texts))
-    if not unique:
-        return {}
-    matrix = np.asarray(embed(unique), dtype=np.float64)
-    if matrix.ndim != 2 or matrix.shape[0] != len(unique):
-        raise ValueError(f"embed returned shape {matrix.shape} for {len(unique)} texts")
-    return dict(zip(unique, matrix, strict=False))
 
 
 def texts_to_embed(sample: Sample, fields: Iterable[str]) -> list[str]:
@@ -262,17 +85,7 @@ def texts_to_embed(sample: Sample, fields: Iterable[str]) -> list[str]:
     return list(dict.fromkeys(texts))
 
 
-def _check_threshold(name: str, value: float) -> None:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise ValueError(f"{name} must be a finite number, got {value!r}")
-    if not 0 < value <= 1:
-        raise ValueError(f"{name} must be in (0, 1], got {value!r}")
-
-
-# --- metrics -------------------------------------------------------------------------------------
-
-
-SupportFor = Callable[[Sequence[str]], _Support]
+SupportFor = Callable[[Sequence[str]], Support]
 SUPPORT_TEST = ("claims read together against the passages: numbers and names must occur, then calibrated "
                 "embedding similarity or content-word overlap")  # in words
 
@@ -287,25 +100,38 @@ class OfflineProxy:
     description: str
 
 
-def _contexts(sample: Sample) -> _Passage:
-    """The retrieved contexts read as one text."""
-    return _together([_passage(c) for c in sample.retrieved_contexts or ()])
+class _ClaimsInContexts(NamedTuple):
+    """The claims of one side of a sample, each with its verdict against the retrieved contexts read together: the
+    one test behind faithfulness (the response's claims) and context recall (the reference's)."""
+
+    claims: tuple[Claim, ...]
+    contexts: Passage
+    support: Support
+    verdicts: list[bool]
+
+    def unsupported(self, what: str) -> str:
+        return self.support.unsupported(what, self.claims, self.verdicts, self.contexts)
+
+
+def _against_contexts(text: str | None, sample: Sample, support_for: SupportFor) -> _ClaimsInContexts:
+    found = split_claims(text or "")
+    contexts = read_together([read_passage(c) for c in sample.retrieved_contexts or ()])
+    support = support_for([*found, *contexts.sentences])
+    return _ClaimsInContexts(found, contexts, support, [support(c, contexts) for c in found])
 
 
 def faithfulness(sample: Sample, support_for: SupportFor, options: JudgeOptions) -> Outcome:
     """Verdict per response claim: supported by the retrieved contexts read together; a short answer read with
     its question (the module docstring)."""
-    found = split_claims(sample.response or "")
-    contexts = _contexts(sample)
-    support = support_for([*found, *contexts.sentences])
-    verdicts = [support(c, contexts) for c in found]
+    judged_claims = _against_contexts(sample.response, sample, support_for)
+    found, contexts, support, verdicts = judged_claims
     uncertain = [ok and not support.polarity_read(c, contexts) for c, ok in zip(found, verdicts, strict=True)]
     shares = [UNCERTAIN if doubt else float(ok) for ok, doubt in zip(verdicts, uncertain, strict=True)]
     score = (judged.expected_share(shares, "faithfulness", "the response has no statements") if any(uncertain)
              else judged.faithfulness(verdicts))
-    doubted = [f"«{_truncated(c)}»" for c, doubt in zip(found, uncertain, strict=True) if doubt]
+    doubted = [f"«{truncated(c)}»" for c, doubt in zip(found, uncertain, strict=True) if doubt]
     outcome = explained(score, support.language,
-                         support.unsupported("unsupported by the contexts", found, verdicts, contexts),
+                         judged_claims.unsupported("unsupported by the contexts"),
                          f"{said('negated unlike the contexts, read as uncertain', support.language)}: "
                          f"{' | '.join(doubted)}" if doubted else "")
     question = claims.content_stems(sample.user_input or "", support.stop_words)
@@ -351,12 +177,9 @@ def _anchor(claim: Claim, question: frozenset[str], sentences: Sequence[str], st
 
 def context_recall(sample: Sample, support_for: SupportFor, options: JudgeOptions) -> Outcome:
     """Verdict per reference claim: supported by the retrieved contexts read together."""
-    found = split_claims(sample.reference or "")
-    contexts = _contexts(sample)
-    support = support_for([*found, *contexts.sentences])
-    verdicts = [support(c, contexts) for c in found]
-    return explained(judged.context_recall(verdicts), support.language,
-                      support.unsupported("reference claims the contexts do not support", found, verdicts, contexts))
+    judged_claims = _against_contexts(sample.reference, sample, support_for)
+    return explained(judged.context_recall(judged_claims.verdicts), judged_claims.support.language,
+                     judged_claims.unsupported("reference claims the contexts do not support"))
 
 
 def context_precision(sample: Sample, support_for: SupportFor, options: JudgeOptions) -> Outcome:
@@ -367,15 +190,15 @@ def context_precision(sample: Sample, support_for: SupportFor, options: JudgeOpt
     reference claim that came closest to it."""
     found = split_claims(sample.reference or "")
     texts = sample.retrieved_contexts or ()
-    contexts = [_passage(c) for c in texts]
-    together = _together(contexts)
+    contexts = [read_passage(c) for c in texts]
+    together = read_together(contexts)
     support = support_for([*found, *together.sentences])
     joined = [c for c in found if support(c, together)]
     verdicts = [any(support(c, context) for c in found)
-                or any(not support(c, _together([*contexts[:k], *contexts[k + 1:]])) for c in joined)
+                or any(not support(c, read_together([*contexts[:k], *contexts[k + 1:]])) for c in joined)
                 for k, context in enumerate(contexts)]
-    irrelevant = [f"#{rank} «{_truncated(text)}» "
-                  f"({_closest(support.match(c, context) for c in found).describe(support.language)})"
+    irrelevant = [f"#{rank} «{truncated(text)}» "
+                  f"({closest(support.match(c, context) for c in found).describe(support.language)})"
                   for rank, (text, context, ok) in enumerate(zip(texts, contexts, verdicts, strict=True), 1)
                   if not ok]
     return explained(judged.context_precision(verdicts), support.language,
@@ -405,9 +228,9 @@ def _both_ways(sample: Sample, support_for: SupportFor, mode: judged.FactualMode
     """
     response, reference = sample.response or "", sample.reference or ""
     stated, truths = split_claims(response), split_claims(reference)
-    question = [_passage(sample.user_input)] if sample.user_input else []
-    against_reference = replace(_together([_passage(reference), *question]), places_values=False)
-    against_response = replace(_together([_passage(response), *question]), places_values=False)
+    question = [read_passage(sample.user_input)] if sample.user_input else []
+    against_reference = replace(read_together([read_passage(reference), *question]), places_values=False)
+    against_response = replace(read_together([read_passage(response), *question]), places_values=False)
     support = support_for([*stated, *truths, *against_reference.sentences, *against_response.sentences,
                            response, reference])
     precision_side = tuple(support(c, against_reference) for c in stated)
@@ -453,14 +276,14 @@ def score_with(
     and semantic similarity are read. `language` picks the stop words that decide which tokens are content.
     """
     stop_words = claims.stop_words(language)
-    _check_threshold("support_threshold", support_threshold)
-    _check_threshold("overlap_threshold", overlap_threshold)
+    check_threshold("support_threshold", support_threshold)
+    check_threshold("overlap_threshold", overlap_threshold)
     missing = sample.missing(proxy.needs)
     if missing:
         return lacking(missing, language)
 
-    def support_for(texts: Sequence[str]) -> _Support:
-        return _Support(_embed_once(embed, texts), scale, stop_words, support_threshold, overlap_threshold, language)
+    def support_for(texts: Sequence[str]) -> Support:
+        return Support(embed_once(embed, texts), scale, stop_words, support_threshold, overlap_threshold, language)
 
     found = proxy.score(sample, support_for, options)
     return found if found.ok else replace(found, explanation=said(found.explanation, language))

@@ -12,11 +12,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from benchmarks.judge.claims import split_claims
-from benchmarks.judge.llm_judge import Scorer
-from benchmarks.judge.offline import OfflineProxy
+from benchmarks.judge.judged_metrics.rubric import Rubric
+from benchmarks.judge.llm.judge import Scorer
+from benchmarks.judge.llm.prompts import RUBRIC, JudgeCall, Language, load_template, template_sha256
+from benchmarks.judge.offline.proxies import OfflineProxy
 from benchmarks.judge.options import JudgeOptions, Verdicts
-from benchmarks.judge.prompts import RUBRIC, JudgeCall, Language, load_template, template_sha256
-from benchmarks.judge.rubric import Rubric
 from benchmarks.samples import Sample
 
 # A metric's judge calls for one sample, as `--dry-run` counts them: the documented count (e.g. faithfulness

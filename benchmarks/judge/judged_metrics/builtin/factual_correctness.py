@@ -10,13 +10,14 @@ from __future__ import annotations
 import asyncio
 from typing import ClassVar
 
-from benchmarks.judge import offline
-from benchmarks.judge.judged_metric import JudgedMetric
-from benchmarks.judge.llm_judge import LLMJudge, Trace, rejected, statement_bound
-from benchmarks.judge.offline import OfflineProxy
+from benchmarks.judge.judged_metrics.declaration import JudgedMetric
+from benchmarks.judge.llm.asking import Trace
+from benchmarks.judge.llm.judge import LLMJudge, rejected, statement_bound
+from benchmarks.judge.llm.prompts import STATEMENT_VERDICTS, judge_call
+from benchmarks.judge.llm.shapes import Bounded, Text
+from benchmarks.judge.offline import proxies
+from benchmarks.judge.offline.proxies import OfflineProxy
 from benchmarks.judge.options import JudgeOptions
-from benchmarks.judge.prompts import STATEMENT_VERDICTS, judge_call
-from benchmarks.judge.shapes import Bounded, Text
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
@@ -77,7 +78,7 @@ METRIC = JudgedMetric(
     calls=(CLAIMS, STATEMENT_VERDICTS),
     planned_calls=_planned,
     score=score,
-    offline=OfflineProxy(("response", "reference"), offline.factual_correctness,
+    offline=OfflineProxy(("response", "reference"), proxies.factual_correctness,
                          "offline proxy: F1 of response claims supported by the reference and reference "
                          "claims supported by the response, bench's clauses standing in for LLM-extracted claims"),
 )

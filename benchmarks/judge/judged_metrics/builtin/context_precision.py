@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import asyncio
 
-from benchmarks.judge import offline
-from benchmarks.judge.judged_metric import JudgedMetric, per_context
-from benchmarks.judge.llm_judge import JudgeFailed, LLMJudge, Trace
-from benchmarks.judge.offline import OfflineProxy
-from benchmarks.judge.prompts import judge_call
-from benchmarks.judge.shapes import Binary, Reason, Shape
+from benchmarks.judge.judged_metrics.declaration import JudgedMetric, per_context
+from benchmarks.judge.llm.asking import JudgeFailed, Trace
+from benchmarks.judge.llm.judge import LLMJudge
+from benchmarks.judge.llm.prompts import judge_call
+from benchmarks.judge.llm.shapes import Binary, Reason, Shape
+from benchmarks.judge.offline import proxies
+from benchmarks.judge.offline.proxies import OfflineProxy
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
@@ -54,7 +55,7 @@ METRIC = JudgedMetric(
     calls=(CONTEXT_USEFULNESS,),
     planned_calls=per_context,
     score=score,
-    offline=OfflineProxy(("reference", "retrieved_contexts"), offline.context_precision,
+    offline=OfflineProxy(("reference", "retrieved_contexts"), proxies.context_precision,
                          "offline proxy: average precision in rank order, a context counting as relevant when it "
                          "supports some reference sentence, not an LLM usefulness verdict"),
 )

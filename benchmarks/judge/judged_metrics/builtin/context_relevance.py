@@ -5,11 +5,15 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
 
-from benchmarks.judge.judged_metric import JudgedMetric, per_context
-from benchmarks.judge.llm_judge import LLMJudge, Trace
-from benchmarks.judge.prompts import judge_call
-from benchmarks.judge.shapes import Rating, Reason, Shape
+import numpy as np
+
+from benchmarks.judge.judged_metrics.declaration import JudgedMetric, per_context
+from benchmarks.judge.llm.asking import Trace
+from benchmarks.judge.llm.judge import LLMJudge
+from benchmarks.judge.llm.prompts import judge_call
+from benchmarks.judge.llm.shapes import Rating, Reason, Shape
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
@@ -27,6 +31,25 @@ class ContextRating(Shape):
 CONTEXT_RATING = judge_call("context_rating", ContextRating, "question", "context", tokens=256)
 
 
+def context_relevance(ratings: Sequence[int]) -> Outcome:
+    """Mean relevance of the retrieved contexts to the question, on the judge's 0/1/2 scale.
+
+    Formula (docs/metrics.md#context-relevance): (1/N) · Σ r_i / 2, r_i ∈ {0, 1, 2} the rating of context i; computed as
+    Σ r_i / (2N). One rating per context as the seed specifies; RAGAS's NVIDIA-style metric rates the
+    joined contexts twice with two prompts and averages the judges, which the seed does not do.
+    LLM calls: 1 per context.
+    Degenerate: no context retrieved → 0.0 with a reason (a retrieval failure, as for
+    context_precision).
+    """
+    values = list(ratings)
+    for r in values:
+        if isinstance(r, (bool, np.bool_)) or not isinstance(r, (int, np.integer)) or r not in (0, 1, 2):
+            raise ValueError(f"context_relevance: a rating must be 0, 1 or 2, got {r!r}")
+    if not values:
+        return Outcome.scored(0.0, explanation="no context was retrieved")
+    return Outcome.scored(judged.share(int(sum(values)), 2 * len(values)))
+
+
 async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[Outcome, str]:
     # in METRIC.needs, which the judge checks before scoring
     assert s.user_input is not None and s.retrieved_contexts is not None
@@ -35,7 +58,7 @@ async def score(judge: LLMJudge, s: Sample, model: str, trace: Trace) -> tuple[O
         for c in s.retrieved_contexts
     ))
     explanation = " | ".join(f"#{i + 1}: {a.rating} ({a.reason})" for i, a in enumerate(answers))
-    return judged.context_relevance([a.rating for a in answers]), explanation
+    return context_relevance([a.rating for a in answers]), explanation
 
 
 METRIC = JudgedMetric(

@@ -12,12 +12,13 @@ from typing import Any, ClassVar
 
 from pydantic import model_validator
 
-from benchmarks.judge import offline
-from benchmarks.judge.judged_metric import JudgedMetric, fixed
-from benchmarks.judge.llm_judge import LLMJudge, Trace
-from benchmarks.judge.offline import OfflineProxy
-from benchmarks.judge.prompts import STATEMENTS, judge_call, statements_block
-from benchmarks.judge.shapes import Reason, Shape, Text, counted
+from benchmarks.judge.judged_metrics.declaration import JudgedMetric, fixed
+from benchmarks.judge.llm.asking import Trace
+from benchmarks.judge.llm.judge import LLMJudge
+from benchmarks.judge.llm.prompts import STATEMENTS, judge_call, statements_block
+from benchmarks.judge.llm.shapes import Reason, Shape, Text, counted
+from benchmarks.judge.offline import proxies
+from benchmarks.judge.offline.proxies import OfflineProxy
 from benchmarks.metrics import judged
 from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
@@ -121,7 +122,7 @@ METRIC = JudgedMetric(
     planned_calls=fixed(3),
     score=score,
     embeds=("response", "reference"),
-    offline=OfflineProxy(("response", "reference"), offline.answer_correctness,
+    offline=OfflineProxy(("response", "reference"), proxies.answer_correctness,
                          "offline proxy: 0.75 x claim-support F1 (as factual_correctness offline) + 0.25 x "
                          "calibrated embedding similarity of response and reference, not LLM-classified statements"),
 )

@@ -17,17 +17,17 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Literal, Protocol
 
 import numpy as np
 
-from benchmarks.chat.request import TOP_LOGPROBS, Message, ResponseSchema
-from benchmarks.judge import shapes
+from benchmarks.chat.request import TOP_LOGPROBS, Message
+from benchmarks.embedding.embed import Embed
 from benchmarks.judge.claims import split_sentences
-from benchmarks.judge.options import JudgeOptions
-from benchmarks.judge.parsing import parse_output
-from benchmarks.judge.prompts import (
+from benchmarks.judge.llm import shapes
+from benchmarks.judge.llm.asking import JudgeFailed, Trace, Unusable, ask_json, attempts
+from benchmarks.judge.llm.prompts import (
     CLAIM_SUPPORT,
     KNOWLEDGE_ANSWER,
     STATEMENT_VERDICTS,
@@ -37,16 +37,17 @@ from benchmarks.judge.prompts import (
     render,
     statements_block,
 )
+from benchmarks.judge.options import JudgeOptions
 from benchmarks.judge.wording import explained, lacking, said
 from benchmarks.metrics import judged
 from benchmarks.metrics.similarity_scale import SimilarityScale
-from benchmarks.outcome import Outcome, Status
+from benchmarks.outcome import Outcome
 from benchmarks.samples import Sample
 
 if TYPE_CHECKING:  # the judge only calls the service it is handed
     from benchmarks.chat.backend import ChatBackend
+    from benchmarks.chat.client import Completion
 
-Embed = Callable[[Sequence[str]], np.ndarray]
 # How a metric is scored: (judge, sample, judge model, trace) -> (score, the judge's reasons)
 Scorer = Callable[["LLMJudge", Sample, str, "Trace"], Awaitable[tuple[Outcome, str]]]
 
@@ -74,19 +75,6 @@ YES_NO_REPAIR = {"en": "Answer with one word: Yes or No.", "ru": "Ответьт
 _YES = frozenset({"yes", "да", "д", "true"})
 _NO = frozenset({"no", "нет", "не", "н", "false"})
 _PARSED_TOKENS = 3  # a parsed verdict reads the first word; a leading space or quote must not cut it
-REPAIR = {
-    "en": "Your answer could not be used: {error}. Reply again with only one JSON object of this form: {form}",
-    "ru": "Ваш ответ не удалось использовать: {error}. Ответьте ещё раз только одним JSON-объектом такого вида: "
-          "{form}",
-}
-
-
-class JudgeFailed(Exception):
-    """A call that ended without a usable answer: the sample's status and why."""
-
-    def __init__(self, status: Status, message: str):
-        super().__init__(message)
-        self.status = status
 
 
 @dataclass(frozen=True)
@@ -97,13 +85,6 @@ class Extraction:
 
     answer: str
     turns: tuple[Message, Message]
-
-
-@dataclass
-class Trace:
-    calls: int = 0
-    raw: list[dict[str, Any]] = field(default_factory=list)
-    latency_ms: list[float] = field(default_factory=list)  # per call, as the LLM service measured it
 
 
 class LLMJudge:
@@ -187,15 +168,8 @@ class LLMJudge:
         )
         messages: list[Message] = [{"role": "system", "content": FACT_CHECKER[self.language]}, *after,
                                    {"role": "user", "content": render(call, self.language, variables)}]
-        for attempt in ("first", "repair"):
-            completion = await self.service.complete(messages, role="judge", model=model, prefix=True, **asked)
-            trace.calls += 1
-            trace.latency_ms.append(completion.latency_ms)
-            record: dict[str, Any] = {"call": call.name, "attempt": attempt, "status": completion.status,
-                                      "text": completion.text, "cached": completion.cached, "reading": reading}
-            trace.raw.append(record)
-            if completion.status != "ok":
-                raise JudgeFailed("api_error", f"{call.name}: {completion.error or completion.status}")
+
+        def read(completion: Completion, record: dict[str, Any]) -> float | Unusable:
             probability = yes_probability(completion.top_logprobs)
             if probability is not None:
                 record |= {"read": "probability", "p_yes": probability}
@@ -204,11 +178,10 @@ class LLMJudge:
             if word is not None:
                 record["read"] = "word"
                 return word
-            self.service.discard(completion)
-            messages = [*messages, {"role": "assistant", "content": completion.text or ""},
-                        {"role": "user", "content": YES_NO_REPAIR[self.language]}]
-        raise JudgeFailed("parse_error", f"{call.name}: neither Yes nor No in {completion.text!r} (after one repair "
-                                         "attempt)")
+            return Unusable(f"neither Yes nor No in {completion.text!r}", YES_NO_REPAIR[self.language])
+
+        return await attempts(self.service, messages, read, call=call.name, trace=trace, recorded={"reading": reading},
+                              model=model, prefix=True, **asked)
 
     async def knowledge_answer(self, context: str, question: str, model: str, trace: Trace) -> Extraction:
         """The answer `context` itself gives to `question`, as the judge extracts it (a short phrase: its reply's
@@ -217,15 +190,9 @@ class LLMJudge:
         messages: list[Message] = [{"role": "system", "content": FACT_CHECKER[self.language]},
                                    {"role": "user", "content": render(KNOWLEDGE_ANSWER, self.language,
                                                                       {"context": context, "question": question})}]
-        completion = await self.service.complete(messages, role="judge", model=model, prefix=True,
-                                                 max_tokens=KNOWLEDGE_ANSWER.answer_tokens, stop=["\n"])
-        trace.calls += 1
-        trace.latency_ms.append(completion.latency_ms)
-        trace.raw.append({"call": KNOWLEDGE_ANSWER.name, "attempt": "first", "status": completion.status,
-                          "text": completion.text, "cached": completion.cached})
-        if completion.status != "ok":
-            raise JudgeFailed("api_error", f"{KNOWLEDGE_ANSWER.name}: {completion.error or completion.status}")
-        text = completion.text or ""
+        text = await attempts(self.service, messages, lambda completion, record: completion.text or "",
+                              call=KNOWLEDGE_ANSWER.name, trace=trace, model=model, prefix=True,
+                              max_tokens=KNOWLEDGE_ANSWER.answer_tokens, stop=["\n"])
         return Extraction(answer=" ".join(text.split()) or "—",
                           turns=(messages[1], {"role": "assistant", "content": text}))
 
@@ -234,41 +201,6 @@ class LLMJudge:
         if self.embed is None or self.scale is None:  # both or neither (__init__)
             raise JudgeFailed("undetermined", "this metric needs an embedding model")
         return self.embed(list(texts)), self.scale
-
-
-async def ask_json(service: ChatBackend, prompt: str, shape: type[shapes.Shape], *, call: str,
-                   language: Language, model: str, trace: Trace, repeat: int = 0, max_tokens: int | None = None,
-                   lone_number: str | None = None, **options: Any) -> Any:
-    """One judge request whose answer must validate against `shape` (its schema sent as the endpoint
-    allows), with one repair attempt that restates the required form; raises `JudgeFailed` otherwise.
-
-    `max_tokens`: the call's budget (the service keeps it within `llm_max_tokens`); an answer cut off by it
-    is `truncated`, not repaired (the same budget would cut it again). `lone_number`: the field a reply
-    holding only a number may fill (direct ratings); each raw call records how its answer was read. A reply
-    that fails validation is dropped from the reply cache, so a rerun asks again rather than repeat it."""
-    schema = ResponseSchema(call, shape.response_schema())
-    messages: list[dict[str, Any]] = [{"role": "user", "content": prompt}]
-    for attempt in ("first", "repair"):
-        completion = await service.complete(messages, role="judge", model=model, repeat=repeat, schema=schema,
-                                            max_tokens=max_tokens, **options)
-        trace.calls += 1
-        record = {"call": call, "attempt": attempt, "status": completion.status, "text": completion.text,
-                  "cached": completion.cached}
-        trace.raw.append(record)
-        trace.latency_ms.append(completion.latency_ms)
-        if completion.status != "ok":
-            raise JudgeFailed("api_error", f"{call}: {completion.error or completion.status}")
-        parsed = parse_output(completion.text, shape, lone_number=lone_number)
-        if parsed.status == "ok":
-            record["read"] = parsed.read
-            return parsed.value
-        if completion.truncated:
-            record["status"] = "truncated"
-            raise JudgeFailed("truncated", f"{call}: the answer ran past its token limit and was cut off")
-        service.discard(completion)
-        messages = [*messages, {"role": "assistant", "content": completion.text or ""},
-                    {"role": "user", "content": REPAIR[language].format(error=parsed.error, form=shape.skeleton())}]
-    raise JudgeFailed("parse_error", f"{call}: {parsed.error} (after one repair attempt)")
 
 
 def _word(token: str) -> str:

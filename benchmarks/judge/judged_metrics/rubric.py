@@ -21,11 +21,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from benchmarks.config import check_rubrics
-from benchmarks.judge import shapes
-from benchmarks.judge.llm_judge import JudgeFailed, LLMJudge, Trace
-from benchmarks.judge.prompts import RUBRIC, Language, load_template
-from benchmarks.metrics import judged
+from benchmarks.judge.llm import shapes
+from benchmarks.judge.llm.asking import JudgeFailed, Trace
+from benchmarks.judge.llm.judge import LLMJudge
+from benchmarks.judge.llm.prompts import RUBRIC, Language, load_template
 from benchmarks.outcome import Outcome
 from benchmarks.readers.templates import packaged
 from benchmarks.report_model import RubricNote
@@ -105,6 +107,22 @@ def sample_block(sample: Sample, needs: tuple[str, ...], language: Language) -> 
     return "\n".join(lines)
 
 
+def rubric_score(score: int, *, low: int, high: int) -> Outcome:
+    """A user rubric's score for one sample: the judge's whole score, on the rubric's own scale.
+
+    Formula: the score itself, as a float; not rescaled, so a 1-5 rubric is reported on 1–5 and a
+    binary one on 0–1 (a mean over samples is then the share of samples that meet the criteria).
+    LLM calls: 1.
+    Degenerate: none; a score that is not a whole number on the scale is a parsing bug (the answer's
+    shape rejects it) and raises ValueError.
+    """
+    if low >= high:
+        raise ValueError(f"rubric: a scale needs low < high, got {low} to {high}")
+    if isinstance(score, (bool, np.bool_)) or not isinstance(score, (int, np.integer)) or not low <= score <= high:
+        raise ValueError(f"rubric: a score must be a whole number from {low} to {high}, got {score!r}")
+    return Outcome.scored(float(score))
+
+
 async def score(rubric: Rubric, judge: LLMJudge, sample: Sample, model: str, trace: Trace
                 ) -> tuple[Outcome, str]:
     """One judge call: the rubric's criteria and fields in, a reason and a whole score on the scale out."""
@@ -115,4 +133,4 @@ async def score(rubric: Rubric, judge: LLMJudge, sample: Sample, model: str, tra
                                       "high": str(rubric.high),
                                       "sample": sample_block(sample, rubric.needs, judge.language)},
                              model, trace, shapes.RubricScore.on_scale(rubric.low, rubric.high))
-    return judged.rubric(answer.score, low=rubric.low, high=rubric.high), answer.reason
+    return rubric_score(answer.score, low=rubric.low, high=rubric.high), answer.reason
