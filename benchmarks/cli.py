@@ -129,7 +129,7 @@ def run_command(tier_name: str, flags: list[Flag], **values: Any) -> None:
         raise typer.Exit(EXIT_UNMEASURED)
 
 
-def tier_parameters(tier: Tier, flags: list[Flag], *, input_help: str | None = None) -> list[Any]:
+def tier_parameters(tier: Tier[Any], flags: list[Flag], *, input_help: str | None = None) -> list[Any]:
     parameters = [option("dataset", str, "--dataset", "-d", help=input_help or tier.input.help, default=...),
                   *(flag.parameter() for flag in flags),
                   option("output_dir", Path | None, "--output-dir", "-o", panel=RUN,

@@ -434,7 +434,8 @@ class LLMService:
     def _total(self, entries: list[dict[str, Any]], name: str) -> float | None:
         if self.settings.llm_prices is None:
             return None
-        return sum(entry[name] for entry in entries if entry[name] is not None)
+        total: float = sum(entry[name] for entry in entries if entry[name] is not None)
+        return total
 
     def _scrub(self, text: str) -> str:
         """The key never leaves the process, even when an endpoint quotes it back in an error."""

@@ -113,7 +113,8 @@ class SentenceTransformerEmbedder:
             from sentence_transformers import SentenceTransformer
             from transformers.utils import logging as transformers_logging
 
-            transformers_logging.disable_progress_bar()  # bench draws its own progress on stderr
+            # bench draws its own progress on stderr; transformers leaves this function unannotated
+            transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
             try:
                 self._model = SentenceTransformer(self.location, device="cpu")
             except (OSError, ValueError) as exc:

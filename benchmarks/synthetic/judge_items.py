@@ -122,8 +122,10 @@ class _Builder:
 
 
 def _primary(question: Record) -> str:
-    relevant = dict(question["relevant"])  # type: ignore[call-overload]
-    return max(sorted(relevant), key=lambda chunk_id: relevant[chunk_id])
+    relevant = question["relevant"]
+    assert isinstance(relevant, dict)  # a record's values are any JSON; a question's relevance is an object
+    primary: str = max(sorted(relevant), key=lambda chunk_id: relevant[chunk_id])
+    return primary
 
 
 def _nudged(value: object) -> list[object]:

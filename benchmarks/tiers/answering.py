@@ -41,6 +41,7 @@ from benchmarks.generation.openai_generator import OpenAIGenerator, load_rag_tem
 from benchmarks.generation.precomputed import PrecomputedGenerator
 from benchmarks.judge import catalog, offline
 from benchmarks.judge.catalog import offline_score
+from benchmarks.judge.judged_metric import JudgedMetric
 from benchmarks.judge.llm_judge import LLMJudge
 from benchmarks.judge.offline_ratings import OFFLINE_RATINGS, describe_rating, offline_rating, proxy_fields
 from benchmarks.judge.options import JudgeOptions
@@ -128,7 +129,7 @@ def require_fields(dataset: Dataset, tier: str, needed: dict[str, Callable[[Ques
                          f"has: {', '.join(missing)}")
 
 
-def judged_metrics(settings: Settings) -> Mapping[str, catalog.JudgedMetric]:
+def judged_metrics(settings: Settings) -> Mapping[str, JudgedMetric]:
     """The metrics `--metrics` may name: the built-in judged metrics and the settings' rubrics."""
     return catalog.metrics(settings.rubrics)
 
@@ -174,7 +175,7 @@ async def require_reachable_services(settings: Settings) -> None:
         await endpoint_config(settings).probe()
 
 
-def answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder,
+def answer_and_grade(ctx: RunContext[Dataset], cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder,
                      scale: SimilarityScale, runner: asyncio.Runner | None = None
                      ) -> tuple[list[Graded], dict[str, Any], Generator]:
     """Run the generator and the judge over every case; returns the graded cases, LLM usage, the generator.
@@ -184,7 +185,7 @@ def answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedde
     return runner.run(work) if runner is not None else asyncio.run(work)
 
 
-async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder,
+async def _answer_and_grade(ctx: RunContext[Dataset], cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder,
                             scale: SimilarityScale) -> tuple[list[Graded], dict[str, Any], Generator]:
     s = ctx.settings
     language = language_of(ctx.inputs)
@@ -259,7 +260,7 @@ def _restore(case: Case, row: dict[str, Any], plan: Plan) -> Graded:
     return graded
 
 
-def _offline_fields(plan: Plan, known: Mapping[str, catalog.JudgedMetric]) -> frozenset[str]:
+def _offline_fields(plan: Plan, known: Mapping[str, JudgedMetric]) -> frozenset[str]:
     """The sample fields the plan's offline proxies read."""
     proxies = [known[m].offline for m in plan.extra_metrics]
     return frozenset({f for name in plan.ratings for f in proxy_fields(name)}

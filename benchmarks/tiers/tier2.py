@@ -36,7 +36,7 @@ def check(settings: Settings, origins: Origins) -> None:
     answering.check_local_judge(settings)
 
 
-def run(ctx: RunContext) -> TierResult:
+def run(ctx: RunContext[Dataset]) -> TierResult:
     s, dataset = ctx.settings, ctx.inputs
     plan = Plan(RATINGS, s.extra_metrics or ())
     answering.check_plan(s, plan)
