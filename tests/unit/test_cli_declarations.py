@@ -81,6 +81,19 @@ def test_a_tier_reading_an_undeclared_setting_fails_at_the_first_read():
         _ = scoped.hnsw_m
 
 
+def test_a_scoped_view_is_a_settings_that_reads_the_one_it_wraps():
+    """Services are typed for Settings and a tier hands them its view: it is one at run time too, and shows or
+    copies nothing it was not given (repr names its declared settings; a copy of all of them is an undeclared
+    read)."""
+    import dataclasses
+
+    scoped = ScopedSettings(Settings(top_k=7), ("top_k",), "tier t")
+    assert isinstance(scoped, Settings) and scoped.top_k == 7
+    assert repr(scoped) == "ScopedSettings(tier t: top_k)"
+    with pytest.raises(AttributeError, match="tier t reads setting 'data_dir' without declaring it"):
+        dataclasses.asdict(scoped)
+
+
 def test_a_tier_publishing_an_undeclared_metric_stops_at_run_time():
     from benchmarks.tiers.base import Metric, TierResult, UndeclaredMetric
 
