@@ -129,7 +129,7 @@ def run_command(tier_name: str, flags: list[Flag], **values: Any) -> None:
         raise typer.Exit(EXIT_UNMEASURED)
 
 
-def tier_parameters(tier: Tier, flags: list[Flag], *, input_help: str | None = None) -> list[Any]:
+def tier_parameters(tier: Tier[Any], flags: list[Flag], *, input_help: str | None = None) -> list[Any]:
     parameters = [option("dataset", str, "--dataset", "-d", help=input_help or tier.input.help, default=...),
                   *(flag.parameter() for flag in flags),
                   option("output_dir", Path | None, "--output-dir", "-o", panel=RUN,
@@ -148,13 +148,13 @@ def _evaluate(flags: list[Flag], dry_run: bool, **values: Any) -> None:
     if not dry_run:
         return run_command("evaluate", flags, **values)
     from benchmarks.console import print_plan
-    from benchmarks.runner import limited
+    from benchmarks.runner import sampling
     from benchmarks.tiers import SAMPLES, evaluate
 
     settings, origins = settings_from(flags, values, values.pop("config"))
-    tier = TIERS["evaluate"]  # --limit counts only the samples the run would judge
+    sample = sampling(TIERS["evaluate"], settings)  # --limit counts only the samples the run would judge
     with origins.naming():
-        models, rows = evaluate.plan(settings, limited(tier, SAMPLES.load(values["dataset"], settings), settings))
+        models, rows = evaluate.plan(settings, SAMPLES.load(values["dataset"], settings, sample))
     print_plan(models, rows, stdout)
 
 

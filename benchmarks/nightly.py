@@ -169,12 +169,12 @@ def previous_run(index: Path | Iterable[Mapping[str, Any]], tier: str, dataset: 
     """The latest ok line of this tier, dataset and suite entry (`entry_key`; a line written before entries were
     recorded counts as an entry of no settings of its own), earlier than run `before` when given (else the
     last)."""
-    lines = read_index(index) if isinstance(index, Path) else [dict(line) for line in index]
+    lines: list[dict[str, Any]] = read_index(index) if isinstance(index, Path) else [dict(line) for line in index]
     if before is not None:
         ids = [line.get("run_id") for line in lines]
         if before in ids:
             lines = lines[:ids.index(before)]
-    for line in reversed(lines):
+    for line in lines[::-1]:  # latest first (mypy reads reversed() as Any)
         if line.get("status") == "ok" and line.get("tier") == tier and line.get("dataset") == dataset \
                 and line.get("entry", "") == entry:
             return line
@@ -413,7 +413,7 @@ def render_trends(lines: Sequence[Mapping[str, Any]]) -> str:
                          showlegend=True, height=max(400, 300 * len(keys)),
                          margin={"l": 60, "r": 20, "t": 60, "b": 40})
     # Fixed div id (plotly's default is a random UUID) and plotly.js inlined: no network, stable bytes.
-    page = figure.to_html(include_plotlyjs=True, full_html=True, div_id=TRENDS_DIV_ID,
+    page: str = figure.to_html(include_plotlyjs=True, full_html=True, div_id=TRENDS_DIV_ID,
                           config={"displaylogo": False, "responsive": True})
     return page.replace("<head>", f"<head><title>{html.escape(title)}</title>", 1)
 

@@ -96,9 +96,7 @@ def flag_type(name: str) -> type | None:
         return str
     if typing.get_origin(hint) is tuple:
         return str  # comma-separated, as in the environment
-    if hint in (int, float, str, bool, Path):
-        return hint  # type: ignore[no-any-return]
-    return None
+    return next((plain for plain in (int, float, str, bool, Path) if hint is plain), None)
 
 
 class PanelledCommand(typer.core.TyperCommand):

@@ -77,7 +77,7 @@ def run_tier(tier_name: str, spec: str, settings: Settings, origins: Origins, *,
                             resume=resume, write=write)
 
 
-def _run_decided(tier: Tier, spec: str, decided: input_language.Resolved, console: Console, *,
+def _run_decided(tier: Tier[Any], spec: str, decided: input_language.Resolved, console: Console, *,
                  output_dir: Path | None, resume: Path | None, write: bool) -> RunOutcome:
     """The run once its settings, language included, are decided: the tier's checks, then its items."""
     settings, origins, inputs = decided.settings, decided.origins, decided.inputs
@@ -114,7 +114,7 @@ def _run_decided(tier: Tier, spec: str, decided: input_language.Resolved, consol
 
 
 @contextmanager
-def local_judge_for(tier: Tier, settings: Settings, origins: Origins, console: Console
+def local_judge_for(tier: Tier[Any], settings: Settings, origins: Origins, console: Console
                     ) -> Iterator[local_judge.LocalJudge | None]:
     """Under `--judge local`, the judge's server for the whole run (every metric and language), started after
     every check and stopped when the run ends, however it ends; None for any other judge."""
@@ -141,7 +141,7 @@ def stamped(result: TierResult, judge: local_judge.LocalJudge | None) -> TierRes
     return result
 
 
-def check_folders(tier: Tier, settings: Settings, origins: Origins, *, output_dir: Path | None,
+def check_folders(tier: Tier[Any], settings: Settings, origins: Origins, *, output_dir: Path | None,
                   resume: Path | None) -> None:
     """Every folder the run will write, refused before any work: an unwritable one used to surface as a
     traceback once the whole run had computed, and its results were lost."""
@@ -169,7 +169,7 @@ def unmeasured(report: Report) -> str | None:
     return why + (f"; warnings: {warnings}" if warnings else "")
 
 
-def sampling(tier: Tier, settings: Settings) -> Sampling | None:
+def sampling(tier: Tier[Any], settings: Settings) -> Sampling | None:
     """The sample the run reads: `limit` of the items, seeded, when the tier reads that setting (tier 0 calls its
     own pairwise cap --limit), else None (all). Decided here, once, so every tier, the report and the resume
     identity see the same sample, whether the loader draws it while reading or `limited` draws it after."""
@@ -178,7 +178,7 @@ def sampling(tier: Tier, settings: Settings) -> Sampling | None:
     return Sampling(settings.limit, settings.seed)
 
 
-def limited(tier: Tier, inputs: S, settings: Settings) -> S:
+def limited(tier: Tier[Any], inputs: S, settings: Settings) -> S:
     """The items the run reads of a set already loaded (the Python API's): see `sampling`."""
     sample = sampling(tier, settings)
     return inputs if sample is None else inputs.sample(sample.n, sample.seed)
@@ -188,7 +188,7 @@ def limited(tier: Tier, inputs: S, settings: Settings) -> S:
 class TierRun:
     """A tier on its input under its settings: what its report and its resume identity are made of."""
 
-    tier: Tier
+    tier: Tier[Any]
     inputs: InputSet
     settings: Settings
     scoped: ScopedSettings  # the same settings as the tier sees them

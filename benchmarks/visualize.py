@@ -154,7 +154,7 @@ def render_html(
                          showlegend=True, legend={"title": {"text": "colour"}},
                          margin={"l": 40, "r": 20, "t": 40 + 20 * len(lines), "b": 40})
     # A fixed div id (plotly's default is a random UUID): the same input gives the same bytes.
-    page = figure.to_html(include_plotlyjs=True, full_html=True, default_height="95vh", div_id="bench-visualize",
+    page: str = figure.to_html(include_plotlyjs=True, full_html=True, default_height="95vh", div_id="bench-visualize",
                           config={"displaylogo": False, "responsive": True})
     return page.replace("<head>", f"<head><title>{' — '.join(lines)}</title>", 1)
 

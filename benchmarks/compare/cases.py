@@ -63,7 +63,8 @@ def sign_test(successes: int, trials: int) -> float:
     rounded, up to EXACT_TRIALS; beyond, scipy's (imported then: scipy.stats alone costs bench compare and bench
     view about a second of start-up)."""
     if trials <= EXACT_TRIALS:
-        return sum(math.comb(trials, k) for k in range(successes, trials + 1)) / 2 ** trials
+        outcomes: int = 2 ** trials  # an int, so the one division rounds the exact ratio
+        return sum(math.comb(trials, k) for k in range(successes, trials + 1)) / outcomes
     from scipy.stats import binomtest
 
     return float(binomtest(successes, trials, 0.5, alternative="greater").pvalue)

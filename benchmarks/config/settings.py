@@ -36,24 +36,34 @@ class Settings(UserLogsSettings, ShowJudgeSettings, JudgingSettings, GenerationS
 SETTING_FIELDS: dict[str, dataclasses.Field[Any]] = {f.name: f for f in dataclasses.fields(Settings)}
 
 
-if TYPE_CHECKING:  # to the type checker a scoped view reads as the Settings it wraps: each setting with its type
-    _SettingsView = Settings
-else:
-    _SettingsView = object
-
-
-class ScopedSettings(_SettingsView):
+class ScopedSettings(Settings):
     """The settings a tier declared it reads, and no others: reading an undeclared one is a bug of the tier
     (its report and resume identity would not name a setting its numbers depend on), caught at the first read.
-    Read-only, and no dataclass: `replace` and `asdict` take the Settings themselves."""
+    A Settings, so every service typed for Settings takes it as it is, each setting with its type; it holds no
+    values of its own but reads those of the Settings it wraps, so it is never built field by field (`replace`
+    takes the Settings themselves)."""
 
-    def __init__(self, settings: Settings, names: Iterable[str], owner: str):
-        self._settings, self._names, self._owner = settings, frozenset(names), owner
+    _scope: tuple[Settings, frozenset[str], str]  # the settings wrapped, the names declared, who declared them
 
-    def __getattr__(self, name: str) -> Any:
-        if name not in self._names:
-            raise AttributeError(f"{self._owner} reads setting {name!r} without declaring it in its tier's reads")
-        return getattr(self._settings, name)
+    def __init__(self, settings: Settings, names: Iterable[str], owner: str) -> None:
+        object.__setattr__(self, "_scope", (settings, frozenset(names), owner))  # frozen: set as a dataclass does
+
+    if not TYPE_CHECKING:  # hidden from mypy, which would otherwise let any attribute name through
+        def __getattribute__(self, name: str) -> Any:
+            if name not in SETTING_FIELDS:
+                return object.__getattribute__(self, name)
+            settings, names, owner = object.__getattribute__(self, "_scope")
+            if name not in names:
+                raise AttributeError(f"{owner} reads setting {name!r} without declaring it in its tier's reads")
+            return getattr(settings, name)
+
+    def __repr__(self) -> str:  # the dataclass's would read every setting, the undeclared ones too
+        _, names, owner = self._scope
+        return f"ScopedSettings({owner}: {', '.join(sorted(names))})"
+
+    # one view is one object: the dataclass's equality and hash would read every setting
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
 
 
 @functools.cache

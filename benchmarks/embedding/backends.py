@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from benchmarks.config.embedding_settings import E5_MODEL, E5_NAMES
 from benchmarks.embedding.embedder import (
+    BatchEmbedder,
     CachedEmbedder,
     Embedder,
     MultilingualE5Embedder,
@@ -48,7 +49,7 @@ def _sentence_transformers(settings: Settings) -> Embedder:
     return SentenceTransformerEmbedder(settings.embedding_model, settings.embedding_batch_size)
 
 
-def _openai(settings: Settings) -> Embedder:
+def _openai(settings: Settings) -> BatchEmbedder:  # it caches each batch
     from benchmarks.embedding.openai_backend import OpenAIEmbedder
 
     return OpenAIEmbedder(settings)

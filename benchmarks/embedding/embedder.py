@@ -21,7 +21,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, cast
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, Protocol, TypeGuard
 
 import numpy as np
 
@@ -69,12 +69,18 @@ class Embedder(Protocol):
                ) -> np.ndarray: ...
 
 
-class BatchEmbedder(Protocol):
-    """The encode of a backend that declares `caches_each_batch`: every batch goes to `on_batch` as it arrives."""
+class BatchEmbedder(Embedder, Protocol):
+    """A backend that declares `caches_each_batch`: its encode hands every batch to `on_batch` as it arrives."""
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None,
                on_batch: Callable[[list[int], np.ndarray], None] | None = None, *, role: Role = "document"
                ) -> np.ndarray: ...
+
+
+def caches_each_batch(embedder: Embedder) -> TypeGuard[BatchEmbedder]:
+    """Whether the backend hands over each batch, as its capabilities declare (a test holds every registered
+    backend that declares it to BatchEmbedder's encode)."""
+    return embedder.capabilities.caches_each_batch
 
 
 LOCAL = Capabilities(dimension_up_front=True, dimension_in_cache_id=False, caches_each_batch=False)
@@ -108,7 +114,8 @@ class SentenceTransformerEmbedder:
             from sentence_transformers import SentenceTransformer
             from transformers.utils import logging as transformers_logging
 
-            transformers_logging.disable_progress_bar()  # bench draws its own progress on stderr
+            # bench draws its own progress on stderr; transformers leaves this function unannotated
+            transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]
             try:
                 self._model = SentenceTransformer(self.location, device="cpu")
             except (OSError, ValueError) as exc:
@@ -290,8 +297,8 @@ class CachedEmbedder:
                 missing.setdefault(digest, text)
         if progress and len(texts) > len(missing):
             progress(len(texts) - len(missing))
-        if missing and self.inner.capabilities.caches_each_batch:
-            self._encode_batch_by_batch(key, missing, found, progress, role)
+        if missing and caches_each_batch(self.inner):
+            self._encode_batch_by_batch(self.inner, key, missing, found, progress, role)
         elif missing:
             self._encode_at_once(key, missing, found, progress, role)
         hits = len(texts) - len(missing)
@@ -321,8 +328,8 @@ class CachedEmbedder:
         self.store.cache_embeddings(key, list(missing), vectors)
         found.update(zip(missing, vectors, strict=True))
 
-    def _encode_batch_by_batch(self, key: str, missing: dict[str, str], found: dict[str, np.ndarray],
-                               progress: Progress | None, role: Role) -> None:
+    def _encode_batch_by_batch(self, inner: BatchEmbedder, key: str, missing: dict[str, str],
+                               found: dict[str, np.ndarray], progress: Progress | None, role: Role) -> None:
         """Each batch is checked and written to the cache as it arrives: a failure or Ctrl-C keeps every
         finished batch, and the rerun embeds only the rest (the time spent embedding counts the writes too)."""
         started = time.perf_counter()
@@ -338,8 +345,7 @@ class CachedEmbedder:
                 self.store.cache_embeddings(key, digests, vectors)
             found.update(zip(digests, vectors, strict=True))
 
-        batch_wise = cast(BatchEmbedder, self.inner)  # what its `caches_each_batch` declares
-        batch_wise.encode(list(missing.values()), progress, on_batch=keep, role=role)
+        inner.encode(list(missing.values()), progress, on_batch=keep, role=role)
         self.stats.seconds_embedding += time.perf_counter() - started
 
 

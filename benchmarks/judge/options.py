@@ -8,6 +8,7 @@ from typing import Literal
 
 from benchmarks.config import Settings, correctness_weights
 from benchmarks.metrics import judged
+from benchmarks.metrics.weights import AnswerCorrectnessWeights
 
 Verdicts = Literal["yes-no", "statements"]
 
@@ -16,7 +17,7 @@ Verdicts = Literal["yes-no", "statements"]
 class JudgeOptions:
     questions: int = 3  # response_relevancy: questions generated per response
     threshold: float | None = None  # semantic_similarity: calibrated similarity >= threshold -> 1.0, else 0.0
-    weights: str | judged.AnswerCorrectnessWeights = "default"
+    weights: str | AnswerCorrectnessWeights = "default"
     factual_mode: judged.FactualMode = "f1"
     beta: float = 1.0
     claim_counting: judged.ClaimCounting = "sides"  # factual and answer correctness: bench's counts or RAGAS's

@@ -236,19 +236,22 @@ class _Space:
             return prepared
         _require_rows(np.isfinite(squared_norms), start, "is too large to square in float64")
         _require_rows(squared_norms > 0.0, start, "is a zero vector: cosine distance is undefined for it")
-        return prepared / np.sqrt(squared_norms)[:, np.newaxis]
+        unit: np.ndarray = prepared / np.sqrt(squared_norms)[:, np.newaxis]  # numpy's index of any dtype is Any
+        return unit
 
     def tile(self, start: int, stop: int) -> np.ndarray:
         """Distances from rows [start, stop) to every row, as one BLAS product plus in-place fix-ups."""
-        tile = self.rows[start:stop] @ self.rows.T
+        tile: np.ndarray = self.rows[start:stop] @ self.rows.T
         if self.distance == "cosine":
             np.subtract(1.0, tile, out=tile)
-            return np.clip(tile, 0.0, 2.0, out=tile)
+            np.clip(tile, 0.0, 2.0, out=tile)
+            return tile
         tile *= -2.0
         tile += self.squared_norms[start:stop, np.newaxis]
         tile += self.squared_norms[np.newaxis, :]
         np.maximum(tile, 0.0, out=tile)
-        return np.sqrt(tile, out=tile)
+        np.sqrt(tile, out=tile)
+        return tile
 
     def nearest(self, tile: np.ndarray, start: int, k: int) -> np.ndarray:
         """The k nearest other rows of each row of the block that `tile` holds, shape (block, k).
@@ -279,9 +282,8 @@ class _Space:
         """
         difference = self.rows[left] - self.rows[right]
         squared = np.einsum("...j,...j->...", difference, difference)
-        if self.distance == "cosine":
-            return np.clip(squared / 2.0, 0.0, 2.0)
-        return np.sqrt(squared)
+        distances: np.ndarray = np.clip(squared / 2.0, 0.0, 2.0) if self.distance == "cosine" else np.sqrt(squared)
+        return distances
 
 
 @dataclass

@@ -72,18 +72,21 @@ def mean_absolute_difference(scores_by_model: Mapping[str, Sequence[float | None
 def _squared_distances(domain: np.ndarray, n_c: np.ndarray, level: Level) -> np.ndarray:
     """Krippendorff's δ²(c, k) for every pair of values in the (sorted) domain."""
     c, k = domain[:, None], domain[None, :]
+    distances: np.ndarray  # numpy types arithmetic on an array of any dtype as Any
     if level == "nominal":
-        return (c != k).astype(np.float64)
-    if level == "interval":
-        return (c - k) ** 2
-    if level == "ratio":
+        distances = (c != k).astype(np.float64)
+    elif level == "interval":
+        distances = (c - k) ** 2
+    elif level == "ratio":
         total = c + k
-        return np.divide((c - k) ** 2, total**2, out=np.zeros((domain.size, domain.size)), where=total != 0)
-    idx = np.arange(domain.size)
-    lo, hi = np.minimum.outer(idx, idx), np.maximum.outer(idx, idx)
-    cumulative = np.cumsum(n_c)
-    between = cumulative[hi] - cumulative[lo] + n_c[lo]
-    return (between - (n_c[lo] + n_c[hi]) / 2) ** 2
+        distances = np.divide((c - k) ** 2, total**2, out=np.zeros((domain.size, domain.size)), where=total != 0)
+    else:
+        idx = np.arange(domain.size)
+        lo, hi = np.minimum.outer(idx, idx), np.maximum.outer(idx, idx)
+        cumulative = np.cumsum(n_c)
+        between = cumulative[hi] - cumulative[lo] + n_c[lo]
+        distances = (between - (n_c[lo] + n_c[hi]) / 2) ** 2
+    return distances
 
 
 def krippendorff_alpha(matrix: Ratings, level: Level = "interval") -> Agreement:
@@ -135,7 +138,8 @@ def mean_over_models(table: np.ndarray) -> np.ndarray:
     """Per item (column), the mean over the models (rows) that scored it; NaN where none did."""
     counts = (~np.isnan(table)).sum(axis=0)
     sums = np.nansum(table, axis=0)
-    return np.divide(sums, counts, out=np.full(table.shape[1], np.nan), where=counts > 0)
+    means: np.ndarray = np.divide(sums, counts, out=np.full(table.shape[1], np.nan), where=counts > 0)
+    return means
 
 
 def model_agreement(table: np.ndarray, models: Sequence[str]) -> dict[str, Any]:

@@ -136,8 +136,9 @@ class RatedRecord(BaseModel):
 def _needing(needs: tuple[str, ...]) -> type[RatedRecord]:
     """The rated record whose texts in `needs` must say something."""
     # mypy matches a **dict against create_model's every keyword (__doc__: str, __config__...), not its fields alone
-    return create_model("RatedRecordNeeding", __base__=RatedRecord,  # type: ignore[call-overload]
-                        **{name: (Text, ...) for name in needs})
+    needing: type[RatedRecord] = create_model(  # type: ignore[call-overload]
+        "RatedRecordNeeding", __base__=RatedRecord, **{name: (Text, ...) for name in needs})
+    return needing
 
 
 class PairRecord(BaseModel):

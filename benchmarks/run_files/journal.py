@@ -69,7 +69,8 @@ def _changed(prefix: str, mine: dict[str, Any], theirs: dict[str, Any], named: M
 
 def _plain(value: dict[str, Any]) -> dict[str, Any]:
     """As it reads back from run.json (tuples become lists), so a stopped run compares equal to itself."""
-    return json.loads(json.dumps(value, default=str))
+    plain: dict[str, Any] = json.loads(json.dumps(value, default=str))
+    return plain
 
 
 class RunJournal:

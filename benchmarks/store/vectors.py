@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
-from json.encoder import encode_basestring as encode_json_string  # type: ignore[attr-defined]
+from json.encoder import encode_basestring as encode_json_string
 from typing import Any
 
 import numpy as np

@@ -18,8 +18,8 @@ import sys
 from pathlib import Path
 
 from benchmarks.synthetic.bank_files import bank_path, shown
-from benchmarks.synthetic.generate import LANGUAGES, BankMismatch, check_bank, load_bank, write_dataset
-from benchmarks.synthetic.model import Bank
+from benchmarks.synthetic.generate import LANGUAGES, check_bank, load_bank, write_dataset
+from benchmarks.synthetic.model import Bank, BankMismatch
 
 
 def _arguments(argv: list[str] | None) -> argparse.Namespace:

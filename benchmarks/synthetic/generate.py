@@ -27,6 +27,7 @@ from benchmarks.synthetic.model import (
     Section,
     SectionText,
     Values,
+    relevance,
 )
 from benchmarks.synthetic.skeleton import (
     EXTRA_ENTITIES_PER_SCALE,
@@ -261,7 +262,7 @@ def _number(drafts: list[Record]) -> list[Record]:
 
 def counts(chunks: list[Record], qs: list[Record], rendered: list[RenderedPage]) -> dict[str, int]:
     def graded(q: Record) -> bool:
-        grades = dict(q["relevant"]).values()  # type: ignore[call-overload]
+        grades = relevance(q).values()
         return len(grades) >= 2 and len(set(grades)) >= 2
 
     return {

@@ -20,7 +20,7 @@ import string
 from collections.abc import Callable, Iterator, Mapping
 from random import Random
 
-from benchmarks.synthetic.model import Bank, Record, RenderedPage, RenderedSection, Values
+from benchmarks.synthetic.model import Bank, Record, RenderedPage, RenderedSection, Values, relevance
 from benchmarks.synthetic.skeleton import SEED
 
 Render = Callable[[str, Values], str]
@@ -88,13 +88,13 @@ class _Builder:
 
     def _context(self, question: Record) -> str:
         """The chunks the answer rests on, the one it is about first, then its graded sibling."""
-        relevant = dict(question["relevant"])  # type: ignore[call-overload]
+        relevant = relevance(question)
         ordered = sorted(relevant, key=lambda chunk_id: (-relevant[chunk_id], chunk_id))
         return "\n\n".join(self._texts[chunk_id] for chunk_id in ordered)
 
     def _other_subjects(self, question: Record) -> list[Record]:
         """Same-topic questions about another section, whose answers cannot answer this one."""
-        relevant = dict(question["relevant"])  # type: ignore[call-overload]
+        relevant = relevance(question)
         section = _primary(question).rsplit("#", 1)[1]
         return [
             other
@@ -122,7 +122,7 @@ class _Builder:
 
 
 def _primary(question: Record) -> str:
-    relevant = dict(question["relevant"])  # type: ignore[call-overload]
+    relevant = relevance(question)
     return max(sorted(relevant), key=lambda chunk_id: relevant[chunk_id])
 
 

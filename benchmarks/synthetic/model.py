@@ -18,6 +18,13 @@ Values = Mapping[str, object]  # what a template is filled with: an entity's fie
 Record = dict[str, object]  # one JSON line of a dataset file
 
 
+def relevance(question: Record) -> dict[str, int]:
+    """A question's graded chunks, chunk id to grade: a record's values are any JSON, this one an object."""
+    relevant = question["relevant"]
+    assert isinstance(relevant, dict)
+    return relevant
+
+
 class BankMismatch(ValueError):
     """A bank file that is unreadable or does not word exactly the skeleton; the message names its key."""
 

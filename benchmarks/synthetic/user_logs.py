@@ -20,7 +20,7 @@ import uuid
 from datetime import UTC, datetime, timedelta
 from random import Random
 
-from benchmarks.synthetic.model import Bank, Record
+from benchmarks.synthetic.model import Bank, Record, relevance
 from benchmarks.synthetic.skeleton import SEED, TOPICS
 
 SESSIONS = 150
@@ -101,7 +101,7 @@ def real_user_log(bank: Bank, chunks: list[Record], qs: list[Record]) -> list[Re
 
 def _page(question: Record, chunk_url: dict[str, str]) -> str:
     """The page of the question's most relevant chunk: what a good retriever would have shown."""
-    grades: dict[str, int] = question["relevant"]  # type: ignore[assignment]
+    grades = relevance(question)
     best = max(sorted(grades), key=lambda chunk: grades[chunk])
     return chunk_url[best]
 

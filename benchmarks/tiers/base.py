@@ -1,16 +1,17 @@
-"""What a tier is: a declaration (name, version, input, the settings it reads, main metric) and a run function.
+"""What a tier is: a declaration (name, version, input, the settings it reads, main metric) and its entry points.
 
 The declaration is light (no heavy import), so the CLI builds every command's options from it and
-`bench --help` starts without numpy, torch or the database; the run function is imported only
-when the tier runs.
+`bench --help` starts without numpy, torch or the database. Its entry points (`run`, `check`, ...) are
+methods a tier's declaration overrides with a body that imports the tier's module, so the heavy module is
+imported only when the tier runs, while mypy (and a reader) follow the call into it.
 """
 
 from __future__ import annotations
 
-import importlib
 import itertools
 import re
-from collections.abc import Callable, Mapping
+from abc import ABC, abstractmethod
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
@@ -23,8 +24,8 @@ if TYPE_CHECKING:  # the journal's module writes files through reports, which im
     from benchmarks.report_model import Notes, Provenance, Volatile
     from benchmarks.run_files.journal import RunJournal
 
-LoadedSet = TypeVar("LoadedSet", bound="InputSet", covariant=True)  # the kind of set an input kind's loader returns
-
+Loaded = TypeVar("Loaded", bound="InputSet", covariant=True)  # the kind of set an input kind's loader returns
+Input = TypeVar("Input", bound="InputSet")  # the set a tier reads
 
 @dataclass(frozen=True)
 class Metric:
@@ -63,9 +64,9 @@ class TierResult:
 
 
 @dataclass
-class RunContext:
+class RunContext(Generic[Input]):
     settings: ScopedSettings  # only the settings the tier declared it reads
-    inputs: Any  # what the tier's input kind loaded: a Dataset, SampleSet, ItemSet
+    inputs: Input  # what the tier's input kind loaded: a Dataset, SampleSet, ItemSet
     progress: Bars
     dataset_dir: Path | None = None  # where a dataset was read from: its side files (logs.jsonl) live there
     journal: RunJournal | None = None  # resumable tiers append each finished item here and skip restored ones
@@ -82,43 +83,38 @@ class ReportKind:
 
 
 @dataclass(frozen=True)
-class InputKind(Generic[LoadedSet]):
-    """What a tier reads through --dataset: its loader (a `module:function` of services, imported when used).
-    `draws_while_reading`: the loader takes `sample=` and draws a --limit sample as it reads, so the units left out
-    are never held (a million-question dataset); any other loader's set is sampled once loaded. Its type parameter is
-    the set the loader returns, declared with the kind since the loader is named by a string."""
+class InputKind(ABC, Generic[Loaded]):
+    """What a tier reads through --dataset. Its `load` is a declaration's method whose body imports the loader of
+    services, so the registry stays light; its type parameter is what that loader is annotated to return."""
 
     name: str
     help: str
-    loader: str
-    draws_while_reading: bool = False
 
-    def load(self, spec: str, settings: Any, sample: Sampling | None = None) -> LoadedSet:
-        """The set `spec` names, as `load(spec, settings).sample(sample.n, sample.seed)` when a sample is asked."""
-        module, function = self.loader.split(":")
-        loader = getattr(importlib.import_module(module), function)
-        if sample is not None and self.draws_while_reading:
-            drawn: LoadedSet = loader(spec, settings, sample=sample)
-            return drawn
-        loaded: LoadedSet = loader(spec, settings)
-        return loaded if sample is None else loaded.sample(sample.n, sample.seed)
+    @abstractmethod
+    def load(self, spec: str, settings: Settings, sample: Sampling | None) -> Loaded:
+        """The set `spec` names, as `load(spec, settings).sample(sample.n, sample.seed)` when a sample is asked: a
+        loader that can draw it as it reads, so the units left out are never held (a million-question dataset);
+        any other set is drawn from once loaded (`sampled`)."""
+
+
+def sampled(loaded: Input, sample: Sampling | None) -> Input:
+    """A whole set, loaded, with the sample a run asks of it."""
+    return loaded if sample is None else loaded.sample(sample.n, sample.seed)
 
 
 @dataclass(frozen=True)
-class Tier(ReportKind):
+class Tier(ReportKind, ABC, Generic[Input]):
     """A report command. `reads` are the settings its run (and the services it opens) read: the only ones its
     report shows and a resumed run must match; `flags` names a setting's option where the command calls it
-    differently; `check` refuses, before any input is read, what the run could not do."""
+    differently. A tier's declaration is a subclass whose `run` (and, if it has them, `check`, `check_inputs`,
+    `identity`) imports the tier's module in its body: a module that leaves out the run's heavy imports (scipy, the
+    database, torch) for its checks, when it has one, keeps a refused command well under a second."""
 
-    input: InputKind[InputSet]
+    input: InputKind[Input]
     summary: str = ""
     metrics: tuple[str, ...] = ()  # the names its report may hold; "{setting}" stands for each of its values
     reads: tuple[str, ...] = ()
     flags: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
-    module: str = ""  # benchmarks.tiers.<module> holds run(ctx) and, if any, check(settings, origins)
-    # benchmarks.tiers.<checks>, when given, holds check and check_inputs instead: a module that leaves out the
-    # run's heavy imports (scipy, the database, torch), so a refused command costs well under a second of them
-    checks: str = ""
     resumable: bool = False  # its items cost calls: each is journaled as it finishes and --resume skips it
     command: str = ""  # the bench command that runs it, when not its name (judge --pairwise)
     lists_lowest_items: bool = False  # its report.md lists each metric's lowest-scoring items, with their why
@@ -148,33 +144,22 @@ class Tier(ReportKind):
             raise UndeclaredMetric(f"tier {self.name} publishes metrics its declaration (benchmarks.tiers) does "
                                    f"not name: {undeclared or [main]}")
 
-    def implementation(self) -> Any:
-        return importlib.import_module(f"benchmarks.tiers.{self.module}")
-
-    def run(self, ctx: RunContext) -> TierResult:
-        result: TierResult = self.implementation().run(ctx)
-        return result
+    @abstractmethod
+    def run(self, ctx: RunContext[Input]) -> TierResult:
+        """The tier's work on its input: the module's `run(ctx)`."""
 
     def identity(self, settings: Settings) -> dict[str, Any]:
-        """What else a resumed run must match beyond the settings: the content of files they name (the module's
-        `identity(settings)`, if it has one)."""
-        identity: Callable[[Settings], dict[str, Any]] | None = getattr(self.implementation(), "identity", None)
-        return {} if identity is None else identity(settings)
+        """What else a resumed run must match beyond the settings: the content of files they name. None here."""
+        return {}
 
     def check(self, settings: ScopedSettings, origins: Origins) -> None:
-        """`origins`: where each setting came from, to name a refused one as the user gave it."""
-        check: Callable[[Settings, Origins], None] | None = getattr(self._checks(), "check", None)
-        if check is not None:
-            check(settings, origins)
+        """Refuses, before any input is read, what the run could not do; `origins`: where each setting came from,
+        to name a refused one as the user gave it. Nothing is refused here."""
 
-    def check_inputs(self, settings: ScopedSettings, inputs: InputSet) -> list[str]:
-        """What the run's input lacks, refused before any work (an error) or said up front (the lines returned):
-        the module's `check_inputs(settings, inputs)`, if it has one."""
-        check: Callable[[Settings, InputSet], list[str]] | None = getattr(self._checks(), "check_inputs", None)
-        return [] if check is None else check(settings, inputs)
-
-    def _checks(self) -> Any:
-        return importlib.import_module(f"benchmarks.tiers.{self.checks or self.module}")
+    def check_inputs(self, settings: ScopedSettings, inputs: Input) -> list[str]:
+        """What the run's input lacks, refused before any work (an error) or said up front (the lines returned).
+        Nothing is lacked here."""
+        return []
 
 
 class UndeclaredMetric(RuntimeError):

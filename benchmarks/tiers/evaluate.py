@@ -60,7 +60,7 @@ def identity(settings: Settings) -> dict[str, Any]:
     return {"journal_rows": JOURNAL_ROWS}
 
 
-def run(ctx: RunContext) -> TierResult:
+def run(ctx: RunContext[SampleSet]) -> TierResult:
     settings, samples = ctx.settings, ctx.inputs
     judged, metrics = checked_metrics(settings), tuple(settings.metrics or ())  # checked: one at least
     offline = settings.judge_backend == "offline"

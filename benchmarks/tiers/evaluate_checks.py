@@ -11,7 +11,7 @@ from benchmarks.chat.request import require_llm
 from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge import catalog
-from benchmarks.judge.catalog import JudgedMetric
+from benchmarks.judge.judged_metric import JudgedMetric
 from benchmarks.label_names import unknown_label_lines
 from benchmarks.readers.samples import COLUMNS
 from benchmarks.samples import SampleSet

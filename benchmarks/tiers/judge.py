@@ -95,7 +95,7 @@ def check_inputs(settings: Settings, items: ItemSet[Any]) -> list[str]:
                                noun="item", kind="rating")
 
 
-def run(ctx: RunContext) -> TierResult:
+def run(ctx: RunContext[ItemSet[RatedItem]]) -> TierResult:
     settings, items = ctx.settings, list(ctx.inputs.items)
     rating, language = RATINGS[settings.judge_rating], settings.language
     offline = settings.judge_backend == "offline"

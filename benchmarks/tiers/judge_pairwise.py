@@ -19,6 +19,7 @@ from benchmarks.chat.backend import open_chat
 from benchmarks.chat.request import judge_models, llm_url, require_llm
 from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
+from benchmarks.inputs import ItemSet
 from benchmarks.judge.llm.prompts import Language
 from benchmarks.judge.ratings.rater import Rater, prompt_hashes
 from benchmarks.metrics.judge_quality import error_rate
@@ -55,7 +56,7 @@ def check(settings: Settings, origins: Origins) -> None:
         require_llm(settings, roles=("judge",))
 
 
-def run(ctx: RunContext) -> TierResult:
+def run(ctx: RunContext[ItemSet[AnswerPair]]) -> TierResult:
     settings, pairs = ctx.settings, list(ctx.inputs.items)
     models = judge_models(settings)
     task = progress_task(ctx.progress, "comparing answers in both orders", pairs, _pair_key, ctx.journal,

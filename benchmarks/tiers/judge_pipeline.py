@@ -24,6 +24,7 @@ from benchmarks.chat.backend import open_chat
 from benchmarks.chat.request import llm_url, model_for, require_llm
 from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
+from benchmarks.inputs import ItemSet
 from benchmarks.judge.llm.prompts import Language
 from benchmarks.metrics.classification import Label, Ratio, classification_report
 from benchmarks.metrics.stats import latency_summary, summarize
@@ -113,7 +114,7 @@ def check(settings: Settings, origins: Origins) -> None:
     production_judge(settings, origins)
 
 
-def run(ctx: RunContext) -> TierResult:
+def run(ctx: RunContext[ItemSet[ShowItem]]) -> TierResult:
     """Every item's verdict is journaled as it comes in, so a stopped run asks only the rest."""
     settings, items = ctx.settings, list(ctx.inputs.items)
     judge = production_judge(settings, Origins())

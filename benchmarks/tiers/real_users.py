@@ -15,6 +15,7 @@ import numpy as np
 
 from benchmarks import item_record
 from benchmarks.corpus_index import open_index
+from benchmarks.dataset import Dataset
 from benchmarks.errors import BenchError
 from benchmarks.metrics import retrieval
 from benchmarks.metrics.sources import chunk_utilization, topic_coverage
@@ -30,7 +31,7 @@ PROXY = ("a logged turn's confluence_url (the page production showed) is its one
          "ranked by their best chunk")
 
 
-def run(ctx: RunContext) -> TierResult:
+def run(ctx: RunContext[Dataset]) -> TierResult:
     s = ctx.settings
     logs = load_logs(s, s.logs, ctx.dataset_dir)
     entries = logs.entries

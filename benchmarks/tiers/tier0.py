@@ -25,7 +25,7 @@ METRICS = (
 )
 
 
-def run(ctx: RunContext) -> TierResult:
+def run(ctx: RunContext[Dataset]) -> TierResult:
     s, dataset = ctx.settings, ctx.inputs
     with open_index(s, dataset, ctx.progress) as corpus:
         ids: list[str] = []

@@ -26,7 +26,7 @@ WITHOUT_RELEVANT = (
 )
 
 
-def run(ctx: RunContext) -> TierResult:
+def run(ctx: RunContext[Dataset]) -> TierResult:
     s, dataset = ctx.settings, ctx.inputs
     if s.relevance == "url" and not any(c.url for c in dataset.chunks):
         raise BenchError(f"dataset '{dataset.name}' has no urls in its corpus: --relevance url cannot be used")
@@ -108,14 +108,14 @@ def _notes(s: Settings, questions: int, per_query: retrieval.PerQuery, consisten
     return notes
 
 
-def _retrieve(corpus: IndexedCorpus, vectors: np.ndarray, ctx: RunContext, repeat: int) -> list[list[Hit]]:
+def _retrieve(corpus: IndexedCorpus, vectors: np.ndarray, ctx: RunContext[Dataset], repeat: int) -> list[list[Hit]]:
     s = ctx.settings
     depth = s.top_k * URL_OVERSAMPLE if s.relevance == "url" else s.top_k
     label = "retrieving" if repeat == 0 else f"retrieving again ({repeat + 1}/{s.consistency_runs})"
     return corpus.retrieve(vectors, depth, progress=ctx.progress, label=label)
 
 
-def _ann_recall(corpus: IndexedCorpus, vectors: np.ndarray, approximate: list[list[Hit]], ctx: RunContext
+def _ann_recall(corpus: IndexedCorpus, vectors: np.ndarray, approximate: list[list[Hit]], ctx: RunContext[Dataset]
                 ) -> tuple[list[float | None], float]:
     """Per question, the share of exact search's top-k chunks the index returned in its top k (as
     ann-benchmarks measures an index; None when exact search found nothing, so there is nothing to recall),
@@ -129,7 +129,7 @@ def _ann_recall(corpus: IndexedCorpus, vectors: np.ndarray, approximate: list[li
     return recalls, seconds
 
 
-def _latencies(corpus: IndexedCorpus, vectors: np.ndarray, ctx: RunContext) -> np.ndarray:
+def _latencies(corpus: IndexedCorpus, vectors: np.ndarray, ctx: RunContext[Dataset]) -> np.ndarray:
     """Time single-question round trips on PostgreSQL, the production path: what one user waits for, unlike the
     batched passes. Questions in a seeded order, until `latency_queries` are timed or the next one, taking as
     long as the slowest so far, would end past `latency_seconds`, so a large exact scan (seconds a question at a

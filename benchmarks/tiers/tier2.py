@@ -37,7 +37,7 @@ def check(settings: Settings, origins: Origins) -> None:
     checks.check_local_judge(settings)
 
 
-def run(ctx: RunContext) -> TierResult:
+def run(ctx: RunContext[Dataset]) -> TierResult:
     s, dataset = ctx.settings, ctx.inputs
     plan = Plan(RATINGS, s.extra_metrics or ())
     checks.check_plan(s, plan)

@@ -32,7 +32,7 @@ def check(settings: Settings, origins: Origins) -> None:
     checks.check_local_judge(settings)
 
 
-def run(ctx: RunContext) -> TierResult:
+def run(ctx: RunContext[Dataset]) -> TierResult:
     s, dataset = ctx.settings, ctx.inputs
     plan = Plan(RATINGS, s.extra_metrics or ())
     checks.check_plan(s, plan)
@@ -93,7 +93,7 @@ def run(ctx: RunContext) -> TierResult:
     )
 
 
-def _retrieve(corpus: IndexedCorpus, dataset: Dataset, ctx: RunContext) -> list[Case]:
+def _retrieve(corpus: IndexedCorpus, dataset: Dataset, ctx: RunContext[Dataset]) -> list[Case]:
     s = ctx.settings
     vectors = corpus.embed([q.text for q in dataset.questions], purpose="questions", progress=ctx.progress)
     found = corpus.retrieve(vectors, s.e2e_top_k, progress=ctx.progress)

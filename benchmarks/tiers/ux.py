@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks import item_record
+from benchmarks.dataset import Dataset
 from benchmarks.embedding.backends import open_embedder
 from benchmarks.embedding.similarity_calibration import similarity_scale
 from benchmarks.errors import BenchError
@@ -58,7 +59,7 @@ def split_sessions(sessions: list[list[LogEntry]], test_share: float) -> tuple[l
     return sessions[:-count], sessions[-count:]
 
 
-def run(ctx: RunContext) -> TierResult:
+def run(ctx: RunContext[Dataset]) -> TierResult:
     s = ctx.settings
     logs = load_logs(s, s.logs, ctx.dataset_dir)
     sessions = sessions_of(logs.entries)

@@ -98,7 +98,7 @@ class RetryPolicy:
         asked = retry_after_s(headers) if headers is not None else None
         if asked is not None:
             return min(asked, MAX_RETRY_AFTER_S)
-        return self.random() * min(FIRST_WAIT_S * 2 ** (attempt - 1), MAX_WAIT_S)
+        return self.random() * min(FIRST_WAIT_S * 2.0 ** (attempt - 1), MAX_WAIT_S)
 
     async def run(self, attempt: Callable[[], Awaitable[T | Failed[E]]], limit: AdaptiveLimit | None = None
                   ) -> Tried[T, E]:

@@ -34,7 +34,7 @@ class Tally:
     ok: int = 0
     undetermined: int = 0
     failed: int = 0
-    values: array = field(default_factory=lambda: array("d"))
+    values: array[float] = field(default_factory=lambda: array("d"))
 
 
 @dataclass(frozen=True)

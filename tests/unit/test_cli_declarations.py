@@ -16,36 +16,25 @@ from benchmarks.tiers import TIERS
 
 def test_every_tier_declares_known_settings_and_an_input():
     for tier in TIERS.values():
-        assert tier.input.loader and tier.reads and tier.module, tier.name
+        assert tier.input.help and tier.reads, tier.name
         unknown = [name for name in tier.reads if name not in SETTING_FIELDS]
         assert not unknown, f"{tier.name} reads unknown settings {unknown}"
         assert set(tier.flags) <= set(tier.reads), tier.name
 
 
-def test_every_input_kind_declares_the_set_its_loader_returns():
-    """A loader is named by a "module:function" string, so mypy cannot see what it returns: the kind's type
-    parameter (InputKind[SampleSet]) declares it, and this holds the declaration to the loader's own annotation
-    (cli's evaluate --dry-run had passed the InputSet a loader was typed as where evaluate.plan takes a SampleSet)."""
-    import importlib
+def test_a_tier_and_its_input_kind_read_the_same_set():
+    """A tier's declaration and its input kind are each generic in the set read (mypy holds every entry point and
+    loader to it); at run time, the set a tier's run and check_inputs take is the one its input kind loads."""
     import typing
 
-    from benchmarks import tiers
-    from benchmarks.dataset import Dataset
-    from benchmarks.inputs import ItemSet
-    from benchmarks.readers.show_items import AnswerPair, RatedItem, ShowItem
-    from benchmarks.samples import SampleSet
-    from benchmarks.tiers.base import InputKind
+    from benchmarks.tiers.base import InputKind, Tier
 
-    sets = {"Dataset": Dataset, "ItemSet": ItemSet, "AnswerPair": AnswerPair, "RatedItem": RatedItem,
-            "ShowItem": ShowItem, "SampleSet": SampleSet}  # imported by the registry for the type checker alone
-    declared = {name: typing.get_args(hint)[0] for name, hint in
-                typing.get_type_hints(tiers, globalns={**vars(tiers), **sets}).items()
-                if typing.get_origin(hint) is InputKind}
-    assert {tier.input for tier in TIERS.values()} <= {getattr(tiers, name) for name in declared}
-    for name, loaded in declared.items():
-        module, function = getattr(tiers, name).loader.split(":")
-        loader = getattr(importlib.import_module(module), function)
-        assert typing.get_type_hints(loader)["return"] == loaded, name
+    def read(declared: type, generic: type) -> object:
+        base = next(b for b in declared.__orig_bases__ if typing.get_origin(b) is generic)
+        return typing.get_args(base)[0]
+
+    for tier in TIERS.values():
+        assert read(type(tier), Tier) == read(type(tier.input), InputKind), tier.name
 
 
 def test_secrets_and_tables_are_never_flags():
@@ -90,6 +79,19 @@ def test_a_tier_reading_an_undeclared_setting_fails_at_the_first_read():
     assert scoped.seed == 0
     with pytest.raises(AttributeError, match="tier t reads setting 'hnsw_m' without declaring it"):
         _ = scoped.hnsw_m
+
+
+def test_a_scoped_view_is_a_settings_that_reads_the_one_it_wraps():
+    """Services are typed for Settings and a tier hands them its view: it is one at run time too, and shows or
+    copies nothing it was not given (repr names its declared settings; a copy of all of them is an undeclared
+    read)."""
+    import dataclasses
+
+    scoped = ScopedSettings(Settings(top_k=7), ("top_k",), "tier t")
+    assert isinstance(scoped, Settings) and scoped.top_k == 7
+    assert repr(scoped) == "ScopedSettings(tier t: top_k)"
+    with pytest.raises(AttributeError, match="tier t reads setting 'data_dir' without declaring it"):
+        dataclasses.asdict(scoped)
 
 
 def test_a_tier_publishing_an_undeclared_metric_stops_at_run_time():

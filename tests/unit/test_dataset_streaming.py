@@ -325,15 +325,23 @@ def test_a_file_changed_before_the_drawn_lines_are_read_again_is_read_whole_agai
 
 
 def test_the_dataset_input_draws_while_reading_and_other_inputs_sample_once_loaded(tmp_path, monkeypatch):
+    from benchmarks.readers import datasets
+
     root = write(tmp_path / "d")
-    assert TIERS["tier1"].input.draws_while_reading
+    asked = []
+
+    def loading(spec, **kwargs):
+        asked.append(kwargs["sample"])
+        return load_dataset(spec, **kwargs)
+
+    monkeypatch.setattr(datasets, "load_dataset", loading)
     settings = Settings()
     assert TIERS["tier1"].input.load(str(root), settings, Sampling(2, 5)) == load_dataset(str(root)).sample(2, 5)
+    assert asked == [Sampling(2, 5)]  # the reader was asked for the sample, not the whole set
     samples = tmp_path / "samples.jsonl"
     samples.write_text("".join(json.dumps({"id": f"s{n}", "user_input": f"q{n}?"}) + "\n" for n in range(6)))
     kind = TIERS["evaluate"].input
-    assert not kind.draws_while_reading
-    assert kind.load(str(samples), settings, Sampling(2, 5)) == kind.load(str(samples), settings).sample(2, 5)
+    assert kind.load(str(samples), settings, Sampling(2, 5)) == kind.load(str(samples), settings, None).sample(2, 5)
 
 
 # --- the questions surveyed in a second process -----------------------------------------------------

@@ -21,8 +21,7 @@ from benchmarks.report.schema import REGENERATE, SCHEMA_FILE, schema_text
 from benchmarks.report_model import SCHEMA_VERSION, EmbedderBlock, Index, Notes, Provenance, Report, Volatile
 from benchmarks.run_files import provenance
 from benchmarks.run_files.writer import new_run_id, point_latest, run_directory, write_run
-from benchmarks.tiers import DATASET as DATASET_INPUT
-from benchmarks.tiers.base import Metric, Tier, TierResult
+from benchmarks.tiers.base import Metric, ReportKind, TierResult
 from benchmarks.transport.redaction import redacted
 
 PASSWORD = "s3cret-pw"
@@ -35,7 +34,7 @@ ENVIRONMENT = {"git_commit": COMMIT, "git_dirty": False, "python": "3.12.0", "pa
                                 "blas": "openblas 0.3.31, kernel Haswell", "numpy_simd": "X86_V3"}}
 
 
-TIER = Tier(name="tier1", version="3", title="Retrieval quality", main_metric="ndcg@10", input=DATASET_INPUT)
+TIER = ReportKind(name="tier1", version="3", title="Retrieval quality", main_metric="ndcg@10")
 DATASET = Dataset(
     name="letters",
     version="2024.1",

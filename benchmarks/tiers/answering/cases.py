@@ -11,6 +11,7 @@ from benchmarks.dataset import Dataset, Question
 from benchmarks.errors import BenchError
 from benchmarks.generation.base import Answer
 from benchmarks.judge import catalog
+from benchmarks.judge.judged_metrics.declaration import JudgedMetric
 from benchmarks.judge.llm.prompts import Language
 from benchmarks.metrics.language import detected_or
 from benchmarks.outcome import Outcome
@@ -88,6 +89,6 @@ def require_fields(dataset: Dataset, tier: str, needed: dict[str, Callable[[Ques
                          f"has: {', '.join(missing)}")
 
 
-def judged_metrics(settings: Settings) -> Mapping[str, catalog.JudgedMetric]:
+def judged_metrics(settings: Settings) -> Mapping[str, JudgedMetric]:
     """The metrics `--metrics` may name: the built-in judged metrics and the settings' rubrics."""
     return catalog.metrics(settings.rubrics)

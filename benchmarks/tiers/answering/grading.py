@@ -38,6 +38,7 @@ from benchmarks.generation.openai_generator import OpenAIGenerator, load_rag_tem
 from benchmarks.generation.precomputed import PrecomputedGenerator
 from benchmarks.judge import catalog
 from benchmarks.judge.catalog import offline_score
+from benchmarks.judge.judged_metrics.declaration import JudgedMetric
 from benchmarks.judge.llm.judge import LLMJudge
 from benchmarks.judge.llm.prompts import Language
 from benchmarks.judge.offline import proxies
@@ -63,7 +64,7 @@ from benchmarks.tiers.answering.report_blocks import scorer
 from benchmarks.tiers.base import RunContext
 
 
-def answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder,
+def answer_and_grade(ctx: RunContext[Dataset], cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder,
                      scale: SimilarityScale, runner: asyncio.Runner | None = None
                      ) -> tuple[list[Graded], LlmUsage | None, Generator]:
     """Run the generator and the judge over every case; returns the graded cases, LLM usage (None when no LLM was
@@ -74,7 +75,7 @@ def answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedde
     return runner.run(work) if runner is not None else asyncio.run(work)
 
 
-async def _answer_and_grade(ctx: RunContext, cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder,
+async def _answer_and_grade(ctx: RunContext[Dataset], cases: Sequence[Case], plan: Plan, embedder: CachedEmbedder,
                             scale: SimilarityScale) -> tuple[list[Graded], LlmUsage | None, Generator]:
     s = ctx.settings
     language = language_of(ctx.inputs)
@@ -149,7 +150,7 @@ def _restore(case: Case, row: dict[str, Any], plan: Plan) -> Graded:
     return graded
 
 
-def _offline_fields(plan: Plan, known: Mapping[str, catalog.JudgedMetric]) -> frozenset[str]:
+def _offline_fields(plan: Plan, known: Mapping[str, JudgedMetric]) -> frozenset[str]:
     """The sample fields the plan's offline proxies read."""
     proxies = [known[m].offline for m in plan.extra_metrics]
     return frozenset({f for name in plan.ratings for f in proxy_fields(name)}
