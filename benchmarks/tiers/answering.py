@@ -27,8 +27,8 @@ import numpy as np
 
 from benchmarks import item_record, outcome
 from benchmarks.chat.backend import ChatBackend, open_chat
-from benchmarks.chat.client import require_reachable
-from benchmarks.chat.request import ROLES, Role, llm_url, model_for, require_llm
+from benchmarks.chat.request import ROLES, Role, model_for
+from benchmarks.chat.routing import require_chat, url_of
 from benchmarks.config import Settings
 from benchmarks.dataset import Dataset, Question
 from benchmarks.embedding.embedder import CachedEmbedder
@@ -152,7 +152,7 @@ def check_plan(settings: Settings, plan: Plan) -> None:
     if settings.generator == "openai" or settings.judge_backend == "llm":
         asks: dict[Role, bool] = {"generator": settings.generator == "openai", "judge": settings.judge_backend == "llm"}
         try:
-            require_llm(settings, roles=[role for role, asked in asks.items() if asked])
+            require_chat(settings, roles=[role for role, asked in asks.items() if asked])
         except BenchError as exc:
             raise BenchError(f"{exc}; the whole tier runs offline with --generator extractive --judge offline "
                              "(a baseline system, graded by proxies)") from None
@@ -167,7 +167,8 @@ async def require_reachable_services(settings: Settings) -> None:
     uses: dict[Role, bool] = {"generator": settings.generator == "openai", "judge": settings.judge_backend != "offline"}
     roles = [role for role, used in uses.items() if used]
     if roles:
-        await require_reachable(settings, {str(model_for(settings, role)) for role in roles})
+        async with open_chat(settings, roles=roles) as chat:
+            await chat.require_reachable({str(model_for(settings, role)) for role in roles})
     if settings.generator == "http":
         from benchmarks.generation.http_generator import endpoint_config
 
@@ -492,7 +493,8 @@ def judge_provenance(settings: Settings, plan: Plan, language: Language, generat
     if settings.judge_backend == "offline":
         judge["offline_sha256"] = catalog.offline_sha256()
     else:
-        judge.update(model=model_for(settings, "judge"), mode=settings.judge_mode, url=llm_url(settings),
+        model = str(model_for(settings, "judge"))
+        judge.update(model=model, mode=settings.judge_mode, url=url_of(settings, model),
                      prompts_sha256={**prompt_hashes(language, settings.judge_mode, plan.ratings),
                                      **catalog.prompt_hashes(plan.extra_metrics, known, language,
                                                              settings.judge_verdicts)})

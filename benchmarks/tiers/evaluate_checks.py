@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from benchmarks.chat.request import require_llm
+from benchmarks.chat.routing import require_chat
 from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge import catalog
@@ -35,7 +35,7 @@ def checked_metrics(settings: Settings) -> Judged:
 def check(settings: Settings, origins: Origins) -> None:
     checked_metrics(settings)
     if settings.judge_backend == "llm":
-        require_llm(settings, roles=("judge",))
+        require_chat(settings, roles=(), judges=True)
 
 
 def check_inputs(settings: Settings, samples: SampleSet) -> list[str]:
