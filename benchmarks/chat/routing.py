@@ -114,7 +114,7 @@ def require_chat(settings: Settings, *, roles: Sequence[Role] = ROLES, judges: b
         provider, separated, model = name.partition(":")
         if separated and provider in declared:
             _require_provider(declared[provider], model, setting, dry_run=dry_run)
-        elif not (dry_run or settings.llm_base_url or default_endpoint(settings).local):
+        elif not (dry_run or settings.llm_base_url):
             if separated and declared:
                 close = closest(provider, declared, n=1)
                 hint = f"; did you mean {close[0]}:{model}?" if close else ""

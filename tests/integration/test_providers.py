@@ -8,6 +8,7 @@ import pytest
 
 from tests.integration.openai_server import FakeOpenAI, Reply
 from tests.integration.test_evaluate_cli import judge_replies, write_samples
+from tests.integration.test_judge_tier_cli import ITEMS, Judge, write_jsonl
 
 pytestmark = pytest.mark.integration
 
@@ -69,6 +70,25 @@ def test_judges_from_two_providers_grade_the_same_samples(bench, tmp_path, serve
     assert report["settings"]["providers"][1]["api_key_env"] == "API_JUDGE_KEY"
     for text in (out / "report.json").read_text(), (out / "report.md").read_text(), result.output:
         assert LOCAL_KEY not in text and API_KEY not in text
+
+
+def test_bench_judge_rates_the_same_items_by_judges_of_two_providers(bench, tmp_path, servers):
+    local, api = servers
+    declare(tmp_path, local, api)
+    # keyed by the model each server is asked: judge-a at the local server, judge-b at the API
+    local.responder = Judge({"judge-a": {"A1.": [1.0, 1.0], "A2.": [0.0, 0.0]}})
+    api.responder = Judge({"judge-b": {"A1.": [0.5, 0.5], "A2.": [0.0, 0.0]}})
+    out = tmp_path / "out"
+    result = bench("judge", "--dataset", write_jsonl(tmp_path / "items.jsonl", ITEMS[:2]),
+                   "--models", "local:judge-a,api:judge-b", "--no-cache", "-o", out)
+    assert result.exit_code == 0, result.output
+    assert [len(local.chat_requests), len(api.chat_requests)] == [4, 4]  # 2 items × 2 repeats each
+    assert {r["authorization"] for r in api.chat_requests} == {f"Bearer {API_KEY}"}
+    report = json.loads((out / "report.json").read_text())
+    assert report["provenance"]["judge"]["endpoints"] == {"local:judge-a": local.base_url,
+                                                          "api:judge-b": api.base_url}
+    assert report["metrics"]["avg_faithfulness/api:judge-b"]["value"] == 0.25
+    assert report["notes"]["agreement"]["mean_absolute_difference"] == pytest.approx(0.25)  # (0.5 + 0) / 2
 
 
 @pytest.mark.parametrize("models, change, message", [
