@@ -87,7 +87,7 @@ def panel_of(setting: str) -> str | None:
 def flag_type(name: str) -> type | None:
     """How a setting is typed on the command line; None when it is not a flag (a secret, or a table)."""
     f = SETTING_FIELDS[name]
-    if f.metadata["secret"]:
+    if f.metadata["secret"] or f.metadata["parse"]:  # a table (providers, prices) is written in bench.toml
         return None
     hint = setting_type(name)
     if typing.get_origin(hint) in (typing.Union, types.UnionType):

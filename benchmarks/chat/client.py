@@ -40,11 +40,9 @@ from benchmarks.chat.request import (
     Message,
     ResponseSchema,
     Role,
-    llm_endpoint,
-    llm_url,
     model_for,
-    require_llm,
 )
+from benchmarks.chat.routing import ChatEndpoint, default_endpoint, require_chat
 from benchmarks.config import Settings
 from benchmarks.report_model import LlmUsage, ModelUsage, ServedIdentity, StructuredOutput
 from benchmarks.transport import reachability
@@ -120,18 +118,22 @@ class _Tally:
 
 
 class LLMService:
-    """Use one service per run: it holds the cache, the counters and the concurrency bound.
+    """Use one service per endpoint and run: it holds the cache, the counters and the concurrency bound. `at`:
+    the endpoint, as `open_chat` routed and checked it; left out, the settings' default one, checked here.
 
     The client, the bound and the endpoint's probe and listing belong to the event loop the service is first
     used in (the run's one loop); `aclose()` (or `async with`) closes the client, and a later call opens a new one.
     """
 
-    def __init__(self, settings: Settings, *, sleep: Sleep = asyncio.sleep, random: Random = randomness.random,
-                 check_reachable: bool = True, roles: Sequence[Role] = ROLES):
-        require_llm(settings, roles=roles)
+    def __init__(self, settings: Settings, *, at: ChatEndpoint | None = None, sleep: Sleep = asyncio.sleep,
+                 random: Random = randomness.random, check_reachable: bool = True, roles: Sequence[Role] = ROLES):
+        if at is None:
+            require_chat(settings, roles=roles)
         self.settings = settings
-        self.endpoint = llm_endpoint(settings)
-        self.url = llm_url(settings)
+        self.at = at or default_endpoint(settings)
+        self.base_url, self.api_key = str(self.at.base_url), self.at.api_key
+        self.endpoint = self.at.cache_key
+        self.url = self.at.url
         self.retry = RetryPolicy(settings.llm_max_attempts, sleep, random)
         self._reachable = not check_reachable
         self._probe: asyncio.Task[None] | None = None
@@ -147,6 +149,9 @@ class LLMService:
 
     def model_for(self, role: Role) -> str:
         return str(model_for(self.settings, role))
+
+    def url_of(self, model: str) -> str:
+        return self.url
 
     async def complete(self, messages: Sequence[Message], *, role: Role, model: str | None = None,
                        repeat: int = 0, schema: ResponseSchema | None = None, prefix: bool = False,
@@ -281,7 +286,7 @@ class LLMService:
 
     async def _ask_listing(self) -> _Listing:
         (models, models_final), (props, props_final) = await asyncio.gather(
-            self._get_json("/models"), self._get_json(props_url(str(self.settings.llm_base_url))))
+            self._get_json("/models"), self._get_json(props_url(self.base_url)))
         return models, props, models_final and props_final
 
     async def _get_json(self, path: str) -> tuple[Any, bool]:
@@ -321,9 +326,18 @@ class LLMService:
             return
         if self._probe is None:
             timeout = min(PROBE_TIMEOUT_S, self.settings.llm_timeout_s)
-            self._probe = asyncio.create_task(probe(str(self.settings.llm_base_url), timeout))
+            self._probe = asyncio.create_task(probe(self.base_url, timeout, self.at.setting))
         await asyncio.shield(self._probe)  # one probe for all the calls waiting on it
         self._reachable = True
+
+    async def require_reachable(self, models: Iterable[str]) -> None:
+        """The probe of a run's first uncached call, made before a tier's own costly preparation (embedding and
+        indexing a corpus), so that a fresh run against an endpoint that is down fails in seconds, not after it.
+        Skipped when the cache holds replies of these models from this endpoint: the run may be a rerun the cache
+        answers whole, which must work offline (its first uncached call, if any, still probes)."""
+        if self.cache is not None and any(self.cache.knows(self.endpoint, model) for model in models):
+            return
+        await probe(self.base_url, min(PROBE_TIMEOUT_S, self.settings.llm_timeout_s), self.at.setting)
 
     async def complete_many(self, requests: Iterable[ChatRequest], progress: Progress | None = None
                             ) -> list[Completion]:
@@ -409,8 +423,7 @@ class LLMService:
     def _opened(self) -> openai.AsyncOpenAI:
         """The client, opened by the first call that needs it (in the event loop it then stays tied to)."""
         if self._client is None:
-            self._client = openai.AsyncOpenAI(base_url=self.settings.llm_base_url,
-                                              api_key=self.settings.llm_api_key or "unused",
+            self._client = openai.AsyncOpenAI(base_url=self.base_url, api_key=self.api_key or "unused",
                                               max_retries=0, timeout=self.settings.llm_timeout_s)
         return self._client
 
@@ -439,32 +452,14 @@ class LLMService:
 
     def _scrub(self, text: str) -> str:
         """The key never leaves the process, even when an endpoint quotes it back in an error."""
-        key = self.settings.llm_api_key
+        key = self.api_key
         return (text.replace(key, REDACTED) if key else text)[:_REASON_CHARS]
 
 
-async def require_reachable(settings: Settings, models: Iterable[str]) -> None:
-    """The probe of a run's first uncached call, made before a tier's own costly preparation (embedding and
-    indexing a corpus), so that a fresh run against an endpoint that is down fails in seconds, not after it.
-    Skipped when the cache holds replies of these models from this endpoint: the run may be a rerun the cache
-    answers whole, which must work offline (its first uncached call, if any, still probes)."""
-    if settings.llm_cache:
-        endpoint = llm_endpoint(settings)
-        cache = LLMCache(settings.data_dir / FILE_NAME)
-        try:
-            if any(cache.knows(endpoint, model) for model in models):
-                return
-        finally:
-            cache.close()
-    await probe(str(settings.llm_base_url), min(PROBE_TIMEOUT_S, settings.llm_timeout_s))
-
-
-_LLM_ADVICE = "no call was made beyond the cached replies: check llm_base_url and the network"
-
-
-async def probe(url: str, timeout_s: float) -> None:
-    """The LLM endpoint reachable, or one line naming it (transport.reachability)."""
-    await reachability.probe(url, timeout_s, what="the LLM endpoint", advice=_LLM_ADVICE)
+async def probe(url: str, timeout_s: float, setting: str) -> None:
+    """The LLM endpoint reachable, or one line naming it and its setting (transport.reachability)."""
+    await reachability.probe(url, timeout_s, what="the LLM endpoint", advice=f"no call was made beyond the "
+                             f"cached replies: check {setting} and the network")
 
 
 def _response_format(mode: StructuredMode, schema: ResponseSchema) -> dict[str, Any]:

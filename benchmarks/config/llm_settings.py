@@ -3,14 +3,21 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, get_args
 
 from benchmarks.config.coercion import prices_table
 from benchmarks.config.declare import ABOVE_0, AT_LEAST_1, Range, setting
 
+ChatBackendName = Literal["openai"]  # chat/backend.py's BACKENDS, by name (checked equal by a test)
+CHAT_BACKENDS: tuple[ChatBackendName, ...] = get_args(ChatBackendName)
+
 
 @dataclass(frozen=True)
 class LLMSettings:
+    chat_backend: ChatBackendName = setting(
+        "openai", "What serves the chat calls at llm_base_url: openai (any OpenAI-compatible endpoint: OpenAI, "
+        "OpenRouter, vLLM, llama.cpp's server, Ollama, LiteLLM). A provider of `providers` names its own."
+    )
     llm_base_url: str | None = setting(
         None,
         "Base URL of the OpenAI-compatible chat endpoint (https://api.openai.com/v1, "

@@ -20,6 +20,7 @@ from benchmarks.config.generation_settings import GenerationSettings
 from benchmarks.config.geometry_settings import GeometrySettings
 from benchmarks.config.judging_settings import JudgingSettings
 from benchmarks.config.llm_settings import LLMSettings
+from benchmarks.config.provider_settings import ProviderSettings
 from benchmarks.config.retrieval_settings import RetrievalSettings
 from benchmarks.config.sampling_settings import SamplingSettings
 from benchmarks.config.show_judge_settings import ShowJudgeSettings
@@ -28,8 +29,8 @@ from benchmarks.config.user_logs_settings import UserLogsSettings
 
 
 @dataclass(frozen=True)
-class Settings(UserLogsSettings, ShowJudgeSettings, JudgingSettings, GenerationSettings, LLMSettings,
-               SamplingSettings, GeometrySettings, RetrievalSettings, EmbeddingSettings, StorageSettings):
+class Settings(UserLogsSettings, ShowJudgeSettings, JudgingSettings, GenerationSettings, ProviderSettings,
+               LLMSettings, SamplingSettings, GeometrySettings, RetrievalSettings, EmbeddingSettings, StorageSettings):
     """Every setting (the bases are listed last domain first: a dataclass orders fields from its last base)."""
 
 

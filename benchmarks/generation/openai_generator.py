@@ -44,7 +44,7 @@ class OpenAIGenerator:
 
     def describe(self) -> GeneratorBlock:
         """The endpoint beside the model: one model name may be served by many servers, with other weights."""
-        return GeneratorBlock(adapter=self.name, model=self.model, url=self.service.url,
+        return GeneratorBlock(adapter=self.name, model=self.model, url=self.service.url_of(self.model),
                               template=self.template.source, template_sha256=self.template.sha256)
 
     async def answer(self, request: GenerationRequest) -> Answer:

@@ -100,7 +100,10 @@ class Judge(Block):
         default=None, description="bench evaluate and bench judge: the judge models, each grading every unit.")
     mode: str | None = Field(
         default=None, description="direct (the score alone) or reasoned (reasoning first), as --mode asked.")
-    url: str | None = Field(default=None, description="The endpoint of an LLM judge.")
+    url: str | None = Field(default=None, description="The endpoint of an LLM judge (of every judge model).")
+    endpoints: dict[str, str] | None = Field(
+        default=None, description="In place of url when the judge models were asked at several endpoints (named "
+        "providers): by model, its endpoint (the URL, never the key).")
     language: str | None = Field(default=None, description="The language of the judge's prompts.")
     metrics: list[str] | None = Field(
         default=None, description="The report's metrics the judge graded: bench compare makes them not comparable "

@@ -96,6 +96,9 @@ class LlmUsage(Block):
     concurrency: Concurrency | None = Field(
         default=None, description="The adaptive concurrency: its ceiling, final and lowest limits, reductions.")
     structured_output: StructuredOutput | None = Field(default=None, description="How each model was asked for JSON.")
+    by_endpoint: dict[str, LlmUsage] | None = Field(
+        default=None, description="With models at several endpoints (named providers): each endpoint's own usage, by "
+        "its URL; the counts above are their sums.")
     served: dict[str, ServedIdentity] | None = Field(
         default=None, description="By model, what the server says it serves.")
 

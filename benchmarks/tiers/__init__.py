@@ -31,8 +31,9 @@ EMBEDDING = (*STORE, "embedding_backend", "embedding_model", "embedding_base_url
 INDEX = ("index", "ef_search", "hnsw_m", "hnsw_ef_construction", "hnsw_build_memory", "hnsw_build_workers",
          "retrieval_batch_size", "retrieval_workers")
 STATS = ("seed", "bootstrap_resamples")
-LLM = ("llm_base_url", "llm_api_key", "llm_model", "judge_model", "llm_temperature", "llm_max_tokens", "llm_top_p",
-       "llm_concurrency", "llm_max_attempts", "llm_timeout_s", "llm_cache", "llm_prices", "llm_structured_output")
+LLM = ("chat_backend", "providers", "llm_base_url", "llm_api_key", "llm_model", "judge_model", "llm_temperature",
+       "llm_max_tokens", "llm_top_p", "llm_concurrency", "llm_max_attempts", "llm_timeout_s", "llm_cache", "llm_prices",
+       "llm_structured_output")
 # how the metrics of bench evaluate are asked (also tiers 2 and 3's --metrics)
 JUDGED = ("relevancy_questions", "similarity_threshold", "correctness_weights", "factual_mode", "factual_beta",
           "noise_mode", "precision_against", "rubrics", "similarity_baseline", "claim_counting", "judge_verdicts")

@@ -22,7 +22,8 @@ import numpy as np
 
 from benchmarks import item_record
 from benchmarks.chat.backend import open_chat
-from benchmarks.chat.request import judge_models, llm_url, require_llm
+from benchmarks.chat.request import judge_models
+from benchmarks.chat.routing import judge_endpoints, require_chat
 from benchmarks.config import Settings
 from benchmarks.embedding.backends import open_embedder
 from benchmarks.embedding.embedder import CachedEmbedder
@@ -128,7 +129,7 @@ def plan(settings: Settings, samples: SampleSet) -> tuple[tuple[str, ...], list[
     call."""
     if settings.judge_backend == "offline":
         raise BenchError("--dry-run counts LLM calls; --judge offline makes none")
-    require_llm(settings, roles=("judge",), dry_run=True)
+    require_chat(settings, roles=(), judges=True, dry_run=True)
     judged, models = checked_metrics(settings), judge_models(settings)
     options = JudgeOptions.from_settings(settings)
     rows = []
@@ -186,7 +187,7 @@ async def _judge(settings: Settings, judged: Judged, each_unit: EachUnit, embed:
                  scale: SimilarityScale | None) -> tuple[list[Outcome], LlmUsage]:
     """Every unit's outcome by its judge model. Twice as many units open as calls may be in flight: a unit's
     calls follow one another (statements, then verdicts), so the endpoint stays busy while units finish."""
-    async with open_chat(settings, roles=("judge",)) as service:
+    async with open_chat(settings, roles=(), judges=True) as service:
         judge = LLMJudge(service, settings.language, embed, JudgeOptions.from_settings(settings),
                          metrics=judged, scale=scale)
 
@@ -252,7 +253,7 @@ def _result(settings: Settings, judged: Judged, samples: SampleSet, by_key: Mapp
     if backend == "offline":
         judge.offline_sha256 = catalog.offline_sha256()
     else:
-        judge.url = llm_url(settings)
+        judge_endpoints(judge, settings, models)
         judge.prompts_sha256 = catalog.prompt_hashes(metric_names, judged, language, settings.judge_verdicts)
         if any(judged[m].yes_no for m in metric_names):
             judge.verdicts = settings.judge_verdicts

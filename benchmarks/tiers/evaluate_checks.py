@@ -7,11 +7,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from benchmarks.chat.request import require_llm
+from benchmarks.chat.routing import require_chat
 from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge import catalog
-from benchmarks.judge.judged_metric import JudgedMetric
+from benchmarks.judge.judged_metrics.declaration import JudgedMetric
 from benchmarks.label_names import unknown_label_lines
 from benchmarks.readers.samples import COLUMNS
 from benchmarks.samples import SampleSet
@@ -35,7 +35,7 @@ def checked_metrics(settings: Settings) -> Judged:
 def check(settings: Settings, origins: Origins) -> None:
     checked_metrics(settings)
     if settings.judge_backend == "llm":
-        require_llm(settings, roles=("judge",))
+        require_chat(settings, roles=(), judges=True)
 
 
 def check_inputs(settings: Settings, samples: SampleSet) -> list[str]:

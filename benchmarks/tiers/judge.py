@@ -26,7 +26,8 @@ import numpy as np
 
 from benchmarks import item_record
 from benchmarks.chat.backend import open_chat
-from benchmarks.chat.request import judge_models, llm_url, require_llm
+from benchmarks.chat.request import judge_models
+from benchmarks.chat.routing import judge_endpoints, require_chat
 from benchmarks.config import Origins, Settings
 from benchmarks.embedding.backends import open_embedder
 from benchmarks.embedding.embedder import CachedEmbedder
@@ -86,7 +87,7 @@ def check(settings: Settings, origins: Origins) -> None:
     if offline and "llm_models" in origins.typed():
         raise BenchError(f"{origins.named('llm_models')}: not used with --judge offline, which asks no model")
     if settings.judge_backend == "llm":
-        require_llm(settings, roles=("judge",))
+        require_chat(settings, roles=(), judges=True)
 
 
 def check_inputs(settings: Settings, items: ItemSet[Any]) -> list[str]:
@@ -160,7 +161,7 @@ async def _rate_llm(items: Sequence[RatedItem], rating: str, models: Sequence[st
                     settings: Settings, journal: RunJournal | None, advance: Callable[[], None]
                     ) -> tuple[Outcomes, LlmUsage]:
     """The unit journaled is one item with every model's repeats: its scores are only compared together."""
-    async with open_chat(settings, roles=("judge",)) as service:
+    async with open_chat(settings, roles=(), judges=True) as service:
         rater = Rater(service, language, settings.judge_mode)
 
         async def one(item: RatedItem, model: str, repeat: int) -> Outcome:
@@ -271,7 +272,7 @@ def _ratings_result(items: Sequence[RatedItem], outcomes: Outcomes, models: Sequ
     judge = Judge(backend=settings.judge_backend, models=list(models), language=language,
                   mode=None if offline else settings.judge_mode, metrics=graded)
     if not offline:
-        judge.url = llm_url(settings)
+        judge_endpoints(judge, settings, models)
         judge.prompts_sha256 = prompt_hashes(language, settings.judge_mode, (rating,))
     volatile = Volatile(latency_ms=latency_summary(live_latencies(everything), LATENCY_CALLS))
     if len(models) > 1:

@@ -16,7 +16,8 @@ from typing import Any, cast
 
 from benchmarks import item_record
 from benchmarks.chat.backend import open_chat
-from benchmarks.chat.request import judge_models, llm_url, require_llm
+from benchmarks.chat.request import judge_models
+from benchmarks.chat.routing import judge_endpoints, require_chat
 from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
 from benchmarks.inputs import ItemSet
@@ -53,7 +54,7 @@ def check(settings: Settings, origins: Origins) -> None:
     if settings.judge_backend == "offline":
         raise BenchError("--pairwise needs an LLM judge: there is no offline A/B verdict")
     if settings.judge_backend == "llm":
-        require_llm(settings, roles=("judge",))
+        require_chat(settings, roles=(), judges=True)
 
 
 def run(ctx: RunContext[ItemSet[AnswerPair]]) -> TierResult:
@@ -78,7 +79,7 @@ def _pair_key(pair: AnswerPair) -> str:
 async def _compare_all(pairs: Sequence[AnswerPair], models: Sequence[str], language: Language, settings: Settings,
                        journal: RunJournal | None, advance: Callable[[], None]) -> tuple[Verdicts, LlmUsage]:
     """The unit journaled is one pair with every model's verdicts in both orders: a preference needs both."""
-    async with open_chat(settings, roles=("judge",)) as service:
+    async with open_chat(settings, roles=(), judges=True) as service:
         rater = Rater(service, language, settings.judge_mode)
 
         async def one(pair: AnswerPair, model: str, first: str, second: str) -> Outcome:
@@ -161,9 +162,10 @@ def _pairwise_result(pairs: Sequence[AnswerPair], verdicts: Verdicts, models: Se
         notes.agreement = {"preferences": JudgesAgreement(**preference_agreement(
             [[_preference(verdicts[pair.id, model]) for pair in pairs] for model in models]))}
     # every metric here describes the judge, the system this tier measures: none is graded by it
-    judge = Judge(backend=settings.judge_backend, models=list(models), language=language, mode=settings.judge_mode,
-                  url=llm_url(settings), metrics=[],
-                  prompts_sha256=prompt_hashes(language, settings.judge_mode, (), pairwise=True))
+    judge = judge_endpoints(Judge(backend=settings.judge_backend, models=list(models), language=language,
+                                  mode=settings.judge_mode, metrics=[],
+                                  prompts_sha256=prompt_hashes(language, settings.judge_mode, (), pairwise=True)),
+                            settings, models)
     rows = [_pair_row(pair, {m: verdicts[pair.id, m] for m in models}) for pair in pairs]
     volatile = Volatile(latency_ms=latency_summary(live_latencies(everything), LATENCY_CALLS))
     if len(models) > 1:

@@ -21,7 +21,8 @@ import numpy as np
 
 from benchmarks import item_record
 from benchmarks.chat.backend import open_chat
-from benchmarks.chat.request import llm_url, model_for, require_llm
+from benchmarks.chat.request import model_for
+from benchmarks.chat.routing import require_chat, url_of
 from benchmarks.config import Origins, Settings
 from benchmarks.errors import BenchError
 from benchmarks.inputs import ItemSet
@@ -99,9 +100,9 @@ def production_judge(settings: Settings, origins: Origins) -> ProductionJudge:
                              "judge's prompt and model; configure show_judge_http_request instead")
         return HttpJudge(EndpointConfig.from_settings(settings, "show_judge", texts=HTTP_VARIABLES))
     template = load_template(settings.show_judge_template, settings.language)
-    require_llm(settings, roles=() if settings.show_judge_model else ("judge",))
-    return PromptedJudge(template, settings.show_judge_model or str(model_for(settings, "judge")),
-                         llm_url(settings))
+    require_chat(settings, roles=() if settings.show_judge_model else ("judge",))
+    model = settings.show_judge_model or str(model_for(settings, "judge"))
+    return PromptedJudge(template, model, url_of(settings, model))
 
 
 def identity(settings: Settings) -> dict[str, Any]:

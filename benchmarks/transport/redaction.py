@@ -7,6 +7,7 @@ an error message quotes.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Iterable
 from pathlib import Path
@@ -36,8 +37,16 @@ def redacted(settings: Settings, names: Iterable[str] | None = None) -> dict[str
             value = redact_url(value)
         elif value is not None and f.metadata["secret"]:
             value = REDACTED
+        elif isinstance(value, tuple) and value and dataclasses.is_dataclass(value[0]):
+            value = [_entry(entry) for entry in value]  # the providers: tables, their URLs' passwords masked
         out[name] = str(value) if isinstance(value, Path) else value
     return out
+
+
+def _entry(entry: Any) -> dict[str, Any]:
+    """A declared table (a provider) as a report shows it: its fields, a URL's password masked."""
+    return {key: redact_url(value) if key.endswith("url") and isinstance(value, str) else
+            list(value) if isinstance(value, tuple) else value for key, value in dataclasses.asdict(entry).items()}
 
 
 def redact_url(url: str) -> str:

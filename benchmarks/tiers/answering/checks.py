@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from benchmarks.chat.client import require_reachable
-from benchmarks.chat.request import Role, model_for, require_llm
+from benchmarks.chat.backend import open_chat
+from benchmarks.chat.request import Role, model_for
+from benchmarks.chat.routing import require_chat
 from benchmarks.config import Settings
 from benchmarks.errors import BenchError
 from benchmarks.judge import catalog
@@ -29,7 +30,7 @@ def check_plan(settings: Settings, plan: Plan) -> None:
     if settings.generator == "openai" or settings.judge_backend == "llm":
         asks: dict[Role, bool] = {"generator": settings.generator == "openai", "judge": settings.judge_backend == "llm"}
         try:
-            require_llm(settings, roles=[role for role, asked in asks.items() if asked])
+            require_chat(settings, roles=[role for role, asked in asks.items() if asked])
         except BenchError as exc:
             raise BenchError(f"{exc}; the whole tier runs offline with --generator extractive --judge offline "
                              "(a baseline system, graded by proxies)") from None
@@ -44,7 +45,8 @@ async def require_reachable_services(settings: Settings) -> None:
     uses: dict[Role, bool] = {"generator": settings.generator == "openai", "judge": settings.judge_backend != "offline"}
     roles = [role for role, used in uses.items() if used]
     if roles:
-        await require_reachable(settings, {str(model_for(settings, role)) for role in roles})
+        async with open_chat(settings, roles=roles) as chat:
+            await chat.require_reachable({str(model_for(settings, role)) for role in roles})
     if settings.generator == "http":
         from benchmarks.generation.http_generator import endpoint_config
 

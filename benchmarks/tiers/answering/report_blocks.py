@@ -10,7 +10,8 @@ from typing import Any
 import numpy as np
 
 from benchmarks import item_record, outcome
-from benchmarks.chat.request import llm_url, model_for
+from benchmarks.chat.request import model_for
+from benchmarks.chat.routing import url_of
 from benchmarks.config import Settings
 from benchmarks.generation.base import Generator
 from benchmarks.judge import catalog
@@ -82,9 +83,9 @@ def judge_provenance(settings: Settings, plan: Plan, language: Language, generat
     if settings.judge_backend == "offline":
         judge.offline_sha256 = catalog.offline_sha256()
     else:
-        judge.model = model_for(settings, "judge")
+        judge.model = str(model_for(settings, "judge"))
         judge.mode = settings.judge_mode
-        judge.url = llm_url(settings)
+        judge.url = url_of(settings, judge.model)
         judge.prompts_sha256 = {**prompt_hashes(language, settings.judge_mode, plan.ratings),
                                 **catalog.prompt_hashes(plan.extra_metrics, known, language, settings.judge_verdicts)}
         if any(known[m].yes_no for m in plan.extra_metrics):
