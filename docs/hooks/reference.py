@@ -291,7 +291,7 @@ def schema_page() -> str:
     schema = json.loads(path.read_text(encoding="utf-8"))
     out = ["# Report schema", "",
            "Generated at build time from `benchmarks/report/report.schema.json`, the JSON Schema of "
-           "`report.json` (`make report-schema` writes it from the model `benchmarks.report.Report`). What the "
+           "`report.json` (`make report-schema` writes it from the model `benchmarks.report_model.Report`). What the "
            "files of a run hold is on the [Reports](../reports.md) page.", "",
            f"## {schema.get('title', 'Report')} {{#report}}", "", text(schema.get("description", "")), "",
            *schema_table(schema)]
