@@ -39,7 +39,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from rich.console import Console
 from rich.table import Table
@@ -49,8 +49,12 @@ from benchmarks.errors import BenchError
 from benchmarks.run_files import writer as reports
 from benchmarks.run_files.atomic import atomic_write, check_writable_folder
 from benchmarks.run_files.index import append_index, index_path, read_index
+from benchmarks.run_files.index_line import ComparedVerdict, IndexLine
 from benchmarks.tiers import TIERS
 from benchmarks.toml_file import read_toml
+
+if TYPE_CHECKING:  # bench compare is imported where a comparison runs (compare_with_previous)
+    from benchmarks.compare.result import CompareResult
 
 NIGHTLY_DIR = "nightly"
 TRENDS_FILE = "trends.html"
@@ -80,8 +84,8 @@ class Suite:
 class RunRecord:
     """One run of the suite as the summary shows it; `line` is what went into index.jsonl."""
 
-    line: dict[str, Any]
-    previous: dict[str, Any] | None = None
+    line: IndexLine
+    previous: IndexLine | None = None
     deltas: dict[str, dict[str, float | None]] = field(default_factory=dict)
     compare_note: str = ""
     compare_md: Path | None = None
@@ -164,18 +168,18 @@ def entry_key(run: SuiteRun) -> str:
     return ", ".join(f"{name}={value}" for name, value in sorted(run.settings.items()))
 
 
-def previous_run(index: Path | Iterable[Mapping[str, Any]], tier: str, dataset: str, *, entry: str = "",
-                 before: str | None = None) -> dict[str, Any] | None:
+def previous_run(index: Path | Iterable[IndexLine], tier: str, dataset: str, *, entry: str = "",
+                 before: str | None = None) -> IndexLine | None:
     """The latest ok line of this tier, dataset and suite entry (`entry_key`; a line written before entries were
     recorded counts as an entry of no settings of its own), earlier than run `before` when given (else the
     last)."""
-    lines: list[dict[str, Any]] = read_index(index) if isinstance(index, Path) else [dict(line) for line in index]
+    lines = read_index(index) if isinstance(index, Path) else list(index)
     if before is not None:
-        ids = [line.get("run_id") for line in lines]
+        ids = [line["run_id"] for line in lines]
         if before in ids:
             lines = lines[:ids.index(before)]
     for line in lines[::-1]:  # latest first (mypy reads reversed() as Any)
-        if line.get("status") == "ok" and line.get("tier") == tier and line.get("dataset") == dataset \
+        if line["status"] == "ok" and line["tier"] == tier and line["dataset"] == dataset \
                 and line.get("entry", "") == entry:
             return line
     return None
@@ -190,22 +194,24 @@ def run_suite(suite: Suite, resolved: Sequence[tuple[Settings, Origins]], *, std
     from benchmarks.runner import run_tier, unmeasured
 
     check_folders(resolved)
+    for reports_dir in dict.fromkeys(settings.reports_dir for settings, _ in resolved):
+        read_index(index_path(reports_dir))  # a line that is no index line stops the suite before its first run
     day = (today or datetime.now(UTC)).strftime("%Y-%m-%d")
     records = []
     for number, (run, (settings, origins)) in enumerate(zip(suite.runs, resolved, strict=True), start=1):
         folder = _free_folder(settings.reports_dir / NIGHTLY_DIR / day / f"{run.tier}-{_slug(run.dataset)}")
         stderr.print(f"nightly [{number}/{len(suite.runs)}]: {run.tier} on {run.dataset}", highlight=False)
         started = datetime.now(UTC)
-        base = {"tier": run.tier, "dataset": run.dataset, "entry": entry_key(run), "suite": str(suite.path),
-                "nightly": day, "informational": run.informational}
-        line: dict[str, Any]  # the run's line of index.jsonl
+        line: IndexLine  # the run's line of index.jsonl
         try:
             outcome = run_tier(run.tier, run.dataset, settings, origins, output_dir=folder, stderr=stderr)
         except Exception as exc:  # a failing tier must not stop the suite; BenchError included
             error = str(exc) if isinstance(exc, BenchError) else f"{type(exc).__name__}: {exc}"
             stderr.print(f"[red]nightly: {run.tier} on {run.dataset} failed:[/red] {error}", highlight=False,
                          soft_wrap=True)
-            line = {**base, "run_id": reports.new_run_id(started), "started_at": _iso(started),
+            line = {"tier": run.tier, "dataset": run.dataset, "entry": entry_key(run), "suite": str(suite.path),
+                    "nightly": day, "informational": run.informational,
+                    "run_id": reports.new_run_id(started), "started_at": _iso(started),
                     "content_sha256": None, "status": "failed", "error": error, "report": None,
                     "main_metric": _declared_main_metric(run.tier, settings), "main_value": None, "metrics": {}}
         else:
@@ -216,7 +222,9 @@ def run_suite(suite: Suite, resolved: Sequence[tuple[Settings, Origins]], *, std
             if reason is not None:
                 stderr.print(f"[red]nightly: {run.tier} on {run.dataset} failed:[/red] {reason}", highlight=False,
                              soft_wrap=True)
-            line = {**base, "run_id": report.volatile.run_id, "started_at": report.volatile.started_at,
+            line = {"tier": run.tier, "dataset": run.dataset, "entry": entry_key(run), "suite": str(suite.path),
+                    "nightly": day, "informational": run.informational,
+                    "run_id": report.volatile.run_id, "started_at": report.volatile.started_at,
                     "content_sha256": report.dataset.content_sha256,
                     "status": "ok" if reason is None else "failed", "error": reason,
                     "report": _relative(outcome.directory / "report.json", settings.reports_dir),
@@ -228,8 +236,8 @@ def run_suite(suite: Suite, resolved: Sequence[tuple[Settings, Origins]], *, std
             record.previous = previous_run(index, run.tier, run.dataset, entry=line["entry"])
             if record.previous is not None:
                 compare_with_previous(record, settings.reports_dir)
-                line["previous_run_id"] = record.previous.get("run_id")
-                line["main_delta"] = record.deltas.get(line["main_metric"], {}).get("delta")
+                line["previous_run_id"] = record.previous["run_id"]
+                line["main_delta"] = record.deltas.get(line["main_metric"] or "", {}).get("delta")
         append_index(index, line)
         records.append(record)
     reports_dirs = dict.fromkeys(settings.reports_dir for settings, _ in resolved)
@@ -249,9 +257,11 @@ def check_folders(resolved: Sequence[tuple[Settings, Origins]]) -> None:
 
 def compare_with_previous(record: RunRecord, reports_dir: Path) -> None:
     """The one coupling with `bench compare`: its Markdown when available, else per-metric deltas only."""
-    previous, line = record.previous or {}, record.line
+    previous, line = record.previous, record.line
+    if previous is None:
+        return
     for name, value in line["metrics"].items():
-        base = previous.get("metrics", {}).get(name)
+        base = previous["metrics"].get(name)
         if _number(base) or _number(value):
             delta = value - base if _number(base) and _number(value) else None
             record.deltas[name] = {"base": base, "candidate": value, "delta": delta}
@@ -260,7 +270,7 @@ def compare_with_previous(record: RunRecord, reports_dir: Path) -> None:
     except ImportError:
         record.compare_note = "statistical comparison not run (bench compare is not available)"
         return
-    if not previous.get("report") or not line.get("report"):
+    if not previous["report"] or not line["report"]:
         record.compare_note = "statistical comparison not run (no report path in the index)"
         return
     base_dir, candidate_dir = (reports_dir / Path(p).parent for p in (previous["report"], line["report"]))
@@ -273,17 +283,17 @@ def compare_with_previous(record: RunRecord, reports_dir: Path) -> None:
     record.compare_md = candidate_dir / "compare.md"
     atomic_write(record.compare_md, markdown)
     line["compare"] = verdict_of(result, _relative(record.compare_md, reports_dir))
-    record.compare_note = f"compared with {previous.get('run_id')}: {_relative(record.compare_md, reports_dir)}"
+    record.compare_note = f"compared with {previous['run_id']}: {_relative(record.compare_md, reports_dir)}"
 
 
-def regressed_metrics(line: Mapping[str, Any]) -> list[str]:
+def regressed_metrics(line: IndexLine) -> list[str]:
     """The metrics bench compare failed against the previous run (its failing gates, or primary metrics left
     without a value), informational or not; empty when it passed or did not run."""
-    verdict = line.get("compare") or {}
-    return list(verdict.get("metrics", ())) if verdict.get("verdict") in ALERTS else []
+    verdict = line.get("compare")
+    return list(verdict["metrics"]) if verdict is not None and verdict["verdict"] in ALERTS else []
 
 
-def verdict_of(result: Mapping[str, Any], markdown_path: str) -> dict[str, Any]:
+def verdict_of(result: CompareResult, markdown_path: str) -> ComparedVerdict:
     """What the index keeps of a comparison: bench compare's verdict, the metrics behind it (failing gates, or
     primary metrics without a value in a broken run) and where its Markdown is."""
     metrics = result["broken"] if result["verdict"] == "broken run" else result["failing"]
@@ -307,8 +317,8 @@ def print_summary(records: Sequence[RunRecord], console: Console) -> None:
         elif record.previous is None:
             versus = "first run"
         else:
-            delta = record.deltas.get(line["main_metric"], {}).get("delta")
-            versus = f"{_fmt(delta, signed=True)} (vs {record.previous.get('run_id')})"
+            delta = record.deltas.get(line["main_metric"] or "", {}).get("delta")
+            versus = f"{_fmt(delta, signed=True)} (vs {record.previous['run_id']})"
             if record.regressed:
                 versus += f" ❌ {line['compare']['verdict']}: {', '.join(record.regressed)}"
         table.add_row(line["tier"], line["dataset"], line["status"], main, versus)
@@ -328,7 +338,7 @@ def regression_line(record: RunRecord) -> str:
     line, verdict = record.line, record.line["compare"]
     informational = " (informational: reported, does not fail the night)" if line.get("informational") else ""
     return (f"{verdict['verdict'].upper()}: {line['tier']} on {line['dataset']} ({line['run_id']} vs "
-            f"{record.previous.get('run_id') if record.previous else '?'}): {', '.join(record.regressed)}; "
+            f"{record.previous['run_id'] if record.previous else '?'}): {', '.join(record.regressed)}; "
             f"see {verdict['markdown']}{informational}")
 
 
@@ -350,7 +360,7 @@ def write_trends(reports_dir: Path) -> Path:
     return path
 
 
-def render_trends(lines: Sequence[Mapping[str, Any]]) -> str:
+def render_trends(lines: Sequence[IndexLine]) -> str:
     """One self-contained page: a subplot per (tier, dataset), its main metric run after run (others hidden).
 
     Each run is one step of the x axis, labelled with its date and time of day: on a time axis two runs of one
@@ -358,9 +368,9 @@ def render_trends(lines: Sequence[Mapping[str, Any]]) -> str:
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
-    groups: dict[tuple[str, str], list[Mapping[str, Any]]] = {}
+    groups: dict[tuple[str, str], list[IndexLine]] = {}
     for line in lines:
-        groups.setdefault((str(line.get("tier")), str(line.get("dataset"))), []).append(line)
+        groups.setdefault((line["tier"], line["dataset"]), []).append(line)
     keys = sorted(groups)
     title = f"bench nightly trends: {len(lines)} runs" if lines else "bench nightly trends: no runs yet"
     if not keys:
@@ -369,24 +379,24 @@ def render_trends(lines: Sequence[Mapping[str, Any]]) -> str:
         figure = make_subplots(rows=len(keys), cols=1, vertical_spacing=min(0.3 / len(keys), 0.12),
                                subplot_titles=[_subplot_title(k, groups[k]) for k in keys])
     for row, key in enumerate(keys, start=1):
-        runs = sorted(groups[key], key=lambda r: str(r.get("started_at")))
+        runs = sorted(groups[key], key=lambda r: str(r["started_at"]))
         at = {id(r): position for position, r in enumerate(runs)}  # each run a step of the x axis
-        ok = [r for r in runs if r.get("status") == "ok"]
+        ok = [r for r in runs if r["status"] == "ok"]
         main = _main_metric(runs)
-        names = ([main] if main else []) + sorted({n for r in ok for n in r.get("metrics", {})} - {main})
+        names = ([main] if main else []) + sorted({n for r in ok for n in r["metrics"]} - {main})
         for name in names:
-            points = [r for r in ok if _number(r.get("metrics", {}).get(name))]
+            points = [r for r in ok if _number(r["metrics"].get(name))]
             if not points and name != main:
                 continue
             figure.add_trace(go.Scatter(
                 x=[at[id(r)] for r in points], y=[r["metrics"][name] for r in points], mode="lines+markers",
                 name=f"{key[0]} / {key[1]}: {name}", legendgroup=f"{key[0]}/{key[1]}",
                 visible=True if name == main else "legendonly",
-                hovertext=[f"{html.escape(str(r.get('run_id')))}, {_when(r)}<br>{html.escape(name)} = "
+                hovertext=[f"{html.escape(str(r['run_id']))}, {_when(r)}<br>{html.escape(name)} = "
                            f"{r['metrics'][name]:.4g}" for r in points],
                 hoverinfo="text"), row=row, col=1)
-        regressed = [r for r in ok if regressed_metrics(r) and _number(r.get("metrics", {}).get(main))]
-        if regressed:
+        regressed = [r for r in ok if main and regressed_metrics(r) and _number(r["metrics"].get(main))]
+        if main and regressed:
             figure.add_trace(go.Scatter(
                 x=[at[id(r)] for r in regressed], y=[r["metrics"][main] for r in regressed], mode="markers",
                 marker={"symbol": "triangle-down", "size": 13, "color": "orange",
@@ -395,13 +405,13 @@ def render_trends(lines: Sequence[Mapping[str, Any]]) -> str:
                 hovertext=[html.escape(f"{_regression_text(r)}, {_when(r)}") for r in regressed], hoverinfo="text"),
                 row=row, col=1)
         last = _last_value(ok, main) if main else None
-        failed = [r for r in runs if r.get("status") != "ok"]
+        failed = [r for r in runs if r["status"] != "ok"]
         if failed:
             figure.add_trace(go.Scatter(
                 x=[at[id(r)] for r in failed], y=[NO_VALUE_HEIGHT if last is None else last] * len(failed),
                 mode="markers", marker={"symbol": "x", "size": 10, "color": "red"},
                 name=f"{key[0]} / {key[1]}: failed", legendgroup=f"{key[0]}/{key[1]}",
-                hovertext=[html.escape(f"{_when(r)}: {r.get('error')}")[:300] for r in failed], hoverinfo="text"),
+                hovertext=[html.escape(f"{_when(r)}: {r['error']}")[:300] for r in failed], hoverinfo="text"),
                 row=row, col=1)
         figure.update_yaxes(title_text=html.escape(main or ""), row=row, col=1)
         if last is None:  # nothing measured: the crosses mark when runs failed, at a height that means nothing
@@ -418,30 +428,30 @@ def render_trends(lines: Sequence[Mapping[str, Any]]) -> str:
     return page.replace("<head>", f"<head><title>{html.escape(title)}</title>", 1)
 
 
-def _subplot_title(key: tuple[str, str], runs: Sequence[Mapping[str, Any]]) -> str:
-    failed = sum(r.get("status") != "ok" for r in runs)
-    regressed = sum(r.get("status") == "ok" and bool(regressed_metrics(r)) for r in runs)
+def _subplot_title(key: tuple[str, str], runs: Sequence[IndexLine]) -> str:
+    failed = sum(r["status"] != "ok" for r in runs)
+    regressed = sum(r["status"] == "ok" and bool(regressed_metrics(r)) for r in runs)
     extra = (f", {failed} failed" if failed else "") + (f", {regressed} regressed" if regressed else "")
     main, plural = _main_metric(runs), "s" if len(runs) > 1 else ""
     return html.escape(f"{key[0]} on {key[1]}{f': {main}' if main else ''} ({len(runs)} run{plural}{extra})")
 
 
-def _main_metric(runs: Sequence[Mapping[str, Any]]) -> str | None:
+def _main_metric(runs: Sequence[IndexLine]) -> str | None:
     """The series' main metric, as the latest run naming one gives it: in an index written before failed runs
     recorded the metric they were to measure, a failed evaluate run names none."""
-    named = [r["main_metric"] for r in runs if r.get("main_metric")]
+    named = [r["main_metric"] for r in runs if r["main_metric"]]
     return str(named[-1]) if named else None
 
 
-def _when(run: Mapping[str, Any]) -> str:
+def _when(run: IndexLine) -> str:
     """A run's start as its axis label: date and time of day, in the run's own wall clock."""
-    started = str(run.get("started_at") or "")
+    started = str(run["started_at"] or "")
     return started[:16].replace("T", " ") if len(started) >= 16 else started
 
 
-def _regression_text(line: Mapping[str, Any]) -> str:
+def _regression_text(line: IndexLine) -> str:
     verdict = line["compare"]
-    return (f"{line.get('run_id')}: {verdict['verdict']} in {', '.join(verdict.get('metrics', ()))}"
+    return (f"{line['run_id']}: {verdict['verdict']} in {', '.join(verdict['metrics'])}"
             + (" (informational)" if line.get("informational") else ""))
 
 
@@ -451,15 +461,15 @@ def _declared_main_metric(tier: str, settings: Settings) -> str | None:
     return TIERS[tier].main_metric or next(iter(settings.metrics or ()), None)
 
 
-def _last_value(ok: Sequence[Mapping[str, Any]], name: str) -> float | None:
-    values = [r["metrics"][name] for r in ok if _number(r.get("metrics", {}).get(name))]
+def _last_value(ok: Sequence[IndexLine], name: str) -> float | None:
+    values = [r["metrics"][name] for r in ok if _number(r["metrics"].get(name))]
     return values[-1] if values else None
 
 
 # ---------------------------------------------------------------------------------------------- helpers
 
 
-def _number(value: Any) -> bool:
+def _number(value: object) -> TypeGuard[int | float]:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 

@@ -14,11 +14,12 @@ the data cannot tell.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from benchmarks.compare.paired import item_value
+from benchmarks.compare.result import AgreementChange
 from benchmarks.item_record import ItemRecord
 from benchmarks.metrics import label_agreement as la
 
@@ -34,7 +35,7 @@ STATISTICS: Mapping[str, Statistic] = {
 
 
 def agreement_changes(base: Report, cand: Report, pairs: Sequence[tuple[ItemRecord, ItemRecord]], *,
-                      resamples: int, seed: int) -> list[dict[str, Any]]:
+                      resamples: int, seed: int) -> list[AgreementChange]:
     """One row per metric whose agreement both reports give (`pairs`: the items of both runs, by id)."""
     rows = []
     for name, metric in base.metrics.items():
@@ -49,15 +50,15 @@ def agreement_changes(base: Report, cand: Report, pairs: Sequence[tuple[ItemReco
 
 
 def _row(name: str, label_key: str, statistic: str, pairs: Sequence[tuple[ItemRecord, ItemRecord]], *,
-         resamples: int, seed: int) -> dict[str, Any]:
+         resamples: int, seed: int) -> AgreementChange:
     labelled = []
     for base_item, cand_item in pairs:
         label = (base_item.get("inputs", {}).get("labels") or {}).get(label_key)
         b, c = item_value(base_item, name), item_value(cand_item, name)
         if label is not None and isinstance(b, float) and isinstance(c, float):
             labelled.append((b, c, float(label), _question(base_item)))
-    row: dict[str, Any] = {"metric": name, "statistic": statistic, "n": len(labelled), "base": None,
-                           "candidate": None, "delta": None, "ci95": None, "better": "undetermined"}
+    row: AgreementChange = {"metric": name, "statistic": statistic, "n": len(labelled), "base": None,
+                            "candidate": None, "delta": None, "ci95": None, "better": "undetermined"}
     if not labelled:
         return row
     b, c, y, g = (np.array(column, dtype=object if k == 3 else float)

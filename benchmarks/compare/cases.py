@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from benchmarks.compare.gates import Gate
+from benchmarks.compare.result import CasesRecord
 from benchmarks.compare.status import RELIABLE_UNITS
 
 DEFAULT_THRESHOLD = 0.5
@@ -105,7 +106,7 @@ def allowed(gate: Gate, cases: Cases) -> int | None:
     return 0 if cases.n < SMALL_SET else None
 
 
-def record(cases: Cases, gate: Gate, listed: int) -> dict[str, Any]:
+def record(cases: Cases, gate: Gate, listed: int) -> CasesRecord:
     """The row's `cases` entry: counts, the first `listed` ids of each way (the Markdown names the first
     NAMED), the sign test's p, the allowance and whether the flips break the gate."""
     count = allowed(gate, cases)

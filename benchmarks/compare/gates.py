@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from benchmarks.compare.result import Action
 from benchmarks.errors import BenchError
 from benchmarks.toml_file import read_toml
 
@@ -43,7 +44,7 @@ class Gate:
     max_lost: float | None = None
     pass_threshold: float | None = None
     max_flipped_to_fail: int | None = None
-    action: str | None = None
+    action: Action | None = None
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from benchmarks.compare.cases import NAMED, SMALL_SET
+from benchmarks.compare.result import AgreementChange, CompareResult, MetricRow, RunIdentity
 from benchmarks.compare.status import RELIABLE_UNITS, case_rule
 
 MARKER = "<!-- bench-compare -->"
@@ -16,7 +17,7 @@ ARROWS = {"regressed": "▼ regressed", "improved": "▲ improved", "~": "~ (not
 ICON = {"pass": "✅", "regression": "❌", "broken run": "💥"}
 
 
-def render(result: dict[str, Any], limit: int = LIMIT) -> str:
+def render(result: CompareResult, limit: int = LIMIT) -> str:
     """Halve the long tables' rows until the text fits; cut as a last resort (never expected)."""
     rows: int | None = None
     while True:
@@ -30,9 +31,9 @@ def render(result: dict[str, Any], limit: int = LIMIT) -> str:
             return text[:limit - len(note)] + note
 
 
-def _render(r: dict[str, Any], rows: int | None) -> str:
+def _render(r: CompareResult, rows: int | None) -> str:
     kind, b, c = r["kind"], r["base"], r["candidate"]
-    on = f"`{_cell(c['dataset'])}`" + (f" (log `{_cell(c['log'])}`)" if c.get("log") else "")
+    on = f"`{_cell(c['dataset'])}`" + (f" (log `{_cell(c['log'])}`)" if c["log"] else "")
     out = [MARKER, f"## {ICON[r['verdict']]} bench compare — {kind['tier']} v{kind['tier_version']} on {on}: "
            f"{_verdict(r)}", "",
            f"base {_commit(b)} → candidate {_commit(c)} · {_items_line(r)} · paired bootstrap over "
@@ -48,7 +49,7 @@ def _render(r: dict[str, Any], rows: int | None) -> str:
         out += ["<details><summary>Other metrics (" + str(len(rest)) + ")</summary>", ""]
         out += _table(_cap(rest, rows)) + _more(rest, rows) + _unreliable_note(_cap(rest, rows))
         out += _flips(_cap(rest, rows)) + ["", "</details>", ""]
-    out += _agreement(r.get("agreement") or [])
+    out += _agreement(r["agreement"])
     diff = r["config_diff"]
     out += [f"<details><summary>Config diff ({len(diff)} setting{'s' if len(diff) != 1 else ''})</summary>", ""]
     if diff:
@@ -66,7 +67,7 @@ def _render(r: dict[str, Any], rows: int | None) -> str:
                 for i in worst["items"]]
         out += ["", "</details>", ""]
     items = r["items"]
-    if items.get("available") and (items["n_dropped"] or items["n_added"]):
+    if items["available"] and (items["n_dropped"] or items["n_added"]):
         out.append(f"Dropped items (in base, not in candidate): {items['n_dropped']}"
                    + _ids(items["dropped"], items["n_dropped"]) + f" · added: {items['n_added']}"
                    + _ids(items["added"], items["n_added"]))
@@ -79,7 +80,7 @@ def _render(r: dict[str, Any], rows: int | None) -> str:
     return "\n".join(out).rstrip("\n") + "\n"
 
 
-def _agreement(rows: list[dict[str, Any]]) -> list[str]:
+def _agreement(rows: list[AgreementChange]) -> list[str]:
     """Which judge agrees better with the samples' labels, metric by metric (compare.agreement)."""
     if not rows:
         return []
@@ -95,7 +96,7 @@ def _agreement(rows: list[dict[str, Any]]) -> list[str]:
     return [*out, ""]
 
 
-def _verdict(r: dict[str, Any]) -> str:
+def _verdict(r: CompareResult) -> str:
     if r["verdict"] == "broken run":
         return "broken candidate run (" + ", ".join(r["broken"]) + " has no value)"
     if r["failing"]:
@@ -106,21 +107,21 @@ def _verdict(r: dict[str, Any]) -> str:
     return "no gated regression" + tail
 
 
-def _warnings(r: dict[str, Any]) -> list[str]:
+def _warnings(r: CompareResult) -> list[str]:
     """The ⚠️ lines above the tables: what a reader must know before trusting the verdict."""
     out = [f"> ⚠️ compared with --allow-mismatch: {m['what']} differs "
            f"(`{_cell(_sha(m['base']))}` vs `{_cell(_sha(m['candidate']))}`)" for m in r["mismatches"]]
     if r["judge_changed"]:
         out.append(f"> ⚠️ the judge changed ({', '.join(r['judge_changed'])}): {_judged_words(r['metrics'])}")
     out += [f"> ⚠️ {_lost_words(m)}" for m in r["metrics"] if m["primary"] and (m.get("n_lost") or m.get("n_gained"))]
-    if r.get("numeric_path_changed"):
+    if r["numeric_path_changed"]:
         out.append(f"> ⚠️ computed on different floating-point paths ({', '.join(r['numeric_path_changed'])}): the "
                    "embedder's vectors can differ in their last digits and reorder a question or two; compute both "
                    "runs on one machine, or share one embedding cache (docs/operations.md: numbers across machines)")
     return out
 
 
-def _judged_words(metrics: list[dict[str, Any]]) -> str:
+def _judged_words(metrics: list[MetricRow]) -> str:
     """Which metrics the changed judge made not comparable, named (a few), or that it grades none of them
     (judge --pairwise measures the judge itself)."""
     names = [m["metric"] for m in metrics if m["status"] == "not comparable"]
@@ -131,7 +132,7 @@ def _judged_words(metrics: list[dict[str, Any]]) -> str:
     return f"the metrics it grades are not comparable ({shown})"
 
 
-def _lost_words(m: dict[str, Any]) -> str:
+def _lost_words(m: MetricRow) -> str:
     """"20 of 60 items lost their `faithfulness` value: `q1`, `q7`, … (3 gained one)": what the paired means
     leave out, and which items to open."""
     words = f"{m.get('n_lost', 0)} of {m['scored_base']} items lost their `{_cell(m['metric'])}` value"
@@ -139,7 +140,7 @@ def _lost_words(m: dict[str, Any]) -> str:
     return words + (f" ({m['n_gained']} gained one)" if m.get("n_gained") else "")
 
 
-def _flips(metrics: list[dict[str, Any]]) -> list[str]:
+def _flips(metrics: list[MetricRow]) -> list[str]:
     """Under a table, per metric whose cases changed side: which went from pass to fail and back, named."""
     out = []
     for m in metrics:
@@ -163,7 +164,7 @@ def _named(ids: list[str], total: int, lead: str) -> str:
     return f"{lead}{shown}" + (f" and {total - min(len(ids), NAMED)} more" if total > NAMED else "")
 
 
-def _delta(m: dict[str, Any]) -> str:
+def _delta(m: MetricRow) -> str:
     """The change the verdict used; beside it the reports' means' difference when that reads otherwise."""
     shown = _num(m["change"], True)
     if m.get("paired_delta") is not None and m["delta"] is not None and _num(m["delta"], True) != shown:
@@ -171,14 +172,14 @@ def _delta(m: dict[str, Any]) -> str:
     return shown
 
 
-def _table(metrics: list[dict[str, Any]]) -> list[str]:
+def _table(metrics: list[MetricRow]) -> list[str]:
     lines = ["| metric | base | candidate | Δ | 95% CI of Δ | lost / gained "
              "| cases pass → fail / fail → pass | status |",
              "|---|---:|---:|---:|---|---:|---:|---|"]
     for m in metrics:
         mark = " †" if m.get("ci_unreliable") else ""
         ci = f"[{_num(m['ci95'][0], True)}, {_num(m['ci95'][1], True)}]{mark}" if m["ci95"] else \
-            f"— ({m['basis']})" if m.get("basis") else "—"
+            f"— ({m['basis']})" if m["basis"] else "—"
         lost = f"{m['n_lost']} / {m['n_gained']}" if "n_lost" in m else "—"
         cases = m.get("cases")
         flips = f"{cases['n_to_fail']} / {cases['n_to_pass']}" if cases else "—"
@@ -187,7 +188,7 @@ def _table(metrics: list[dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _status(m: dict[str, Any]) -> str:
+def _status(m: MetricRow) -> str:
     """A row's verdict: a broken gate first, with its reasons, then what the statistics say of Δ; so a row
     whose gate fails the comparison never reads as a mere "not significant"."""
     if not m["gate"]:
@@ -196,7 +197,7 @@ def _status(m: dict[str, Any]) -> str:
     return f"{lead}: {'; '.join(m['gate']['violations'])} · Δ {ARROWS[m['status']]}"
 
 
-def _holm_note(r: dict[str, Any]) -> list[str]:
+def _holm_note(r: CompareResult) -> list[str]:
     """Under the primary table, when several primary metrics gate together: their significance was held to
     Holm's levels, not 5% each, so a 95% interval that excludes 0 may still read `~`."""
     family = r["significance"]["holm"]
@@ -210,7 +211,7 @@ def _holm_note(r: dict[str, Any]) -> list[str]:
                 f"{tests}. The other metrics are tested at {alpha:.0%} each."]
 
 
-def _unreliable_note(metrics: list[dict[str, Any]]) -> list[str]:
+def _unreliable_note(metrics: list[MetricRow]) -> list[str]:
     """The footnote to a † beside an interval."""
     if not any(m.get("ci_unreliable") for m in metrics):
         return []
@@ -233,15 +234,16 @@ def _ids(ids: list[str], total: int) -> str:
     return " (" + ", ".join(f"`{_cell(i, 60)}`" for i in ids[:10]) + (", …" if total > 10 else "") + ")"
 
 
-def _items_line(r: dict[str, Any]) -> str:
+def _items_line(r: CompareResult) -> str:
     items = r["items"]
-    if not items.get("available"):
+    if not items["available"]:
         return "no items.jsonl: report values only"
     return f"{items['n_paired']} paired items"
 
 
-def _commit(side: dict[str, Any]) -> str:
-    return f"`{side['git_commit'][:12]}`" if side.get("git_commit") else f"`{_cell(side['path'], 60)}`"
+def _commit(side: RunIdentity) -> str:
+    commit = side["git_commit"]
+    return f"`{commit[:12]}`" if commit else f"`{_cell(side['path'], 60)}`"
 
 
 def _num(value: Any, signed: bool = False) -> str:

@@ -34,13 +34,19 @@ gate's action is `fail`, which is the default for primary metrics only.
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Sequence
+from typing import Final, TypedDict
 
 from benchmarks.compare.gates import Gate
 from benchmarks.compare.paired import Paired
+from benchmarks.compare.result import CasesRecord, MetricRow, PairedTest, Status
 
-REGRESSED, IMPROVED, UNCHANGED, LARGE, NOT_COMPARABLE, NA = (
-    "regressed", "improved", "unchanged", "~", "not comparable", "n/a")
+REGRESSED: Final = "regressed"
+IMPROVED: Final = "improved"
+UNCHANGED: Final = "unchanged"
+LARGE: Final = "~"
+NOT_COMPARABLE: Final = "not comparable"
+NA: Final = "n/a"
 # Items a primary metric may lose without failing, as a share of the base's scored items: 2%, but always one
 # (a single flaky API error in a nightly run is not a regression) and never a third (losing a third of the
 # questions always fails, however few there are).
@@ -52,12 +58,17 @@ ALPHA = 0.05  # each metric's level, and the primary metrics' family-wise level
 RELIABLE_UNITS = 20
 
 
-def holm(p_values: dict[str, float], alpha: float = ALPHA) -> dict[str, dict[str, Any]]:
+class HolmLevel(TypedDict):
+    alpha: float
+    significant: bool
+
+
+def holm(p_values: dict[str, float], alpha: float = ALPHA) -> dict[str, HolmLevel]:
     """Holm–Bonferroni over a family of tests: per metric, its p-value's level (alpha/(m − rank), rank 0 the
     smallest p; ties in the given order) and whether it is significant — p within its level, and every
     smaller p within its own (the step-down stops at the first failure). Controls the family-wise error rate
     at `alpha` under any dependence between the tests, which the primary metrics of one run have."""
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, HolmLevel] = {}
     going = True
     for rank, name in enumerate(sorted(p_values, key=p_values.__getitem__)):
         level = alpha / (len(p_values) - rank)
@@ -66,13 +77,13 @@ def holm(p_values: dict[str, float], alpha: float = ALPHA) -> dict[str, dict[str
     return out
 
 
-def paired_test(test: Paired | None, holm_level: dict[str, Any] | None) -> dict[str, Any]:
+def paired_test(test: Paired | None, holm_level: HolmLevel | None) -> PairedTest:
     """A row's significance fields from its paired bootstrap: p-value, the level it was held to (Holm's for a
     primary metric, else ALPHA), the verdict, and the units behind the interval with the unreliable flag. A
     metric without an interval (fewer than two units with a value) is never significant."""
     if test is None:
         return {"p_value": None, "alpha": None, "significant": False, "ci_units": None, "ci_unreliable": None}
-    level = holm_level or {"alpha": ALPHA, "significant": test.p <= ALPHA}
+    level: HolmLevel = holm_level or {"alpha": ALPHA, "significant": test.p <= ALPHA}
     return {"p_value": round(test.p, 6), "alpha": round(level["alpha"], 6),
             "significant": level["significant"], "ci_units": test.units,
             "ci_unreliable": test.units < RELIABLE_UNITS}
@@ -103,9 +114,9 @@ def status(
     higher_is_better: bool | None,
     gate: Gate,
     *,
-    base_ci: Any = None,
-    cand_ci: Any = None,
-) -> tuple[str, str | None]:
+    base_ci: Sequence[float] | None = None,
+    cand_ci: Sequence[float] | None = None,
+) -> tuple[Status, str | None]:
     """(status, basis): basis says how significance was decided when there was no paired test
     (`significant` None)."""
     if base is None or cand is None or delta is None or higher_is_better is None:
@@ -127,32 +138,33 @@ def status(
     return (IMPROVED if better else REGRESSED), basis
 
 
-def case_rule(cases: dict[str, Any]) -> str:
+def case_rule(cases: CasesRecord) -> str:
     """A row's `cases` pass rule as a reader reads it: "≥ 0.5" (cases.py writes it as ">=" and the threshold)."""
     return f"{'≥' if cases['passes_at'] == '>=' else '≤'} {cases['threshold']:g}"
 
 
-def violations(row: dict[str, Any], gate: Gate, *, primary: bool = False) -> list[str]:
+def violations(row: MetricRow, gate: Gate, *, primary: bool = False) -> list[str]:
     """Why a compared metric breaks its gate (empty: it passes), each reason with the value, the bound and the
     gap between them, so that no number reads as another."""
     found: list[str] = []
-    if row["status"] == REGRESSED:
+    change = row["change"]
+    if row["status"] == REGRESSED and change is not None:  # regressed: both values and Δ are there
         allowed = gate.max_drop or 0.0
-        if abs(row["change"]) > allowed:
+        if abs(change) > allowed:
             way = "drop" if row["higher_is_better"] else "rise"
-            bound = f"at most {allowed:.4g} allowed, {abs(row['change']) - allowed:.4g} over" if allowed else \
+            bound = f"at most {allowed:.4g} allowed, {abs(change) - allowed:.4g} over" if allowed else \
                 "none allowed"
-            found.append(f"Δ {row['change']:+.4f} is a significant {way}; {bound}")
+            found.append(f"Δ {change:+.4f} is a significant {way}; {bound}")
     if primary and row.get("n_lost"):
         allowed_lost = lost_allowed(gate, row["scored_base"])
         if row["n_lost"] > allowed_lost:
             found.append(f"{row['n_lost']} of {row['scored_base']} items lost their value; at most {allowed_lost} "
                          f"may, {row['n_lost'] - allowed_lost} over")
     cases = row.get("cases")
-    if cases and cases["breaks_gate"]:
+    # the flips break the gate only where they are counted against an allowance (cases.record)
+    if cases and cases["breaks_gate"] and (allowed_flips := cases["max_flipped_to_fail"]) is not None:
         flips = (f"{cases['n_to_fail']} of {cases['passing_base']} passing cases now fail (pass: "
                  f"{case_rule(cases)}), {cases['n_to_pass']} now pass")
-        allowed_flips = cases["max_flipped_to_fail"]
         found.append(f"{flips}; at most {allowed_flips} may, {cases['n_to_fail'] - allowed_flips} over")
     cand, hib = row["candidate"], row["higher_is_better"]
     if gate.floor is not None and cand is not None and hib is not None and row["status"] != NOT_COMPARABLE:

@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+
+from pydantic import ValidationError
+
+from benchmarks.errors import BenchError
+from benchmarks.run_files.index_line import INDEX_LINE, IndexLine
 
 INDEX_FILE = "index.jsonl"
 
@@ -19,7 +22,7 @@ def index_path(reports_dir: Path) -> Path:
     return reports_dir / INDEX_FILE
 
 
-def append_index(path: Path, line: Mapping[str, Any]) -> None:
+def append_index(path: Path, line: IndexLine) -> None:
     """One JSON line, flushed and synced at once; the file is only ever appended to."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("a", encoding="utf-8") as out:
@@ -28,16 +31,21 @@ def append_index(path: Path, line: Mapping[str, Any]) -> None:
         os.fsync(out.fileno())
 
 
-def read_index(path: Path) -> list[dict[str, Any]]:
-    """The index's lines in file order; a line cut short by a crash is skipped, not fatal."""
+def read_index(path: Path) -> list[IndexLine]:
+    """The index's lines in file order. A line cut short by a crash is skipped, not fatal; a line that is JSON
+    but no index line (a key no line declares, a value of the wrong type, a key missing) is refused in one line
+    naming the file and the line."""
     if not path.is_file():
         return []
     lines = []
-    for text in path.read_text(encoding="utf-8").splitlines():
+    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         try:
-            value = json.loads(text)
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, dict):
-            lines.append(value)
+            lines.append(INDEX_LINE.validate_json(text))
+        except ValidationError as exc:
+            error = exc.errors()[0]
+            if error["type"] == "json_invalid":
+                continue
+            where = ".".join(str(part) for part in error["loc"])
+            raise BenchError(f"{path}:{number}: not a line of bench's run index ({where + ': ' if where else ''}"
+                             f"{error['msg']})") from None
     return lines

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 from benchmarks.compare.markdown import ARROWS
+from benchmarks.compare.result import CompareResult, MetricRow, MostRegressed
 from benchmarks.item_record import outcome_of
 from benchmarks.metrics.bands import band_for
 from benchmarks.report.lowest_items import one_line
@@ -302,13 +303,13 @@ def _flat(value: Any, prefix: str = "") -> list[tuple[str, str]]:
 # --- a comparison --------------------------------------------------------------------------------------
 
 
-def compare_page(base: RunEntry, candidate: RunEntry, result: Mapping[str, Any], scatter: dict[str, Any] | None,
+def compare_page(base: RunEntry, candidate: RunEntry, result: CompareResult, scatter: dict[str, Any] | None,
                  links: Links) -> str:
     """bench compare's verdict on two runs, its tables, and each paired item on the main metric."""
     root = "../"
     crumbs = [(root + "index.html", "all runs"), (root + links.run[base.key], f"base {base.run_id}"),
               (root + links.run[candidate.key], f"candidate {candidate.run_id}")]
-    verdict = str(result["verdict"])
+    verdict = result["verdict"]
     failing = ", ".join(result["failing"])
     lead = (f'<p class="verdict {VERDICT_CLASS.get(verdict, "")}">{esc(verdict)}'
             f"{esc(': ' + failing + ' failed its gate') if failing else ''}</p>"
@@ -319,15 +320,15 @@ def compare_page(base: RunEntry, candidate: RunEntry, result: Mapping[str, Any],
     warnings = [f"the judge changed ({', '.join(result['judge_changed'])}): the metrics it grades are not comparable"
                 ] if result["judge_changed"] else []
     warnings += [f"computed on different floating-point paths ({', '.join(result['numeric_path_changed'])})"
-                 ] if result.get("numeric_path_changed") else []
+                 ] if result["numeric_path_changed"] else []
     sections = [lead, *(f'<p class="status-undetermined">⚠ {esc(w)}</p>' for w in warnings),
                 "<h2>Metrics</h2>", _compare_table(result["metrics"])]
     sections += _flipped(result["metrics"])
     if scatter is not None:
         sections.append(f"<h2>Per item</h2>{chart('fig-paired', scatter)}")
-    sections += _regressed(result.get("most_regressed"))
+    sections += _regressed(result["most_regressed"])
     items = result["items"]
-    if items.get("available") and (items["n_dropped"] or items["n_added"]):
+    if items["available"] and (items["n_dropped"] or items["n_added"]):
         sections.append(f"<h2>Dropped and added items</h2><p>dropped (in base, not in candidate): {items['n_dropped']}"
                         f" {esc(', '.join(items['dropped']))}; added: {items['n_added']} "
                         f"{esc(', '.join(items['added']))}</p>")
@@ -347,14 +348,14 @@ def refused_page(base: RunEntry, candidate: RunEntry, reason: str, links: Links)
     return page(f"compare · {candidate.tier} · {candidate.run_id}", body, root="../", crumbs=crumbs)
 
 
-def _compare_table(metrics: Sequence[Mapping[str, Any]]) -> str:
+def _compare_table(metrics: Sequence[MetricRow]) -> str:
     rows = []
     for m in metrics:
-        ci = interval(m["ci95"]) or (f"— ({m['basis']})" if m.get("basis") else "—")
+        ci = interval(m["ci95"]) or (f"— ({m['basis']})" if m["basis"] else "—")
         lost = f"{m['n_lost']} / {m['n_gained']}" if "n_lost" in m else "—"
         cases = m.get("cases")
         flips = f"{cases['n_to_fail']} / {cases['n_to_pass']}" if cases else "—"
-        gate = m.get("gate")
+        gate = m["gate"]
         status = ARROWS[m["status"]] + (f" · {'fails' if gate['action'] == 'fail' else 'breaks'} its gate: "
                                         f"{'; '.join(gate['violations'])}" if gate else "")
         primary = " (primary)" if m["primary"] else ""
@@ -364,7 +365,7 @@ def _compare_table(metrics: Sequence[Mapping[str, Any]]) -> str:
                   "status"], rows, cls="compare")
 
 
-def _flipped(metrics: Sequence[Mapping[str, Any]]) -> list[str]:
+def _flipped(metrics: Sequence[MetricRow]) -> list[str]:
     """Per metric whose cases changed side, which did, by id; then the items that lost their value."""
     rows = []
     for m in metrics:
@@ -380,8 +381,8 @@ def _flipped(metrics: Sequence[Mapping[str, Any]]) -> list[str]:
     return [f"<h2>Flipped and lost items</h2>{table(['metric', 'change', 'items'], rows)}"] if rows else []
 
 
-def _regressed(worst: Mapping[str, Any] | None) -> list[str]:
-    if not worst or not worst.get("items"):
+def _regressed(worst: MostRegressed | None) -> list[str]:
+    if not worst or not worst["items"]:
         return []
     rows = [[f'<span class="mono">{esc(i["id"])}</span>', number(i["base"]), number(i["candidate"]),
              number(i["delta"])] for i in worst["items"]]

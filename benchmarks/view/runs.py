@@ -10,16 +10,16 @@ check finds nothing that tells them apart (`compare.core.identity_diff`).
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from benchmarks.compare.core import identity_diff
 from benchmarks.compare.load import load_report
 from benchmarks.errors import BenchError
 from benchmarks.report_model import Report
 from benchmarks.run_files.index import index_path, read_index
+from benchmarks.run_files.index_line import IndexLine
 
 REPORT_FILE = "report.json"
 
@@ -45,11 +45,10 @@ class RunEntry:
 def discover(reports_dir: Path, *, skip: Path | None = None) -> list[RunEntry]:
     """Every run under `reports_dir`, oldest first (ties by key), the site's own folder (`skip`) left out."""
     lines = read_index(index_path(reports_dir))
-    by_report = {str(line["report"]): line for line in lines if isinstance(line.get("report"), str)}
+    by_report = {report: line for line in lines if (report := line["report"]) is not None}
     entries = [_from_report(reports_dir, folder, by_report.pop(_key(reports_dir, folder) + "/" + REPORT_FILE, None))
                for folder in _run_folders(reports_dir, skip)]
-    entries += [_from_line(line) for line in lines if line.get("report") is None
-                or (isinstance(line.get("report"), str) and line["report"] in by_report)]
+    entries += [_from_line(line) for line in lines if line["report"] is None or line["report"] in by_report]
     return sorted(entries, key=lambda e: (e.started_at, e.key))
 
 
@@ -84,29 +83,28 @@ def _key(reports_dir: Path, folder: Path) -> str:
     return folder.relative_to(reports_dir).as_posix()
 
 
-def _from_report(reports_dir: Path, folder: Path, line: Mapping[str, Any] | None) -> RunEntry:
+def _from_report(reports_dir: Path, folder: Path, line: IndexLine | None) -> RunEntry:
     key = _key(reports_dir, folder)
     try:
         _, report = load_report(folder)  # as bench compare reads it
     except BenchError as exc:  # a broken report, or one of another schema version: listed, with why
-        return RunEntry(key=key, tier=str((line or {}).get("tier", "?")), dataset=str((line or {}).get("dataset", "?")),
-                        run_id=folder.name, started_at=str((line or {}).get("started_at", "")), status="unreadable",
+        return RunEntry(key=key, tier=line["tier"] if line else "?", dataset=line["dataset"] if line else "?",
+                        run_id=folder.name, started_at=(line["started_at"] or "") if line else "", status="unreadable",
                         main_metric=None, main_value=None, ci95=None, folder=folder, error=str(exc))
     main = report.metrics.get(report.main_metric)
     value = None if main is None or main.value is None else float(main.value)
-    status = str(line["status"]) if line and "status" in line else "ok" if value is not None else "measured nothing"
+    status = line["status"] if line else "ok" if value is not None else "measured nothing"
     return RunEntry(key=key, tier=report.tier, dataset=report.dataset.name,
                     run_id=report.volatile.run_id or folder.name, started_at=report.volatile.started_at or "",
                     status=status, main_metric=report.main_metric, main_value=value,
                     ci95=(float(main.ci95[0]), float(main.ci95[1])) if main is not None and main.ci95 else None,
-                    folder=folder, report=report, error=str((line or {}).get("error") or ""))
+                    folder=folder, report=report, error=(line["error"] or "") if line else "")
 
 
-def _from_line(line: Mapping[str, Any]) -> RunEntry:
+def _from_line(line: IndexLine) -> RunEntry:
     """A run the index names and no report stands for: it failed before writing one, or its folder is gone."""
-    value = line.get("main_value")
-    return RunEntry(key="", tier=str(line.get("tier", "?")), dataset=str(line.get("dataset", "?")),
-                    run_id=str(line.get("run_id", "")), started_at=str(line.get("started_at", "")),
-                    status=str(line.get("status", "failed")), main_metric=line.get("main_metric"),
-                    main_value=float(value) if isinstance(value, int | float) else None, ci95=None,
-                    error=str(line.get("error") or ("its report is gone" if line.get("report") else "")))
+    value = line["main_value"]
+    return RunEntry(key="", tier=line["tier"], dataset=line["dataset"], run_id=line["run_id"] or "",
+                    started_at=line["started_at"] or "", status=line["status"], main_metric=line["main_metric"],
+                    main_value=None if value is None else float(value), ci95=None,
+                    error=line["error"] or ("its report is gone" if line["report"] else ""))

@@ -29,6 +29,7 @@ from benchmarks._version import __version__
 from benchmarks.compare import compare, load_gates, load_run
 from benchmarks.compare.gates import DEFAULT_FILE as DEFAULT_GATES
 from benchmarks.compare.load import LoadedRun
+from benchmarks.compare.result import CompareResult
 from benchmarks.errors import BenchError
 from benchmarks.run_files.reader import BrokenRun
 from benchmarks.view import pages
@@ -132,7 +133,7 @@ def _write_run(site: Path, entry: RunEntry, links: pages.Links) -> tuple[int, Ru
     return total - 1, entry
 
 
-Compared = tuple[dict[str, Any], dict[str, Any] | None] | str  # compare's result and the scatter, or its refusal
+Compared = tuple[CompareResult, dict[str, Any] | None] | str  # compare's result and the scatter, or its refusal
 
 
 @contextmanager

@@ -97,9 +97,12 @@ def test_missing_suite_file(tmp_path):
 
 
 def _line(run_id, tier="tier1", dataset="synthetic", status="ok", value=0.5, day="2026-01-01"):
+    """An index line as a bench before suite entries wrote it (no `entry`, no `informational`)."""
     return {"run_id": run_id, "started_at": f"{day}T02:00:00+00:00", "tier": tier, "dataset": dataset,
-            "status": status, "error": None if status == "ok" else "boom", "main_metric": "ndcg@10",
-            "main_value": value if status == "ok" else None,
+            "suite": "nightly.toml", "nightly": day, "content_sha256": "a" * 64,
+            "status": status, "error": None if status == "ok" else "boom",
+            "report": f"nightly/{day}/{tier}-{dataset}/report.json" if status == "ok" else None,
+            "main_metric": "ndcg@10", "main_value": value if status == "ok" else None,
             "metrics": {"ndcg@10": value, "hit_rate@1": 0.25} if status == "ok" else {}}
 
 
@@ -145,6 +148,34 @@ def test_index_is_appended_and_a_torn_last_line_is_skipped(tmp_path):
     index.write_text(before + "\n")
     append_index(index, _line("b"))
     assert [line["run_id"] for line in read_index(index)] == ["a", "b"]
+
+
+@pytest.mark.parametrize(("change", "problem"), [
+    ({"main_vlaue": 0.5}, "main_vlaue: Extra inputs are not permitted"),
+    ({"status": "done"}, "status: Input should be 'ok' or 'failed'"),
+    ({"metrics": {"ndcg@10": "0.5"}}, "metrics.ndcg@10.int: Input should be a valid integer"),
+    ({"compare": {"verdict": "pass", "metrics": []}}, "compare.markdown: Field required"),
+])
+def test_a_line_that_is_no_index_line_is_refused_naming_its_file_and_line(tmp_path, change, problem):
+    """JSON that is not an index line is no crash's torn tail: it is refused, where it is, in one line."""
+    index = tmp_path / "index.jsonl"
+    append_index(index, {**_line("a"), "entry": "", "informational": False})
+    with index.open("a") as out:
+        out.write(json.dumps({**_line("b"), **change}) + "\n")
+    with pytest.raises(BenchError) as refused:
+        read_index(index)
+    assert str(refused.value) == f"{index}:2: not a line of bench's run index ({problem})"
+
+
+def test_lines_of_an_older_bench_and_a_compared_run_are_read_as_written(tmp_path):
+    index = tmp_path / "index.jsonl"
+    compared = {**_line("b"), "entry": "index=hnsw", "informational": True, "previous_run_id": "a",
+                "main_delta": 0.0, "compare": {"verdict": "regression", "metrics": ["ndcg@10"],
+                                               "markdown": "nightly/2026-01-01/tier1-synthetic/compare.md"}}
+    for line in (_line("a"), compared):
+        append_index(index, line)
+    assert read_index(index) == [_line("a"), compared]
+    assert previous_run(index, "tier1", "synthetic", entry="")["run_id"] == "a"
 
 
 def _traces(page):

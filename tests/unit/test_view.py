@@ -62,10 +62,9 @@ def test_runs_are_found_with_the_index_and_paired_when_comparable(tmp_path):
     _stamp(write_run(reports / "crafted" / "tier1" / "r3", _mixed_items(), main="m", sha="b" * 64), "r3",
            "2026-01-03")  # another dataset content: not comparable with r2
     (reports / "crafted" / "tier1" / "latest").symlink_to(second.name)  # a link is not another run
-    append_index(reports / "index.jsonl", {"tier": "tier2", "dataset": "crafted", "run_id": "r0", "status": "failed",
-                                           "started_at": "2025-12-31", "error": "the server went away", "report": None})
-    append_index(reports / "index.jsonl", {"tier": "tier1", "dataset": "crafted", "run_id": "r1", "status": "ok",
-                                           "report": "crafted/tier1/r1/report.json"})
+    append_index(reports / "index.jsonl", _line("tier2", "r0", "2025-12-31", "failed", None,
+                                                error="the server went away"))
+    append_index(reports / "index.jsonl", _line("tier1", "r1", "2026-01-01", "ok", "crafted/tier1/r1/report.json"))
     entries = discover(reports)
     assert [(e.run_id, e.status, e.folder) for e in entries] == [
         ("r0", "failed", None), ("r1", "ok", first), ("r2", "ok", second),
@@ -109,6 +108,13 @@ def test_a_rebuild_replaces_the_site_whole(tmp_path):
     assert not list(tmp_path.glob("reports/.site*"))  # no staging folder left behind
 
 
+def _line(tier, run_id, started_at, status, report, *, error=None):
+    """A nightly index line (run_files.index_line) of a run on the crafted set."""
+    return {"tier": tier, "dataset": "crafted", "suite": "nightly.toml", "nightly": started_at[:10], "run_id": run_id,
+            "started_at": started_at, "content_sha256": None, "status": status, "error": error, "report": report,
+            "main_metric": "m", "main_value": None, "metrics": {}}
+
+
 def test_bad_input_is_one_line_and_exit_2(tmp_path):
     runner = CliRunner()
     missing = runner.invoke(app, ["view", str(tmp_path / "nowhere")])
@@ -119,7 +125,12 @@ def test_bad_input_is_one_line_and_exit_2(tmp_path):
     write_run(tmp_path / "reports" / "one", [item("a", {"m": 1.0})], main="m")
     inside = runner.invoke(app, ["view", str(tmp_path / "reports"), "--output", str(tmp_path)])
     assert inside.exit_code == 2 and "would replace the reports" in inside.output
-    assert "Traceback" not in missing.output + empty.output + inside.output
+    index = tmp_path / "reports" / "index.jsonl"
+    index.write_text(json.dumps({**_line("tier1", "r1", "2026-01-01", "ok", None), "stauts": "ok"}) + "\n")
+    misspelt = runner.invoke(app, ["view", str(tmp_path / "reports"), "--output", str(tmp_path / "site")])
+    assert misspelt.exit_code == 2
+    assert f"{index}:1: not a line of bench's run index (stauts: Extra inputs are not permitted)" in misspelt.output
+    assert "Traceback" not in missing.output + empty.output + inside.output + misspelt.output
 
 
 def test_an_unreadable_report_is_listed_not_fatal(tmp_path):
