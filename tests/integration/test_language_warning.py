@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.unit.test_datasets import QRELS_HEADER, beir_dataset, bench_dataset
+from tests.unit.readers.test_datasets import QRELS_HEADER, beir_dataset, bench_dataset
 
 pytestmark = pytest.mark.integration
 
