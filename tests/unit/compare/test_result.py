@@ -7,11 +7,11 @@ import types
 from collections import defaultdict
 from typing import Any, Literal, NotRequired, Union, get_args, get_origin, get_type_hints, is_typeddict
 
-from compare_helpers import item, write_run
 from typer.testing import CliRunner
 
 from benchmarks.cli import app
 from benchmarks.compare.result import CompareResult
+from tests.unit.compare_helpers import item, write_run
 
 N = 30
 
