@@ -15,15 +15,13 @@ from typing import TYPE_CHECKING, Any, Self
 
 from benchmarks.chat.request import Role, model_for
 from benchmarks.chat.routing import ChatEndpoint, route
-from benchmarks.report_model import LlmUsage
+from benchmarks.report_model import LlmUsage, StructuredOutput
 
 if TYPE_CHECKING:
     from benchmarks.chat.backend import ChatBackend
     from benchmarks.chat.client import Completion
     from benchmarks.chat.request import Message, ResponseSchema
     from benchmarks.config import Settings
-
-# the usage counts that add up over endpoints (the rest of an endpoint's report is its own)
 
 class RoutedChat:
     """Opened by `open_chat` when the settings declare providers, for the models the run asks (`models`, their
@@ -34,6 +32,7 @@ class RoutedChat:
                  opens: Callable[[Settings, ChatEndpoint, Sequence[Role]], ChatBackend]):
         self.settings, self.roles, self._opens = settings, roles, opens
         self._backends: dict[str, ChatBackend] = {}  # by backend and endpoint, as its cache keys it
+        self._routes: dict[str, tuple[str, str]] = {}  # a model as the run names it -> (backend key, name there)
         for name in models:
             self._routed(name)
 
@@ -43,6 +42,7 @@ class RoutedChat:
         key = f"{found.endpoint.backend} {found.endpoint.cache_key}"
         if key not in self._backends:
             self._backends[key] = self._opens(self.settings, found.endpoint, self.roles)
+        self._routes[name] = (key, found.model)
         return self._backends[key], found.model
 
     def model_for(self, role: Role) -> str:
@@ -82,9 +82,10 @@ class RoutedChat:
     def usage_report(self) -> LlmUsage:
         """One endpoint's report as it is; with several, their counts and cost summed and each endpoint's report
         under `by_endpoint`, by its URL."""
-        reports = [backend.usage_report() for backend in self._backends.values()]
+        by_key = {key: backend.usage_report() for key, backend in self._backends.items()}
+        reports = list(by_key.values())
         if len(reports) == 1:
-            return reports[0]
+            return reports[0].model_copy(update={"structured_output": self._structured_output(by_key)})
         costs = [report.cost_usd for report in reports]
 
         def summed(name: str) -> int:
@@ -94,7 +95,19 @@ class RoutedChat:
                         api_errors=summed("api_errors"), truncated=summed("truncated"),
                         prompt_tokens=summed("prompt_tokens"), completion_tokens=summed("completion_tokens"),
                         cost_usd=None if any(cost is None for cost in costs) else math.fsum(c for c in costs if c),
+                        structured_output=self._structured_output(by_key),
                         by_endpoint={str(report.endpoint): report for report in reports})
+
+    def _structured_output(self, by_key: dict[str, LlmUsage]) -> StructuredOutput:
+        """How each model was asked for JSON, by the name the run gave it (`api:gpt-4o-mini`, as the report's judge
+        models name it, so `bench compare` sees a changed mode), read from its endpoint's report."""
+        found: dict[str, str] = {}
+        for name, (key, asked) in sorted(self._routes.items()):
+            recorded = by_key[key].structured_output
+            mode = recorded.by_model.get(asked) if recorded and recorded.by_model else None
+            if mode is not None:
+                found[name] = mode
+        return StructuredOutput(setting=self.settings.llm_structured_output, by_model=found)
 
     async def __aenter__(self) -> Self:
         return self

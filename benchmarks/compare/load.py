@@ -51,7 +51,7 @@ def load_report(path: Path | str) -> tuple[Path, Report]:
         return report_path, Report.model_validate(upgrade(report) if isinstance(report, dict) else report)
     except ValidationError as exc:
         undeclared = [e for e in exc.errors() if e["type"] == "extra_forbidden"]
-        if undeclared:  # a misspelled or made-up key: the file is readable, its layout is not bench's
+        if undeclared and len(undeclared) == exc.error_count():  # a report but for a key of its own (a misspelling)
             raise BenchError(f"{report_path}: {_where(undeclared[0])}: a key no block of report schema "
                              f"{SCHEMA_VERSION} declares (benchmarks/report/report.schema.json lists them)") from None
         raise BrokenRun(f"{report_path}: not a bench report ({_first_problem(exc)})") from None

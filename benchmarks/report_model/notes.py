@@ -126,7 +126,8 @@ class CacheNote(Block):
     """ux: the semantic cache simulated over the log."""
 
     threshold: Number = Field(description="The calibrated similarity above which a cached answer is a hit.")
-    raw_threshold: Number = Field(description="That threshold as this embedder's raw cosine.")
+    raw_threshold: Number | None = Field(
+        default=None, description="That threshold as this embedder's raw cosine (absent from the first ux reports).")
     hit: str = Field(description="What counts as a hit.")
     cached_questions: int = Field(description="Questions the cache holds.")
     cached_score: int = Field(description="The rating an answer needs to be cached.")

@@ -191,20 +191,35 @@ class Report(Block):
 
 def upgrade(document: dict[str, Any]) -> dict[str, Any]:
     """A report.json of a readable older layout as this version lays it out (a copy; the current layout as given).
+    It never raises: what it cannot read is left for validation to refuse.
 
     Version 2 kept bench evaluate's prompt hashes beside the judge block instead of in it, notes under names a
     tier made up at run time (tier 1's `ann_recall@<k>`, bench judge's `avg_<rating>` and
     `avg_<rating>_by_ground_truth_show`), bench judge's judge agreement unkeyed and bench judge --pairwise's under
-    no metric, and bench evaluate's and bench judge's embedding cache hits as `hits`."""
+    no metric, and bench evaluate's and bench judge's embedding cache hits as `hits`; its first releases also wrote
+    a reading band as a note (bench judge's `consistency_band`, judge-pipeline's `accuracy_band`), which report.md
+    now gives every metric, and ux's cache note without `raw_threshold`."""
     if document.get("schema_version") != 2:
         return document
     upgraded = {**document, "schema_version": SCHEMA_VERSION}
-    provenance = dict(upgraded.get("provenance") or {})
-    if "prompts_sha256" in provenance:
+    provenance, notes, volatile = (upgraded.get(block) for block in ("provenance", "notes", "volatile"))
+    if isinstance(provenance, dict) and "prompts_sha256" in provenance:
+        provenance = dict(provenance)
         hashes = provenance.pop("prompts_sha256")
-        provenance["judge"] = {**provenance.get("judge", {}), "prompts_sha256": hashes}
-    notes = dict(upgraded.get("notes") or {})
-    tier = upgraded.get("tier")
+        judge = provenance.get("judge")
+        provenance["judge"] = {**(judge if isinstance(judge, dict) else {}), "prompts_sha256": hashes}
+        upgraded["provenance"] = provenance
+    if isinstance(notes, dict):
+        upgraded["notes"] = _notes_of_2(notes, upgraded.get("tier"))
+    cache = volatile.get("embedding_cache") if isinstance(volatile, dict) else None
+    if isinstance(volatile, dict) and isinstance(cache, dict) and "hits" in cache:
+        upgraded["volatile"] = {**volatile, "embedding_cache": {("cache_hits" if k == "hits" else k): v
+                                                                for k, v in cache.items()}}
+    return upgraded
+
+
+def _notes_of_2(notes: dict[str, Any], tier: object) -> dict[str, Any]:
+    notes = {key: value for key, value in notes.items() if key not in ("consistency_band", "accuracy_band")}
     for key in [k for k in notes if k.startswith("ann_recall@")]:
         notes["ann_recall"] = notes.pop(key)
     rating = notes.get("rating") if tier == "judge" else None
@@ -217,11 +232,4 @@ def upgrade(document: dict[str, Any]) -> dict[str, Any]:
             notes["agreement"] = {f"avg_{rating}": notes["agreement"]}
     if tier == "judge-pairwise" and isinstance(notes.get("agreement"), dict):
         notes["agreement"] = {"preferences": notes["agreement"]}
-    volatile = dict(upgraded.get("volatile") or {})
-    cache = volatile.get("embedding_cache")
-    if isinstance(cache, dict) and "hits" in cache:
-        volatile["embedding_cache"] = {("cache_hits" if k == "hits" else k): v for k, v in cache.items()}
-    for block, value in (("provenance", provenance), ("notes", notes), ("volatile", volatile)):
-        if block in upgraded:
-            upgraded[block] = value
-    return upgraded
+    return notes

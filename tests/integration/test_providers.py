@@ -66,6 +66,8 @@ def test_judges_from_two_providers_grade_the_same_samples(bench, tmp_path, serve
     assert report["notes"]["agreement"]["faithfulness"]["mean_absolute_difference"] == 0.5
     usage = report["volatile"]["llm"]
     assert set(usage["by_endpoint"]) == {local.base_url, api.base_url} and usage["calls"] == 8
+    # how each judge was asked for JSON, by the name the report's judge models give it: what bench compare reads
+    assert set(usage["structured_output"]["by_model"]) == {"local:judge-a", "api:judge-b"}
     # the providers as the settings show them: the variables named, never their values
     assert report["settings"]["providers"][1]["api_key_env"] == "API_JUDGE_KEY"
     for text in (out / "report.json").read_text(), (out / "report.md").read_text(), result.output:

@@ -100,3 +100,29 @@ def test_schema_2_notes_under_run_time_names_get_their_fixed_names():
 
 def test_an_upgraded_report_validates_whole():
     Report.model_validate(upgrade(schema_2_evaluate()))
+
+
+def test_the_first_schema_2_layouts_are_read_too():
+    """Reading bands written as notes (bench judge, judge-pipeline) and ux's cache note without its raw threshold."""
+    judge = upgrade({"schema_version": 2, "tier": "judge", "notes": {"consistency_band": "good", "rating": "x"}})
+    assert judge["notes"] == {"rating": "x"}
+    pipeline = upgrade({"schema_version": 2, "tier": "judge-pipeline", "notes": {"accuracy_band": "good"}})
+    assert pipeline["notes"] == {}
+    Notes.model_validate({"cache": {"threshold": 0.8, "hit": "h", "cached_questions": 1, "cached_score": 5,
+                                    "test_questions": 2, "history_sessions": 1, "test_sessions": 1, "split": "s",
+                                    "hit_rate_curve": [], "undetermined": None}})
+
+
+@pytest.mark.parametrize("provenance", [{"judge": None, "prompts_sha256": {}}, ["not", "a", "block"]])
+def test_a_malformed_schema_2_report_is_a_broken_run_not_a_traceback(tmp_path, provenance):
+    document = {**schema_2_evaluate(), "provenance": provenance}
+    (tmp_path / "report.json").write_text(json.dumps(document), encoding="utf-8")
+    result = CliRunner().invoke(app, ["compare", str(tmp_path), str(tmp_path)])
+    assert result.exit_code == 3 and "Traceback" not in result.output
+    assert "not a bench report" in result.output
+
+
+def test_a_file_that_is_no_report_is_a_broken_run_even_with_keys_of_its_own(tmp_path):
+    (tmp_path / "report.json").write_text(json.dumps({"verdict": "pass", "metrics": []}), encoding="utf-8")
+    result = CliRunner().invoke(app, ["compare", str(tmp_path), str(tmp_path)])
+    assert result.exit_code == 3 and "not a bench report" in result.output
