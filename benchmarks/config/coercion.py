@@ -85,19 +85,30 @@ def _to_names(raw: Any, where: str) -> tuple[str, ...]:
     if not isinstance(items, (list, tuple)) or not all(isinstance(item, str) for item in items):
         raise BenchError(f"{where}: expected a list of names, got {raw!r}")
     names = tuple(item.strip() for item in items if item.strip())
-    for name in names:
-        if names.count(name) > 1:
-            raise BenchError(f"{where}: '{name}' is listed twice")
+    repeated = first_repeated(names)
+    if repeated is not None:
+        raise BenchError(f"{where}: '{repeated}' is listed twice")
     return names
+
+
+def first_repeated(names: tuple[str, ...] | list[str]) -> str | None:
+    """The first name given more than once, if any."""
+    return next((name for name in names if names.count(name) > 1), None)
+
+
+def from_json_text(raw: Any, expected: str) -> Any:
+    """A value as TOML gives it, or the same value as JSON text from the environment."""
+    if not isinstance(raw, str):
+        return raw
+    try:
+        return json.loads(raw)
+    except json.JSONDecodeError:
+        raise BenchError(f"{expected}, got text that is not JSON") from None
 
 
 def table(raw: Any, expected: str) -> dict[str, Any]:
     """A TOML table, or the same table as JSON text from the environment."""
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(raw)
-        except json.JSONDecodeError:
-            raise BenchError(f"{expected}, got text that is not JSON") from None
+    raw = from_json_text(raw, expected)
     if not isinstance(raw, dict):
         raise BenchError(f"{expected}, got {raw!r}")
     return raw

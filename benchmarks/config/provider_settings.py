@@ -10,11 +10,11 @@ no file, report, log or argument list.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
+from benchmarks.config.coercion import first_repeated, from_json_text
 from benchmarks.config.declare import setting
 from benchmarks.config.llm_settings import CHAT_BACKENDS, ChatBackendName
 from benchmarks.errors import BenchError, closest
@@ -37,18 +37,13 @@ class Provider:
 
 def providers_list(raw: Any, where: str) -> tuple[Provider, ...]:
     """The `providers` list checked: each a table of the known keys with a name and a base URL; no name twice."""
-    if isinstance(raw, str):
-        try:
-            raw = json.loads(raw)
-        except json.JSONDecodeError:
-            raise BenchError(f"{where}: expected a list of provider tables, got text that is not JSON") from None
+    raw = from_json_text(raw, f"{where}: expected a list of provider tables")
     if not isinstance(raw, list):
         raise BenchError(f"{where}: expected a list of provider tables ([[providers]] in bench.toml), got {raw!r}")
     providers = tuple(_provider(entry, f"{where}[{index}]") for index, entry in enumerate(raw))
-    names = [provider.name for provider in providers]
-    for name in names:
-        if names.count(name) > 1:
-            raise BenchError(f"{where}: provider '{name}' is declared twice")
+    repeated = first_repeated([provider.name for provider in providers])
+    if repeated is not None:
+        raise BenchError(f"{where}: provider '{repeated}' is declared twice")
     return providers
 
 
