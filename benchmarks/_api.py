@@ -81,7 +81,7 @@ class ReportedMetric(Metric):
         """Read from the report rather than kept apart, so it cannot disagree with report.json."""
         entry = report.metrics[name]
         # plain data, as report.json and a tier's Metric hold it
-        agreement = entry.agreement.model_dump(exclude_unset=True) if entry.agreement else None
+        agreement = entry.agreement.written() if entry.agreement else None
         counted = (report.notes.statuses or {}).get(name)  # other tiers count statuses otherwise, or not
         return cls(value=entry.value, n=entry.n, errors=entry.errors,
                    ci95=None if entry.ci95 is None else (entry.ci95[0], entry.ci95[1]),  # two, as validated

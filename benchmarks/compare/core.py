@@ -368,8 +368,8 @@ def _shown_input(item: ItemRecord) -> str | None:
 def config_diff(base: Report, cand: Report) -> list[ConfigDiffEntry]:
     """Every setting and provenance key whose value differs, by its dotted path; keys a tier added of its own
     count as much as declared ones, so both are read as the file has them."""
-    b = _flatten({"settings": base.settings, "provenance": base.provenance.model_dump(exclude_unset=True)})
-    c = _flatten({"settings": cand.settings, "provenance": cand.provenance.model_dump(exclude_unset=True)})
+    b = _flatten({"settings": base.settings, "provenance": base.provenance.written()})
+    c = _flatten({"settings": cand.settings, "provenance": cand.provenance.written()})
     return [{"key": k, "base": b.get(k), "candidate": c.get(k)} for k in sorted(set(b) | set(c))
             if b.get(k) != c.get(k) and k not in NOT_DIFFED]
 

@@ -91,7 +91,7 @@ def dumps(document: dict[str, Any]) -> str:
 def document(report: Report) -> dict[str, Any]:
     """What report.json holds: the fields as the report was given them (a block a tier did not write stays
     out, rather than becoming a null), in the model's canonical key order."""
-    return report.model_dump(exclude_unset=True)
+    return report.written()
 
 
 def render_files(report: Report, items: Iterable[dict[str, Any]],

@@ -79,7 +79,7 @@ def render(report: Report, items: Sequence[Mapping[str, Any]] = ()) -> str:
             examples = f" (e.g. {', '.join(w.examples)})" if w.examples else ""
             lines.append(f"- **{w.code}** ×{w.count}: {w.message}{examples}")
         lines.append("")
-    notes = report.notes.model_dump(exclude_unset=True)  # every note, the tier's own ones too, as the file has them
+    notes = report.notes.written()  # every note, the tier's own ones too, as the file has them
     if notes:
         lines += ["## How these numbers were computed", ""]
         lines += _notes(notes)

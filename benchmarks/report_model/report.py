@@ -2,7 +2,7 @@
 together) and every reader (the terminal summary, report.md, `bench compare`, the viewer, `bench nightly`, the
 Python API), so that each key is named once, here, below the tiers that write it.
 
-The file is the model's dump as the writer gave it, `model_dump(exclude_unset=True)`: a block a tier did not
+The file is the model's dump as the writer gave it, `Block.written()`: a block a tier did not
 write stays out of the file rather than turning into a null, and each block dumps its keys sorted (metrics
 keep their tier's reading order and come last), so the same run gives the same bytes and PR diffs stay quiet.
 Every block is closed (`_block.Block`): a key no block declares is refused, written or read. A nested field is

@@ -146,7 +146,7 @@ def run_page(entry: RunEntry, items: ItemIndex | None, first: str, data: str, pa
         sections.append("<h2 id=\"distributions\">Score distributions</h2><div class=\"charts\">" + "".join(
             chart(f"fig-{number_}", charts.distribution(name, tally.values))
             for number_, (name, tally) in enumerate(drawn)) + "</div>")
-    sections += _run_details(report.model_dump(exclude_unset=True))
+    sections += _run_details(report.written())
     return page(f"{report.tier} · {entry.run_id}", "".join(sections), root=root, crumbs=crumbs, charts=bool(drawn))
 
 
