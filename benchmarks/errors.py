@@ -13,6 +13,11 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 from types import FrameType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # this module stays light: every command imports it
+    from pydantic import ValidationError
+    from pydantic_core import ErrorDetails
 
 TERMINATION_SIGNALS = (signal.SIGTERM, signal.SIGHUP)  # `kill`, a closed terminal or ssh session
 CLOSE = 0.6  # difflib's cutoff: names less alike than this share too little for one to be a typo of the other
@@ -99,3 +104,15 @@ def interrupt_on_termination() -> None:
 
 def _raise_interrupt(number: int, _frame: FrameType | None) -> None:
     raise KeyboardInterrupt(signal.Signals(number).name)
+
+
+def first_problem(exc: ValidationError) -> str:
+    """The first of pydantic's complaints about a file's content, as `field.path: message`."""
+    error = exc.errors()[0]
+    where = problem_path(error)
+    return f"{where}: {error['msg']}" if where else error["msg"]
+
+
+def problem_path(error: ErrorDetails) -> str:
+    """Where in the document a complaint is, as a dotted path (empty for the document itself)."""
+    return ".".join(str(part) for part in error["loc"])

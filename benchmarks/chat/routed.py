@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Self
 
 from benchmarks.chat.request import Role, model_for
-from benchmarks.chat.routing import ChatEndpoint, route
+from benchmarks.chat.routing import ChatEndpoint, route, url_of
 from benchmarks.report_model import LlmUsage, StructuredOutput
 
 if TYPE_CHECKING:
@@ -49,7 +49,7 @@ class RoutedChat:
         return str(model_for(self.settings, role))
 
     def url_of(self, model: str) -> str:
-        return route(self.settings, model).endpoint.url
+        return url_of(self.settings, model)
 
     async def require_reachable(self, models: Iterable[str]) -> None:
         by_backend: dict[int, tuple[ChatBackend, list[str]]] = {}

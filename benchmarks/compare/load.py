@@ -10,9 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from pydantic import ValidationError
-from pydantic_core import ErrorDetails
 
-from benchmarks.errors import BenchError
+from benchmarks.errors import BenchError, first_problem, problem_path
 from benchmarks.item_record import ITEM_RECORD, ItemRecord
 from benchmarks.report_model import READABLE_VERSIONS, SCHEMA_VERSION, Report, upgrade
 from benchmarks.run_files import reader as report_files
@@ -52,9 +51,9 @@ def load_report(path: Path | str) -> tuple[Path, Report]:
     except ValidationError as exc:
         undeclared = [e for e in exc.errors() if e["type"] == "extra_forbidden"]
         if undeclared and len(undeclared) == exc.error_count():  # a report but for a key of its own (a misspelling)
-            raise BenchError(f"{report_path}: {_where(undeclared[0])}: a key no block of report schema "
+            raise BenchError(f"{report_path}: {problem_path(undeclared[0])}: a key no block of report schema "
                              f"{SCHEMA_VERSION} declares (benchmarks/report/report.schema.json lists them)") from None
-        raise BrokenRun(f"{report_path}: not a bench report ({_first_problem(exc)})") from None
+        raise BrokenRun(f"{report_path}: not a bench report ({first_problem(exc)})") from None
 
 
 def _items(path: Path, lines: list[tuple[int, str]]) -> list[ItemRecord]:
@@ -64,16 +63,5 @@ def _items(path: Path, lines: list[tuple[int, str]]) -> list[ItemRecord]:
         try:
             items.append(ITEM_RECORD.validate_json(line))
         except ValidationError as exc:
-            raise BrokenRun(f"{path}:{number}: not an item record ({_first_problem(exc)})") from None
+            raise BrokenRun(f"{path}:{number}: not an item record ({first_problem(exc)})") from None
     return items
-
-
-def _first_problem(exc: ValidationError) -> str:
-    """The first of pydantic's complaints, as `field.path: message`."""
-    error = exc.errors()[0]
-    where = _where(error)
-    return f"{where}: {error['msg']}" if where else error["msg"]
-
-
-def _where(error: ErrorDetails) -> str:
-    return ".".join(str(part) for part in error["loc"])

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from benchmarks.errors import BenchError
+from benchmarks.errors import BenchError, first_problem
 from benchmarks.run_files.index_line import INDEX_LINE, IndexLine
 
 INDEX_FILE = "index.jsonl"
@@ -42,10 +42,7 @@ def read_index(path: Path) -> list[IndexLine]:
         try:
             lines.append(INDEX_LINE.validate_json(text))
         except ValidationError as exc:
-            error = exc.errors()[0]
-            if error["type"] == "json_invalid":
+            if exc.errors()[0]["type"] == "json_invalid":
                 continue
-            where = ".".join(str(part) for part in error["loc"])
-            raise BenchError(f"{path}:{number}: not a line of bench's run index ({where + ': ' if where else ''}"
-                             f"{error['msg']})") from None
+            raise BenchError(f"{path}:{number}: not a line of bench's run index ({first_problem(exc)})") from None
     return lines
